@@ -1,0 +1,81 @@
+/**
+ * Incremental Server-Sent Events parser (WHATWG rules): feed text split at any offset, get whole
+ * events. Comment lines (`:`) are keepalives and are skipped. CRLF, LF and CR line ends are accepted.
+ */
+export interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+export class SseParser {
+  private buffer = '';
+  private eventName: string | undefined;
+  private dataLines: string[] = [];
+  private id: string | undefined;
+
+  push(chunk: string): SseEvent[] {
+    this.buffer += chunk;
+    const events: SseEvent[] = [];
+    let start = 0;
+    for (;;) {
+      let end = -1;
+      let next = -1;
+      for (let i = start; i < this.buffer.length; i++) {
+        const c = this.buffer.charCodeAt(i);
+        if (c === 10) { end = i; next = i + 1; break; }
+        if (c === 13) {
+          // A CR at the very end may be the first half of a CRLF: wait for more input.
+          if (i + 1 >= this.buffer.length) break;
+          end = i;
+          next = this.buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
+          break;
+        }
+      }
+      if (end < 0) break;
+      this.line(this.buffer.slice(start, end), events);
+      start = next;
+    }
+    this.buffer = this.buffer.slice(start);
+    return events;
+  }
+
+  /** The stream ended: a final event without its blank line is still delivered. */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    if (this.buffer.length > 0) this.line(this.buffer, events);
+    this.buffer = '';
+    this.line('', events);
+    return events;
+  }
+
+  private line(line: string, events: SseEvent[]): void {
+    if (line === '') {
+      if (this.dataLines.length > 0 || this.eventName !== undefined) {
+        if (this.dataLines.length > 0) {
+          events.push({ event: this.eventName, data: this.dataLines.join('\n'), id: this.id });
+        }
+      }
+      this.eventName = undefined;
+      this.dataLines = [];
+      return;
+    }
+    if (line.charCodeAt(0) === 58) return; // ':' comment
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    switch (field) {
+      case 'event': this.eventName = value; break;
+      case 'data': this.dataLines.push(value); break;
+      case 'id': this.id = value; break;
+      default: break; // `retry` and unknown fields are ignored
+    }
+  }
+}
+
+/** One SSE frame, with an event name when the protocol uses them. */
+export function sseFrame(data: unknown, event?: string): string {
+  const payload = typeof data === 'string' ? data : JSON.stringify(data);
+  return event === undefined ? `data: ${payload}\n\n` : `event: ${event}\ndata: ${payload}\n\n`;
+}

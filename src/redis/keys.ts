@@ -1,0 +1,38 @@
+/**
+ * The one module that builds Redis key names. Every key carries the configured prefix, and keys
+ * that one script touches together share a `{hash tag}` so the layout works on Redis Cluster.
+ */
+export interface RedisKeys {
+  readonly prefix: string;
+  /** Pub/sub channel: key cache invalidation (payload: secret HMAC or `*`). */
+  keyInvalidationChannel(): string;
+  /** Pub/sub channel of one task's state changes. */
+  taskChannel(taskId: string): string;
+  /** Hash of the account's admission state (wallet cache, reservations). */
+  account(accountId: number | string): string;
+  /** Sorted set of the account's concurrency leases (member: lease id, score: expiry ms). */
+  accountLeases(accountId: number | string): string;
+  /** Hash of the key's admission state (lifetime spend, reservations). Tagged with its account. */
+  apiKey(accountId: number | string, keyId: number | string): string;
+  /** Hash of minute buckets of the key's spend (field: minute number, value: credits). */
+  apiKeySpendWindow(accountId: number | string, keyId: number | string): string;
+  /** Upstream account cooldown marker. */
+  upstreamCooldown(upstreamAccountId: number | string): string;
+  /** BullMQ prefix for queues. */
+  bullPrefix(): string;
+}
+
+export function createRedisKeys(prefix = 'gw'): RedisKeys {
+  // The account id is the hash tag: admission touches the account's and its keys' state together.
+  return {
+    prefix,
+    keyInvalidationChannel: () => `${prefix}:chan:key-invalidation`,
+    taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
+    account: (accountId) => `${prefix}:{a${accountId}}:account`,
+    accountLeases: (accountId) => `${prefix}:{a${accountId}}:leases`,
+    apiKey: (accountId, keyId) => `${prefix}:{a${accountId}}:key:${keyId}`,
+    apiKeySpendWindow: (accountId, keyId) => `${prefix}:{a${accountId}}:spend:${keyId}`,
+    upstreamCooldown: (id) => `${prefix}:upstream:${id}:cooldown`,
+    bullPrefix: () => `${prefix}:bull`,
+  };
+}
