@@ -1,0 +1,26 @@
+/** What the gateway knows about a caller once its key is looked up (cached per process). */
+export type KeyStatus = 'active' | 'disabled' | 'revoked' | 'expired';
+export type Tier = 'free' | 'pro' | 'max' | 'enterprise';
+
+export interface AuthenticatedKey {
+  keyId: number;
+  accountId: number;
+  accountKind: 'user' | 'organization';
+  tier: Tier;
+  /** Effective account concurrency cap (tier default unless the account sets one). */
+  concurrencyCap: number;
+  groupId: number;
+  groupName: string;
+  /** The one family the group routes; null for a group that routes every model (`default`). */
+  groupFamily: string | null;
+  status: KeyStatus;
+  /** Unix ms, or null for never. */
+  expiresAt: number | null;
+  /** Credits; 0 = unlimited. */
+  quotaCredits: number;
+  rateLimits: { fiveHours: number; oneDay: number; sevenDays: number };
+  ipWhitelist: string[];
+  ipBlacklist: string[];
+  /** The lookup HMAC: cache key and invalidation message. */
+  secretHmac: string;
+}

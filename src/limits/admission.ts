@@ -1,0 +1,39 @@
+/**
+ * The admission contract between the inference/image/task routes and the limits module.
+ * One atomic Redis script per request (DESIGN 4.2): key state, IP, concurrency lease, spend windows,
+ * quota, wallet; it reserves an estimated cost that settlement later replaces by the actual cost.
+ */
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+
+export interface AdmissionRequest {
+  key: AuthenticatedKey;
+  clientIp: string;
+  requestId: string;
+  /** Credits reserved until settlement (estimated input + capped output at the model's prices). */
+  reserveCredits: number;
+  /** Whether the request takes a concurrency lease (inference, images, task submit). */
+  takesLease: boolean;
+}
+
+/** A granted admission. Exactly one of `settle` or `release` must be called, in every outcome. */
+export interface AdmissionTicket {
+  readonly requestId: string;
+  /** Accounting headers as of admission (remaining figures before this request's charge). */
+  headers(): Record<string, string>;
+  /** Keeps the concurrency lease alive during long streams. */
+  heartbeat(): Promise<void>;
+  /**
+   * Replaces the reservation by the actual cost on every Redis counter (windows, key lifetime spend,
+   * wallet cache), releases the lease, and returns the accounting headers after the charge.
+   */
+  settle(actualCredits: number): Promise<Record<string, string>>;
+  /** No charge: drops the reservation and the lease (failed requests are free). */
+  release(): Promise<void>;
+}
+
+export interface Admission {
+  /** Throws a GatewayError (401/403/402/429) carrying the accounting headers in `error.headers`. */
+  admit(request: AdmissionRequest): Promise<AdmissionTicket>;
+  /** The accounting headers for a key without admitting anything (free endpoints, early errors). */
+  peekHeaders(key: AuthenticatedKey): Promise<Record<string, string>>;
+}
