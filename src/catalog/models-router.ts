@@ -1,0 +1,37 @@
+/** `GET /v1/models`: the catalog with repeatable `capability` (logical AND) and `family` filters. Free. */
+import { Router, type Request } from 'express';
+import type { KeyAuthenticator } from '../auth/key-authenticator';
+import { extractCredential } from '../auth/extract-credential';
+import { GatewayError } from '../errors/gateway-error';
+import type { Catalog } from './catalog';
+
+function stringList(value: unknown): string[] {
+  if (value === undefined) return [];
+  const values = Array.isArray(value) ? value : [value];
+  return values.flatMap((v) => (typeof v === 'string' ? v.split(',') : [])).map((v) => v.trim()).filter(Boolean);
+}
+
+export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthenticator): Router {
+  const router = Router();
+  const authenticate = async (request: Request) => {
+    const secret = extractCredential('gateway', request.headers, request.query as Record<string, unknown>);
+    if (!secret) throw new GatewayError('authentication', 'missing API key: send x-api-key or Authorization: Bearer');
+    return authenticator.authenticate(secret);
+  };
+  router.get('/v1/models', async (request, response) => {
+    const key = await authenticate(request);
+    const family = typeof request.query.family === 'string' ? request.query.family : undefined;
+    let models = catalog.list({ capabilities: stringList(request.query.capability), family });
+    if (key.groupFamily !== null) models = models.filter((m) => m.family === key.groupFamily);
+    response.json({ object: 'list', data: models.map((m) => catalog.toPublic(m)) });
+  });
+  router.get('/v1/models/:model', async (request, response) => {
+    const key = await authenticate(request);
+    const model = catalog.find(String(request.params.model));
+    if (!model || model.retired || (key.groupFamily !== null && model.family !== key.groupFamily)) {
+      throw new GatewayError('not_found', `model ${String(request.params.model)} not found`);
+    }
+    response.json(catalog.toPublic(model));
+  });
+  return router;
+}

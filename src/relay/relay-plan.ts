@@ -1,0 +1,31 @@
+/** Everything decided about one inference request before the first upstream attempt. */
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { CatalogModel } from '../catalog/model';
+import type { Protocol } from '../ir/protocol';
+import type { IrRequest } from '../ir/request';
+import type { TranslationWarning } from '../ir/warning';
+import type { AdmissionTicket } from '../limits/admission';
+import type { CodecContext, InboundStreamOptions } from '../protocols/codec';
+
+export interface RelayPlan {
+  protocol: Protocol;
+  requestId: string;
+  startedAt: number;
+  key: AuthenticatedKey;
+  model: CatalogModel;
+  /** The client's body as parsed: forwarded (model swapped) on native pass-through. */
+  rawBody: Record<string, unknown>;
+  request: IrRequest;
+  warnings: TranslationWarning[];
+  stream: boolean;
+  streamOptions: InboundStreamOptions;
+  context: CodecContext;
+  ticket: AdmissionTicket;
+  /** Estimated input tokens, used to bill an abandoned stream whose upstream never reported usage. */
+  inputEstimate: number;
+  /** Messages: `anthropic-beta` / `messages-beta` to forward; `?beta=true`. */
+  betaHeader?: string;
+  betaQuery: boolean;
+  /** Pass-through is possible only when the client body can go upstream unchanged. */
+  passThroughAllowed: boolean;
+}

@@ -1,0 +1,63 @@
+/**
+ * Catalog checks before any upstream work: the slug exists and is not retired, the model can be
+ * called with this protocol, the key's group may route it, and the request asks only for what the
+ * model can do (capability gates).
+ */
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { Catalog } from '../catalog/catalog';
+import type { CatalogModel, Capability } from '../catalog/model';
+import { GatewayError } from '../errors/gateway-error';
+import type { ContentPart } from '../ir/parts';
+import type { Protocol } from '../ir/protocol';
+import type { IrRequest } from '../ir/request';
+import type { TranslationWarning } from '../ir/warning';
+
+const PROTOCOL_NAMES: Record<Protocol, string> = {
+  messages: 'Messages', responses: 'Responses', chat: 'Chat Completions', 'generate-content': 'Generate-Content',
+};
+
+export function resolveModel(catalog: Catalog, slug: string, protocol: Protocol, key: AuthenticatedKey): CatalogModel {
+  const model = catalog.find(slug);
+  if (!model || model.retired) {
+    throw new GatewayError('unsupported_model', model ? `model ${slug} is retired` : `model ${slug} is not supported; GET /v1/models lists the models`, { param: 'model' });
+  }
+  if (model.kind !== 'chat' || !model.protocols.includes(protocol)) {
+    const shapes = model.protocols.map((p) => PROTOCOL_NAMES[p]).join(', ');
+    throw new GatewayError('protocol_unavailable',
+      `model ${slug} cannot be called with the ${PROTOCOL_NAMES[protocol]} protocol${shapes ? `; it accepts: ${shapes}` : model.kind === 'image' ? '; use /v1/images/generations' : '; use /v1/tasks/submit'}`,
+      { param: 'model' });
+  }
+  if (key.groupFamily !== null && key.groupFamily !== model.family) {
+    throw new GatewayError('no_available_account', `no available account: group ${key.groupName} does not route model ${slug}`);
+  }
+  return model;
+}
+
+function hasImage(parts: readonly ContentPart[]): boolean {
+  return parts.some((part) =>
+    part.type === 'image' || part.type === 'document' || (part.type === 'tool_result' && part.content.some((c) => c.type === 'image')));
+}
+
+function requireCapability(model: CatalogModel, capability: Capability, feature: string, param: string): void {
+  if (!(model.capabilities as string[]).includes(capability)) {
+    throw new GatewayError('unsupported_feature', `model ${model.id} does not support ${feature}`, { param });
+  }
+}
+
+/** Throws 400 for what the model cannot do; returns warnings for what is dropped instead. */
+export function checkCapabilities(model: CatalogModel, request: IrRequest, maxTokensField: string): TranslationWarning[] {
+  const warnings: TranslationWarning[] = [];
+  if (request.turns.some((turn) => hasImage(turn.parts))) requireCapability(model, 'vision', 'image input (vision)', 'messages');
+  if (request.tools.length > 0) requireCapability(model, 'tool_use', 'tools (tool_use)', 'tools');
+  if (request.responseFormat?.type === 'json_schema') requireCapability(model, 'json_schema', 'structured output (json_schema)', 'response_format');
+  if (request.sampling.logprobs) requireCapability(model, 'logprobs', 'logprobs', 'logprobs');
+  const max = request.sampling.maxOutputTokens;
+  if (max !== undefined && max > model.maxOutputTokens) {
+    throw new GatewayError('invalid_request', `${maxTokensField}: ${max} exceeds the maximum of ${model.maxOutputTokens} for model ${model.id}`, { param: maxTokensField });
+  }
+  if (request.reasoning && !request.reasoning.disabled && !(model.capabilities as string[]).includes('thinking')) {
+    warnings.push({ field: 'reasoning', message: `model ${model.id} does not reason; the reasoning settings were dropped` });
+    request.reasoning = undefined;
+  }
+  return warnings;
+}

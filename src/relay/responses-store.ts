@@ -1,0 +1,38 @@
+/**
+ * Responses the gateway returns are stored (scoped to the account) with the whole conversation up to
+ * and including the answer, so `previous_response_id` chains for every family, not only the native one.
+ */
+import type { Pool } from 'pg';
+import { GatewayError } from '../errors/gateway-error';
+import type { Turn } from '../ir/parts';
+import type { SystemPart } from '../ir/request';
+
+export interface StoredConversation {
+  system: SystemPart[];
+  turns: Turn[];
+}
+
+export interface ResponsesStore {
+  save(input: { id: string; accountId: number; model: string; conversation: StoredConversation; response: Record<string, unknown> }): Promise<void>;
+  /** Throws 400 (`previous_response_id` not found) for unknown ids and ids of another account. */
+  load(id: string, accountId: number): Promise<StoredConversation>;
+}
+
+export function createResponsesStore(db: Pool): ResponsesStore {
+  return {
+    async save(input) {
+      await db.query(
+        `INSERT INTO stored_responses (id, account_id, model, conversation, response) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id) DO NOTHING`,
+        [input.id, input.accountId, input.model, JSON.stringify(input.conversation), JSON.stringify(input.response)],
+      );
+    },
+    async load(id, accountId) {
+      const result = await db.query<{ conversation: StoredConversation }>(
+        'SELECT conversation FROM stored_responses WHERE id = $1 AND account_id = $2', [id, accountId]);
+      const row = result.rows[0];
+      if (!row) throw new GatewayError('invalid_request', `previous_response_id ${id} was not found`, { param: 'previous_response_id' });
+      return row.conversation;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The attempt loop: the group's accounts that serve the model, same-protocol (pass-through) first;
+ * a failure before the first byte reaches the client cools the account down and tries the next one;
+ * after the first byte, failures become the protocol's error frame.
+ */
+import type { Request, Response } from 'express';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+import { CODECS } from './codec-registry';
+import { inlineRemoteImages } from './inline-remote-images';
+import { relayComplete } from './relay-complete';
+import type { RelayPlan } from './relay-plan';
+import type { RelayServices } from './relay-services';
+import { relayStream } from './relay-stream';
+import { prepareUpstreamCall } from './upstream-request';
+
+/** Upstream statuses worth another account: its limits, its outages, our credential on it. */
+function worthFailover(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
+}
+
+export async function readBodyText(response: UpstreamResponse): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw toUpstreamError(error);
+  }
+}
+
+export async function runRelay(plan: RelayPlan, _req: Request, res: Response, deps: Dependencies, services: RelayServices): Promise<void> {
+  const { accounts, coolingDown } = await services.upstreams.candidates(plan.key.groupId, plan.model.id, plan.model.nativeProtocols);
+  if (accounts.length === 0) {
+    throw new GatewayError('no_available_account', coolingDown > 0
+      ? `no available account: all ${coolingDown} account(s) of group ${plan.key.groupName} serving model ${plan.model.id} are cooling down after failures`
+      : `no available account: no account in group ${plan.key.groupName} serves model ${plan.model.id}`);
+  }
+  const ordered = [...accounts.filter((a) => a.protocol === plan.protocol), ...accounts.filter((a) => a.protocol !== plan.protocol)];
+
+  const abort = new AbortController();
+  const onClose = () => { if (!res.writableEnded) abort.abort(); };
+  res.on('close', onClose);
+  let imagesInlined = false;
+  let lastError: GatewayError | undefined;
+  try {
+    for (const account of ordered.slice(0, Math.max(1, deps.config.upstream.maxAttempts))) {
+      if (abort.signal.aborted) return;
+      const passThrough = plan.passThroughAllowed && account.protocol === plan.protocol;
+      if (!passThrough && account.protocol === 'generate-content' && !imagesInlined) {
+        await inlineRemoteImages(plan.request, deps.config.imageFetch);
+        imagesInlined = true;
+      }
+      const call = prepareUpstreamCall(plan, account);
+      let response: UpstreamResponse;
+      try {
+        response = await services.upstreamClient.call({ url: call.url, headers: call.headers, body: call.body, signal: abort.signal });
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        lastError = toUpstreamError(error);
+        deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: lastError.kind });
+        services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+        continue;
+      }
+      if (response.status >= 400) {
+        const text = await readBodyText(response).catch(() => '');
+        const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
+        deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: String(response.status) });
+        deps.logger.warn({ requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) }, 'upstream error');
+        if (worthFailover(response.status)) {
+          services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+          lastError = response.status === 401 || response.status === 403 || response.status === 404
+            ? new GatewayError('upstream_error', `upstream account rejected the request (HTTP ${response.status})`, { upstream: { status: response.status } })
+            : decoded;
+          continue;
+        }
+        // The client's request was refused upstream: re-wrapped in the client's envelope.
+        throw decoded;
+      }
+      const outcome = plan.stream
+        ? await relayStream(plan, call, response, res, abort, deps, services)
+        : await relayComplete(plan, call, response, res, abort, deps, services);
+      if (outcome.kind === 'done') return;
+      lastError = outcome.error;
+      services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+    }
+  } finally {
+    res.off('close', onClose);
+  }
+  if (abort.signal.aborted) return;
+  throw lastError ?? new GatewayError('no_available_account', 'no available account');
+}

@@ -1,0 +1,76 @@
+/**
+ * Builds the upstream call for one account: native pass-through (client body forwarded with the
+ * model swapped) when the account speaks the client's protocol, else the IR encoded by the
+ * account protocol's codec.
+ */
+import type { CatalogModel } from '../catalog/model';
+import type { Protocol } from '../ir/protocol';
+import type { UpstreamDecodeContext } from '../protocols/codec';
+import type { UpstreamAccount } from '../upstream/upstream-account';
+import { CODECS } from './codec-registry';
+import type { RelayPlan } from './relay-plan';
+import { upstreamHeaders } from './upstream-headers';
+
+export interface PreparedUpstreamCall {
+  account: UpstreamAccount;
+  passThrough: boolean;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  decodeContext: UpstreamDecodeContext;
+}
+
+function upstreamModelName(model: CatalogModel): string {
+  return model.upstreamModel ?? model.id;
+}
+
+function passThroughPath(protocol: Protocol, model: string, stream: boolean, betaQuery: boolean): string {
+  switch (protocol) {
+    case 'messages': return betaQuery ? '/v1/messages?beta=true' : '/v1/messages';
+    case 'chat': return '/v1/chat/completions';
+    case 'responses': return '/v1/responses';
+    case 'generate-content':
+      return `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+  }
+}
+
+export function prepareUpstreamCall(plan: RelayPlan, account: UpstreamAccount): PreparedUpstreamCall {
+  const upstreamModel = upstreamModelName(plan.model);
+  const extra: Record<string, string> = {};
+  if (account.protocol === 'messages' && plan.betaHeader) extra['anthropic-beta'] = plan.betaHeader;
+  if (plan.passThroughAllowed && account.protocol === plan.protocol) {
+    const body: Record<string, unknown> = { ...plan.rawBody };
+    if (plan.protocol !== 'generate-content') body.model = upstreamModel;
+    if (plan.protocol === 'chat' && plan.stream) {
+      // Usage is needed to bill; the usage chunk is filtered out again if the client did not ask for it.
+      body.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true };
+    }
+    return {
+      account,
+      passThrough: true,
+      url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery),
+      headers: upstreamHeaders(account.protocol, account.credential, extra),
+      body: JSON.stringify(body),
+      decodeContext: { ...plan.context, toolNames: {} },
+    };
+  }
+  const codec = CODECS[account.protocol];
+  const encoded = codec.upstream.encodeRequest(
+    { ...plan.request, stream: plan.stream },
+    {
+      upstreamModel,
+      maxOutputTokens: plan.model.maxOutputTokens,
+      nativeJsonSchema: account.protocol !== 'messages' && (plan.model.capabilities as string[]).includes('json_schema'),
+    },
+    plan.context,
+  );
+  plan.warnings.push(...encoded.warnings);
+  return {
+    account,
+    passThrough: false,
+    url: account.baseUrl + encoded.path,
+    headers: upstreamHeaders(account.protocol, account.credential, { ...extra, ...encoded.headers }),
+    body: JSON.stringify(encoded.body),
+    decodeContext: { ...plan.context, toolNames: encoded.toolNames, jsonToolName: encoded.jsonToolName },
+  };
+}

@@ -1,0 +1,15 @@
+import type { Protocol } from '../ir/protocol';
+
+/** An upstream provider account of a routing group, with its decrypted credential (in memory only). */
+export interface UpstreamAccount {
+  id: number;
+  groupId: number;
+  name: string;
+  protocol: Protocol;
+  baseUrl: string;
+  credential: string;
+  /** Catalog slugs served; `*` serves every model of the protocol. */
+  models: string[];
+  priority: number;
+  weight: number;
+}
