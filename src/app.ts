@@ -1,0 +1,61 @@
+/**
+ * Builds the Express app from injected dependencies and services. Inference routes come first and
+ * carry only the middleware they need (DESIGN 10); every error is rendered by one middleware in the
+ * envelope of the route's protocol.
+ */
+import express, { type Express } from 'express';
+import { createAuthRouter } from './auth/auth-router';
+import { createManagementAuth } from './auth/management-auth';
+import { createAccountRouter } from './account/account-router';
+import { createModelsRouter } from './catalog/models-router';
+import type { Dependencies } from './dependencies';
+import { GatewayError } from './errors/gateway-error';
+import { accessLog } from './http/access-log';
+import { createErrorMiddleware, type ErrorRenderers } from './http/error-middleware';
+import { createHealthRouter } from './http/health-router';
+import { jsonBody } from './http/json-body';
+import { locals } from './http/request-context';
+import { requestIdMiddleware } from './http/request-id';
+import { createImagesRouter } from './images/images-router';
+import { PROTOCOLS } from './ir/protocol';
+import { createKeysRouter } from './keys/keys-router';
+import { CODECS } from './relay/codec-registry';
+import { createDialTestRouter } from './relay/dial-test-router';
+import { createInferenceRouter } from './relay/inference-router';
+import type { Services } from './services';
+import { createTasksRouter } from './tasks/tasks-router';
+
+export function createApp(deps: Dependencies, services: Services): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', false);
+
+  app.use(createHealthRouter(deps));
+  app.use(requestIdMiddleware());
+  app.use(accessLog(deps.logger, deps.metrics));
+
+  app.use(createInferenceRouter(deps, services));
+  app.use(createModelsRouter(deps.catalog, services.authenticator));
+  app.use(createImagesRouter(deps, services));
+  app.use(createTasksRouter(deps, services));
+
+  const managementAuth = createManagementAuth(deps, services.authenticator);
+  const management = express.Router();
+  management.use(['/api', '/v1/keys'], jsonBody(deps.config.maxBodyBytes));
+  management.use(createAuthRouter(deps));
+  management.use(createKeysRouter(deps, { authenticator: services.authenticator, managementAuth }));
+  management.use(createAccountRouter(deps, { managementAuth }));
+  management.use(createDialTestRouter(deps, services));
+  app.use(management);
+
+  app.use((req, res) => {
+    if (req.path.startsWith('/v1/messages')) locals(res).surface = 'messages';
+    else if (req.path.startsWith('/v1beta')) locals(res).surface = 'generate-content';
+    throw new GatewayError('not_found', `no route for ${req.method} ${req.path}`);
+  });
+  const renderers: ErrorRenderers = {};
+  for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
+  app.use(createErrorMiddleware(deps.logger, renderers));
+  return app;
+}

@@ -1,0 +1,68 @@
+/**
+ * Builds a process's dependencies from configuration (API process, worker, admin CLI). Fails with one
+ * clear line when PostgreSQL or Redis cannot be reached.
+ */
+import { createSecretCrypto } from '../auth/secret-crypto';
+import { Catalog } from '../catalog/catalog';
+import { DEFAULT_CATALOG } from '../catalog/default-catalog';
+import type { Config } from '../config';
+import { systemClock, type Dependencies } from '../dependencies';
+import { createLogger } from '../http/logger';
+import { createMetrics } from '../http/metrics';
+import { createPool } from '../db/pool';
+import { createRedis } from '../redis/connection';
+import { createRedisKeys } from '../redis/keys';
+import { createObjectStorage } from '../storage/object-storage';
+
+export class ServiceUnreachableError extends Error {}
+
+export async function checkReachable(config: Config, dependencies: Pick<Dependencies, 'db' | 'redis'>): Promise<void> {
+  try {
+    await dependencies.db.query('SELECT 1');
+  } catch (error) {
+    throw new ServiceUnreachableError(`PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
+  }
+  try {
+    await Promise.race([dependencies.redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
+  } catch (error) {
+    throw new ServiceUnreachableError(`Redis is not reachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
+  }
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+export function buildDependencies(config: Config, options: { processName: string; s3Endpoint?: string }): Dependencies {
+  const logger = createLogger(config.logLevel).child({ process: options.processName });
+  const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
+  return {
+    config,
+    db: createPool(config.databaseUrl, config.databasePoolSize),
+    redis: createRedis(config.redisUrl, { name: `${options.processName}-commands` }),
+    subscriber: createRedis(config.redisUrl, { name: `${options.processName}-subscriber` }),
+    redisKeys: createRedisKeys(config.redisPrefix),
+    storage: createObjectStorage({
+      endpoint: options.s3Endpoint ?? config.s3.endpoint ?? `http://127.0.0.1:${config.s3.embeddedPort}`,
+      region: config.s3.region, bucket: config.s3.bucket, accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey,
+    }),
+    logger,
+    metrics: createMetrics({ defaultMetrics: true }),
+    clock: systemClock,
+    catalog: new Catalog(DEFAULT_CATALOG),
+    crypto,
+  };
+}
+
+export async function closeDependencies(deps: Dependencies): Promise<void> {
+  deps.subscriber.disconnect();
+  deps.redis.disconnect();
+  deps.storage.destroy();
+  await deps.db.end().catch(() => undefined);
+}

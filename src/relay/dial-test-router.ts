@@ -1,0 +1,120 @@
+/**
+ * `POST /api/v1/dial/test` (cookie auth): checks that a key, its group and a model line up by sending
+ * a minimal real request through the same routing and translation path. Never billed. Answers with
+ * per-stage results: key, group, model, protocol, upstream account, upstream status and latency.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { requireSession } from '../auth/management-auth';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { isProtocol, type Protocol } from '../ir/protocol';
+import type { IrRequest } from '../ir/request';
+import type { AdmissionTicket } from '../limits/admission';
+import { CODECS } from './codec-registry';
+import { createCodecContext } from './codec-context';
+import type { RelayPlan } from './relay-plan';
+import type { RelayServices } from './relay-services';
+import { resolveModel } from './resolve-model';
+import { readBodyText } from './run-relay';
+import { prepareUpstreamCall } from './upstream-request';
+
+const bodySchema = z.object({
+  model: z.string().min(1),
+  protocol: z.string().min(1),
+  keyId: z.coerce.number().int().positive(),
+});
+
+interface Stage { stage: string; ok: boolean; detail: string; [extra: string]: unknown }
+
+const FREE_TICKET: AdmissionTicket = {
+  requestId: 'dial', headers: () => ({}), heartbeat: async () => undefined, settle: async () => ({}), release: async () => undefined,
+};
+
+const PROTOCOL_ALIASES: Record<string, Protocol> = {
+  messages: 'messages', responses: 'responses', chat: 'chat', 'chat-completions': 'chat', chat_completions: 'chat',
+  'generate-content': 'generate-content', generate_content: 'generate-content', generatecontent: 'generate-content',
+};
+
+export function createDialTestRouter(deps: Dependencies, services: RelayServices): Router {
+  const router = Router();
+  const context = createCodecContext(deps.clock);
+  router.post('/api/v1/dial/test', requireSession(deps), async (req, res) => {
+    const parsed = bodySchema.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new GatewayError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`, { param: issue.path.join('.') });
+    }
+    const principal = res.locals.principal as { accountId: number };
+    const stages: Stage[] = [];
+    const answer = (ok: boolean) => res.status(200).json({ ok, stages });
+
+    const row = await deps.db.query<{ secret_encrypted: string; account_id: number }>('SELECT secret_encrypted, account_id FROM api_keys WHERE id = $1', [parsed.data.keyId]);
+    if (!row.rows[0] || row.rows[0].account_id !== principal.accountId) {
+      stages.push({ stage: 'key', ok: false, detail: `key ${parsed.data.keyId} not found` });
+      return answer(false);
+    }
+    let key: AuthenticatedKey;
+    try {
+      key = await services.authenticator.authenticate(deps.crypto.decrypt(row.rows[0].secret_encrypted));
+      stages.push({ stage: 'key', ok: true, detail: `key ${key.keyId} is ${key.status}` });
+    } catch (error) {
+      stages.push({ stage: 'key', ok: false, detail: (error as Error).message });
+      return answer(false);
+    }
+    stages.push({ stage: 'group', ok: true, detail: `group ${key.groupName} routes ${key.groupFamily ?? 'every family'}`, group: key.groupName });
+    const protocol = PROTOCOL_ALIASES[parsed.data.protocol.toLowerCase()];
+    if (!protocol || !isProtocol(protocol)) {
+      stages.push({ stage: 'protocol', ok: false, detail: `unknown protocol ${parsed.data.protocol}; use messages, responses, chat or generate-content` });
+      return answer(false);
+    }
+    const model = deps.catalog.find(parsed.data.model);
+    if (!model || model.retired) {
+      stages.push({ stage: 'model', ok: false, detail: `model ${parsed.data.model} is not in the catalog` });
+      return answer(false);
+    }
+    stages.push({ stage: 'model', ok: true, detail: `model ${model.id} (family ${model.family})` });
+    try {
+      resolveModel(deps.catalog, model.id, protocol, key);
+      stages.push({ stage: 'protocol', ok: true, detail: `${protocol} is available for ${model.id}` });
+    } catch (error) {
+      stages.push({ stage: 'protocol', ok: false, detail: (error as Error).message });
+      return answer(false);
+    }
+    const { accounts, coolingDown } = await services.upstreams.candidates(key.groupId, model.id, model.nativeProtocols);
+    const account = [...accounts.filter((a) => a.protocol === protocol), ...accounts][0];
+    if (!account) {
+      stages.push({ stage: 'upstream_account', ok: false, detail: coolingDown > 0 ? 'all accounts are cooling down' : `no account in group ${key.groupName} serves ${model.id}` });
+      return answer(false);
+    }
+    stages.push({ stage: 'upstream_account', ok: true, detail: `account ${account.id} (${account.name}, ${account.protocol})`, upstream_account_id: account.id });
+    const request: IrRequest = {
+      model: model.id, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], tools: [], builtinTools: [],
+      sampling: { maxOutputTokens: 16 }, stream: false,
+    };
+    const plan: RelayPlan = {
+      protocol, requestId: `dial_${Date.now()}`, startedAt: deps.clock.now(), key, model, rawBody: {}, request, warnings: [], stream: false,
+      streamOptions: { model: model.id }, context, ticket: FREE_TICKET, inputEstimate: 0, betaQuery: false, passThroughAllowed: false,
+    };
+    const call = prepareUpstreamCall(plan, account);
+    const started = process.hrtime.bigint();
+    try {
+      const response = await services.upstreamClient.call({ url: call.url, headers: call.headers, body: call.body });
+      const text = await readBodyText(response);
+      const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+      if (response.status >= 400) {
+        const error = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
+        stages.push({ stage: 'upstream', ok: false, detail: error.message, status: response.status, latency_ms: latencyMs });
+        return answer(false);
+      }
+      CODECS[account.protocol].upstream.decodeResponse(JSON.parse(text), call.decodeContext);
+      stages.push({ stage: 'upstream', ok: true, detail: 'upstream answered', status: response.status, latency_ms: latencyMs });
+      return answer(true);
+    } catch (error) {
+      stages.push({ stage: 'upstream', ok: false, detail: (error as Error).message, latency_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6) });
+      return answer(false);
+    }
+  });
+  return router;
+}

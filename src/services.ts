@@ -1,0 +1,41 @@
+/**
+ * The services an API process is made of, built from its dependencies. Each is constructed by its own
+ * module's factory; this file only wires them.
+ */
+import { createKeyAuthenticator } from './auth/create-key-authenticator';
+import type { KeyAuthenticator } from './auth/key-authenticator';
+import { createUsageRecorder } from './billing/create-usage-recorder';
+import type { UsageRecorder } from './billing/usage-event';
+import type { Dependencies } from './dependencies';
+import { createAdmission } from './limits/create-admission';
+import type { Admission } from './limits/admission';
+import { createResponsesStore } from './relay/responses-store';
+import type { RelayServices } from './relay/relay-services';
+import { createUpstreamClient } from './upstream/upstream-client';
+import { createUpstreamDirectory } from './upstream/upstream-directory';
+
+export interface Services extends RelayServices {
+  authenticator: KeyAuthenticator;
+  admission: Admission;
+  usage: UsageRecorder;
+  close(): Promise<void>;
+}
+
+export function createServices(deps: Dependencies): Services {
+  const authenticator = createKeyAuthenticator(deps);
+  const usage = createUsageRecorder(deps);
+  const upstreamClient = createUpstreamClient(deps.config.upstream);
+  return {
+    authenticator,
+    admission: createAdmission(deps),
+    usage,
+    upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock }),
+    upstreamClient,
+    responses: createResponsesStore(deps.db),
+    async close() {
+      await usage.close();
+      await authenticator.close();
+      await upstreamClient.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../../src/config';
+
+const secrets = { ENCRYPTION_KEY: 'ab'.repeat(32), HMAC_SECRET: 'x'.repeat(32) };
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('has defaults that work on this machine', () => {
+    const config = loadConfig({ ...secrets });
+    expect(config.port).toBe(8080);
+    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/gateway');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.s3.endpoint).toBeUndefined();
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it.each([
+    ['PORT', 'eighty', 'PORT'],
+    ['DATABASE_URL', 'not a url', 'DATABASE_URL'],
+    ['REDIS_URL', '::', 'REDIS_URL'],
+    ['ENCRYPTION_KEY', 'short', 'ENCRYPTION_KEY'],
+    ['HMAC_SECRET', 'short', 'HMAC_SECRET'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL'],
+  ])('names the bad variable %s', (name, value, expected) => {
+    const found = problems({ ...secrets, [name]: value });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(new RegExp(`^${expected}:`));
+  });
+
+  it('names every bad variable at once', () => {
+    expect(problems({ ...secrets, PORT: 'x', S3_ENDPOINT: 'nope' }).map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'S3_ENDPOINT']);
+  });
+
+  it('requires the secrets in production, naming them', () => {
+    expect(problems({ NODE_ENV: 'production' })).toEqual(['ENCRYPTION_KEY: required in production', 'HMAC_SECRET: required in production']);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ ...secrets, S3_ENDPOINT: '', PORT: '' }).port).toBe(8080);
+  });
+
+  it('generates development secrets once, keeps them in a local file and warns', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'gw-config-')), 'secrets.json');
+    const first = loadConfig({ SECRETS_FILE: file });
+    expect(first.warnings.join()).toMatch(/generated development secrets/);
+    const second = loadConfig({ SECRETS_FILE: file });
+    expect(second.warnings).toEqual([]);
+    expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8')).hmacSecret).toBe(first.hmacSecret);
+  });
+});
