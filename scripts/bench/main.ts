@@ -1,0 +1,201 @@
+/**
+ * `npm run bench`: the simulator (zero latency), one API process and one billing worker as separate
+ * processes; measured side by side, direct to the simulator and through the gateway (authentication,
+ * admission, translation and billing all on). Writes bench-results/latest.json and latest.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createSecretCrypto } from '../../src/auth/secret-crypto';
+import { Catalog } from '../../src/catalog/catalog';
+import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
+import { bootstrap } from '../../src/db/bootstrap';
+import { migrate } from '../../src/db/migrate';
+import { createPool } from '../../src/db/pool';
+import { addUpstreamAccount, createGroup, topUp } from '../../src/db/seed';
+import { insertApiKey } from '../../src/keys/insert-api-key';
+import { closedLoop, paced, timeToFirstByte, type LoadRequest, type LoadResult } from './load';
+import { cpuMicros, startProcess, stopProcess, waitFor } from './processes';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+interface Row { scenario: string; target: string; [metric: string]: string | number }
+
+async function freshDatabase(): Promise<string> {
+  const name = `gw_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(url: string): Promise<void> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
+  await admin.end();
+}
+
+function chatBody(model: string, text: string, stream: boolean): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content: text }], max_tokens: 1024, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+}
+
+async function main(): Promise<void> {
+  const databaseUrl = await freshDatabase();
+  await migrate(databaseUrl);
+  const simPort = 4300 + Math.floor(Math.random() * 500);
+  const apiPort = 4900 + Math.floor(Math.random() * 500);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `gwbench${randomBytes(3).toString('hex')}`,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    HMAC_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    SIM_PORT: String(simPort),
+    SIM_TTFT_MS: '0',
+    SIM_CHUNK_DELAY_MS: '0',
+    S3_ENDPOINT: 'http://127.0.0.1:1',
+    STREAM_KEEPALIVE_MS: '15000',
+  };
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const sim = startProcess('scripts/provider-sim/main.ts', env);
+  await waitFor(`${simUrl}/_sim/requests`);
+  await fetch(`${simUrl}/_sim/requests`, { method: 'DELETE' });
+
+  const db = createPool(databaseUrl, 2);
+  const crypto = createSecretCrypto(Buffer.from(env.ENCRYPTION_KEY!, 'hex'), env.HMAC_SECRET!);
+  const boot = await bootstrap(db, crypto, new Catalog(DEFAULT_CATALOG), { simulatorUrl: simUrl, simulatorKey: 'sim-key' });
+  await topUp(db, boot.accountId!, 1_000_000_000_000, 'bench');
+  await db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 5000 WHERE id = $1", [boot.accountId]);
+  // A group whose upstream streams slowly, to hold 1,000 streams open at once.
+  const slowGroup = await createGroup(db, { name: 'bench-slow', family: null });
+  await addUpstreamAccount(db, crypto, { groupId: slowGroup, protocol: 'chat', baseUrl: `${simUrl}/_latency/0/1000`, apiKey: 'sim-key', models: ['gpt-4.1'] });
+  const slowKey = (await insertApiKey(db, crypto, { accountId: boot.accountId!, groupId: slowGroup, name: 'bench-slow' })).secret;
+  await db.end();
+  const key = boot.key!;
+
+  const api = startProcess('src/server.ts', env);
+  const worker = startProcess('workers/index.ts', env, ['--queues', 'billing']);
+  await waitFor(`${apiUrl}/readyz`);
+
+  const gatewayHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const directHeaders = { 'content-type': 'application/json', authorization: 'Bearer sim-key' };
+  const rows: Row[] = [];
+  const measure = async (scenario: string, request: (target: 'direct' | 'gateway') => LoadRequest, run: (origin: string, req: LoadRequest) => Promise<LoadResult>) => {
+    const direct = await run(simUrl, request('direct'));
+    const cpuBefore = cpuMicros(api.pid!);
+    const gateway = await run(apiUrl, request('gateway'));
+    const cpuPerRequest = Math.round((cpuMicros(api.pid!) - cpuBefore) / Math.max(1, gateway.requests));
+    rows.push({ scenario, target: 'direct', ...direct });
+    rows.push({ scenario, target: 'gateway', ...gateway, apiCpuMicrosPerRequest: cpuPerRequest, overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)) });
+    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; gateway ${gateway.rps} rps p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request, errors ${gateway.errors}`);
+  };
+  const chat = (text: string, stream: boolean) => (target: 'direct' | 'gateway'): LoadRequest => ({
+    path: '/v1/chat/completions', headers: target === 'direct' ? directHeaders : gatewayHeaders, body: chatBody('gpt-4.1', text, stream),
+  });
+
+  // Warm up both paths (JIT, pools, caches).
+  await closedLoop(apiUrl, chat('warm up', false)('gateway'), 16, 2);
+  await closedLoop(simUrl, chat('warm up', false)('direct'), 16, 1);
+
+  for (const connections of [32, 128]) {
+    await measure(`non-streaming, ${connections} connections`, chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, connections, SECONDS));
+  }
+  await measure('streaming 20 chunks, 32 connections', chat('repeat:10:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+  await measure('streaming 100 chunks, 32 connections', chat('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+  await measure('paced 500 requests/s, non-streaming', chat('Hello, paced', false), (o, r) => paced(o, r, 500, SECONDS));
+
+  // Time to first byte at one connection: pass-through (chat → chat model) and translated (messages → chat model).
+  const ttfb: Row[] = [];
+  const messagesBody = JSON.stringify({ model: 'gpt-4.1', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'repeat:20:first byte ' }] });
+  const ttfbCases: Array<[string, LoadRequest, LoadRequest]> = [
+    ['pass-through (Chat → Chat model)', chat('repeat:20:first byte ', true)('direct'), chat('repeat:20:first byte ', true)('gateway')],
+    ['translated (Messages → Chat model)', chat('repeat:20:first byte ', true)('direct'),
+      { path: '/v1/messages', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: messagesBody }],
+  ];
+  for (const [name, direct, gateway] of ttfbCases) {
+    const d = await timeToFirstByte(simUrl, direct, 300);
+    const g = await timeToFirstByte(apiUrl, gateway, 300);
+    ttfb.push({ scenario: `TTFB ${name}`, target: 'gateway', directP50Ms: d.p50Ms, gatewayP50Ms: g.p50Ms, overheadP50Ms: Number((g.p50Ms - d.p50Ms).toFixed(3)), gatewayP99Ms: g.p99Ms });
+    console.log(`TTFB ${name}: direct p50 ${d.p50Ms} ms, gateway p50 ${g.p50Ms} ms`);
+  }
+
+  // Heap per open stream: 1,000 concurrent streams held open by a slow upstream.
+  const heapUsed = async () => {
+    const text = await (await fetch(`${apiUrl}/metrics`)).text();
+    return Number(/^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text)?.[1] ?? 0);
+  };
+  const heapBefore = await heapUsed();
+  const controller = new AbortController();
+  const open = 1000;
+  let firstBytes = 0;
+  const streams = Array.from({ length: open }, () => fetch(`${apiUrl}/v1/chat/completions`, {
+    method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${slowKey}` },
+    body: chatBody('gpt-4.1', 'repeat:30:held open ', true),
+  }).then(async (response) => {
+    const reader = response.body!.getReader();
+    await reader.read();
+    firstBytes++;
+    await reader.read().catch(() => undefined);
+  }).catch(() => undefined));
+  const deadline = Date.now() + 30_000;
+  while (firstBytes < open && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const heapOpen = await heapUsed();
+  controller.abort();
+  await Promise.allSettled(streams);
+  const heapPerStreamKb = Number(((heapOpen - heapBefore) / Math.max(1, firstBytes) / 1024).toFixed(1));
+  console.log(`heap: ${firstBytes} open streams, ${heapPerStreamKb} KB per stream`);
+
+  let taskRows: Row[] = [];
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const tasks = require('./tasks') as { runTaskBenchmark?: (options: { env: NodeJS.ProcessEnv; apiUrl: string; key: string; simUrl: string }) => Promise<Row[]> };
+    if (tasks.runTaskBenchmark) taskRows = await tasks.runTaskBenchmark({ env, apiUrl, key, simUrl });
+  } catch (error) {
+    console.log(`task benchmark not run: ${(error as Error).message}`);
+  }
+
+  await stopProcess(api);
+  await stopProcess(worker);
+  await stopProcess(sim);
+  await dropDatabase(databaseUrl);
+
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, tasks: taskRows };
+  const outDir = path.resolve(__dirname, '..', '..', 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(result, null, 2));
+  const md = [
+    `Benchmark of ${result.date.slice(0, 10)} on ${machine} (${SECONDS} s per run; load generator, simulator, API and worker share the machine).`,
+    '',
+    '| Scenario | Target | req/s | p50 ms | p99 ms | API CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
+    '',
+    '| Time to first byte (1 connection) | direct p50 ms | gateway p50 ms | overhead p50 ms | gateway p99 ms |',
+    '|---|---|---|---|---|',
+    ...ttfb.map((r) => `| ${r.scenario.replace('TTFB ', '')} | ${r.directP50Ms} | ${r.gatewayP50Ms} | ${r.overheadP50Ms} | ${r.gatewayP99Ms} |`),
+    '',
+    `Heap: ${firstBytes} concurrent open streams, ${heapPerStreamKb} KB of API heap per stream.`,
+    ...(taskRows.length ? ['', '| Tasks | value |', '|---|---|', ...taskRows.map((r) => `| ${r.scenario} | ${r.value ?? JSON.stringify(r)} |`)] : []),
+  ].join('\n');
+  writeFileSync(path.join(outDir, 'latest.md'), `${md}\n`);
+  console.log(`\n${md}`);
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error('benchmark failed:', error);
+  process.exit(1);
+});
