@@ -9,9 +9,15 @@ export function isSafeToolName(name: string): boolean {
   return SAFE_NAME.test(name);
 }
 
-/** Returns the safe name for `name`, registering it in `reverse` (safe → original) when it changed. */
+/**
+ * Returns the safe name for `name` and registers it in `reverse` (safe → original). Safe names map
+ * to themselves; a name that had to change never takes a safe name already held by another tool.
+ */
 export function sanitizeToolName(name: string, reverse: Record<string, string>): string {
-  if (isSafeToolName(name)) return name;
+  if (isSafeToolName(name) && (reverse[name] === undefined || reverse[name] === name)) {
+    reverse[name] = name;
+    return name;
+  }
   let safe = (name === '' ? 'unnamed_tool' : name).replace(/[^A-Za-z0-9_-]/g, '_');
   if (!/^[A-Za-z_]/.test(safe)) safe = `_${safe}`;
   safe = safe.slice(0, 64);

@@ -1,0 +1,35 @@
+/** The Responses codec: inbound (clients of `/v1/responses`) and upstream (Responses providers). */
+import type { Codec, InboundCodec, UpstreamCodec } from '../codec';
+import { decodeResponsesError } from './decode-error';
+import { decodeResponsesRequest } from './decode-request';
+import { decodeResponsesResponse } from './decode-response';
+import { encodeResponsesError } from './encode-error';
+import { encodeResponsesRequest } from './encode-request';
+import { encodeResponsesResponse } from './encode-response';
+import { createResponsesPassThroughMeter } from './pass-through-meter';
+import { createResponsesStreamDecoder } from './stream-decoder';
+import { createResponsesStreamEncoder } from './stream-encoder';
+
+const inbound: InboundCodec = {
+  protocol: 'responses',
+  decodeRequest: decodeResponsesRequest,
+  encodeResponse: encodeResponsesResponse,
+  createStreamEncoder: createResponsesStreamEncoder,
+  encodeError: encodeResponsesError,
+  streamContentType: () => 'text/event-stream',
+};
+
+const upstream: UpstreamCodec = {
+  protocol: 'responses',
+  encodeRequest: encodeResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  createStreamDecoder: createResponsesStreamDecoder,
+  decodeError: decodeResponsesError,
+};
+
+export const responsesCodec: Codec = {
+  protocol: 'responses',
+  inbound,
+  upstream,
+  createPassThroughMeter: createResponsesPassThroughMeter,
+};

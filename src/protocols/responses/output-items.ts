@@ -1,0 +1,41 @@
+/**
+ * Builders of the client-facing output items, shared by the complete answer and the stream's
+ * `output_item.done` / terminal events so both always carry the same shapes.
+ */
+
+export type OutputContent =
+  | { type: 'output_text'; text: string; annotations: unknown[] }
+  | { type: 'refusal'; refusal: string };
+
+export type ItemStatus = 'in_progress' | 'completed';
+
+export function outputTextContent(text: string): OutputContent {
+  return { type: 'output_text', text, annotations: [] };
+}
+
+export function refusalContent(refusal: string): OutputContent {
+  return { type: 'refusal', refusal };
+}
+
+export function messageItem(id: string, content: OutputContent[], status: ItemStatus): Record<string, unknown> {
+  return { type: 'message', id, status, role: 'assistant', content };
+}
+
+export function reasoningItem(id: string, text: string, encryptedContent: string | undefined): Record<string, unknown> {
+  return {
+    type: 'reasoning',
+    id,
+    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+    ...(encryptedContent !== undefined ? { encrypted_content: encryptedContent } : {}),
+  };
+}
+
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  argumentsJson: string,
+  status: ItemStatus,
+): Record<string, unknown> {
+  return { type: 'function_call', id, call_id: callId, name, arguments: argumentsJson, status };
+}

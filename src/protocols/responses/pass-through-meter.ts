@@ -1,0 +1,104 @@
+/**
+ * Metering of the native pass-through path: the body or SSE stream goes to the client untouched
+ * while this reads the usage and finish reason from it. A stream without a terminal event, an
+ * `error` event, `response.failed` or an error body count as errors (not billed).
+ */
+import type { FinishReason } from '../../ir/finish-reason';
+import { ZERO_USAGE, type Usage } from '../../ir/usage';
+import { SseParser } from '../shared/sse-parser';
+import type { PassThroughMeter } from '../codec';
+import { convertResponsesUsage } from './convert-usage';
+import { mapResponsesFinishReason } from './map-finish-reason';
+import { responseBodySchema } from './response-schema';
+
+interface Reading {
+  usage: Usage;
+  finish: FinishReason | null;
+  error: boolean;
+}
+
+function hasFunctionCall(output: unknown[] | null | undefined): boolean {
+  return (output ?? []).some((item) => item !== null && typeof item === 'object' && (item as { type?: unknown }).type === 'function_call');
+}
+
+/** Reads a terminal response object (`response.completed` / `.incomplete`, or a whole body). */
+function readResponse(response: unknown, sawToolCall: boolean): Reading {
+  const parsed = responseBodySchema.safeParse(response);
+  if (!parsed.success) return { usage: ZERO_USAGE, finish: null, error: true };
+  const body = parsed.data;
+  const finish = mapResponsesFinishReason(body.status, body.incomplete_details?.reason, sawToolCall || hasFunctionCall(body.output));
+  return { usage: convertResponsesUsage(body.usage), finish, error: finish.unified === 'error' };
+}
+
+class StreamMeter implements PassThroughMeter {
+  private readonly parser = new SseParser();
+  private reading: Reading | undefined;
+  private errored = false;
+  private sawToolCall = false;
+
+  push(chunk: string): void {
+    for (const frame of this.parser.push(chunk)) this.frame(frame.data);
+  }
+
+  end(): Reading {
+    for (const frame of this.parser.end()) this.frame(frame.data);
+    if (this.reading === undefined) return { usage: ZERO_USAGE, finish: null, error: true };
+    return { ...this.reading, error: this.errored || this.reading.error };
+  }
+
+  private frame(data: string): void {
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (event === null || typeof event !== 'object') return;
+    const { type, item, response } = event as { type?: unknown; item?: unknown; response?: unknown };
+    switch (type) {
+      case 'response.output_item.added':
+      case 'response.output_item.done':
+        if (item !== null && typeof item === 'object' && (item as { type?: unknown }).type === 'function_call') this.sawToolCall = true;
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+        this.reading = readResponse(response, this.sawToolCall);
+        break;
+      case 'response.failed':
+        this.errored = true;
+        this.reading = { ...readResponse(response, this.sawToolCall), error: true };
+        break;
+      case 'error':
+        this.errored = true;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+class BodyMeter implements PassThroughMeter {
+  private body = '';
+
+  push(chunk: string): void {
+    this.body += chunk;
+  }
+
+  end(): Reading {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(this.body);
+    } catch {
+      return { usage: ZERO_USAGE, finish: null, error: true };
+    }
+    if (parsed !== null && typeof parsed === 'object' && (parsed as { object?: unknown }).object !== 'response' &&
+      (parsed as { error?: unknown }).error) {
+      return { usage: ZERO_USAGE, finish: null, error: true };
+    }
+    return readResponse(parsed, false);
+  }
+}
+
+export function createResponsesPassThroughMeter(stream: boolean): PassThroughMeter {
+  return stream ? new StreamMeter() : new BodyMeter();
+}
