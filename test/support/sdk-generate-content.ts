@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type * as GenAI from '@google/genai' with { 'resolution-mode': 'import' };
+import * as genai from '@google/genai';
 import type { GatewayError } from '../../src/errors/gateway-error';
 import type { ContentPart } from '../../src/ir/parts';
 import type { IrResponse } from '../../src/ir/response';
@@ -13,10 +13,8 @@ import type { IrStreamEvent } from '../../src/ir/stream-event';
 import { ZERO_USAGE } from '../../src/ir/usage';
 import type { UpstreamDecodeContext } from '../../src/protocols/codec';
 
-// The SDK ships ESM types but also a CommonJS build, which is what jest (CommonJS) loads.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const genai = require('@google/genai') as typeof GenAI;
-export type GoogleGenAI = GenAI.GoogleGenAI;
+export { genai };
+export type GoogleGenAI = genai.GoogleGenAI;
 
 export function testContext(toolNames: Record<string, string> = {}): UpstreamDecodeContext {
   let counter = 0;

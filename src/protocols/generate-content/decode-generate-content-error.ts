@@ -1,0 +1,89 @@
+/**
+ * A provider error → GatewayError: the kind from the HTTP status (one place decides it,
+ * `kindForUpstreamStatus`), the provider's message, and the retry delay from `retry-after-ms`,
+ * `retry-after` or the body's `google.rpc.RetryInfo.retryDelay`.
+ */
+import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** google.rpc status names → HTTP, for error frames inside a stream that carry no numeric code. */
+const HTTP_FOR_STATUS: Record<string, number> = {
+  INVALID_ARGUMENT: 400, FAILED_PRECONDITION: 400, OUT_OF_RANGE: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
+  NOT_FOUND: 404, ABORTED: 409, ALREADY_EXISTS: 409, RESOURCE_EXHAUSTED: 429, CANCELLED: 499, INTERNAL: 500,
+  UNKNOWN: 500, DATA_LOSS: 500, NOT_IMPLEMENTED: 501, UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
+};
+
+export function decodeGenerateContentError(status: number, body: string, headers: Headers): GatewayError {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body);
+  } catch {
+    payload = undefined;
+  }
+  // The JSON-array stream form wraps the error object in an array.
+  if (Array.isArray(payload)) payload = payload.find((item) => isRecord(item) && isRecord(item.error));
+  const error = isRecord(payload) && isRecord(payload.error) ? payload.error : undefined;
+  const text = body.trim();
+  const message = typeof error?.message === 'string' && error.message !== ''
+    ? error.message
+    : text !== '' && text.length <= 500 && error === undefined ? text : `upstream answered HTTP ${status}`;
+  return buildError(status, message, error, headers, body);
+}
+
+/** An `{error: {code, message, status}}` frame met inside a 200 stream. */
+export function generateContentStreamError(payload: Record<string, unknown>): GatewayError {
+  const error = isRecord(payload.error) ? payload.error : {};
+  const status = typeof error.code === 'number' && error.code >= 400 && error.code < 600
+    ? error.code
+    : typeof error.status === 'string' ? HTTP_FOR_STATUS[error.status] ?? 500 : 500;
+  const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'the upstream stream failed';
+  return buildError(status, message, error, {}, JSON.stringify(payload));
+}
+
+function buildError(status: number, message: string, error: Record<string, unknown> | undefined, headers: Headers, body: string): GatewayError {
+  const kind = kindForUpstreamStatus(status);
+  const retryAfterSeconds = retryAfterFromHeaders(headers) ?? retryAfterFromDetails(error?.details);
+  return new GatewayError(kind, message, {
+    ...(kind === 'overloaded' ? { status } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    upstream: { status, body },
+  });
+}
+
+function header(headers: Headers, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+function retryAfterFromHeaders(headers: Headers): number | undefined {
+  const millis = header(headers, 'retry-after-ms');
+  if (millis !== undefined && /^\d+(\.\d+)?$/.test(millis.trim())) return Number(millis) / 1000;
+  const seconds = header(headers, 'retry-after');
+  // An HTTP-date form would need a clock; codecs have none, so only the seconds form is read.
+  if (seconds !== undefined && /^\d+(\.\d+)?$/.test(seconds.trim())) return Number(seconds);
+  return undefined;
+}
+
+function retryAfterFromDetails(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (!isRecord(detail) || typeof detail['@type'] !== 'string' || !detail['@type'].endsWith('google.rpc.RetryInfo')) continue;
+    const delay = detail.retryDelay;
+    // A protobuf Duration in JSON: "34.4s".
+    if (typeof delay === 'string') {
+      const match = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim());
+      if (match) return Number(match[1]);
+    } else if (isRecord(delay) && (typeof delay.seconds === 'number' || typeof delay.seconds === 'string')) {
+      return Number(delay.seconds) + (typeof delay.nanos === 'number' ? delay.nanos / 1e9 : 0);
+    }
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
