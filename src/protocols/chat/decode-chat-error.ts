@@ -1,0 +1,50 @@
+/** A provider's error answer (status, body, headers) → GatewayError with its message and retry hints. */
+import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error';
+import { chatErrorBodySchema } from './chat-upstream-schema';
+import { parseRetryAfterSeconds, type HeaderBag } from './parse-retry-after';
+
+const MAX_MESSAGE = 500;
+
+interface ErrorDetails {
+  message?: string;
+  param?: string;
+}
+
+/** Reads `{error:{message,param}}`, `{error:"…"}`, `{message}` (mistral, vLLM) and `{detail}` (FastAPI servers). */
+export function readChatErrorDetails(parsed: unknown): ErrorDetails {
+  const candidate = Array.isArray(parsed) ? parsed[0] : parsed;
+  const result = chatErrorBodySchema.safeParse(candidate);
+  if (!result.success) return {};
+  const body = result.data;
+  if (typeof body.error === 'string') return { message: body.error };
+  if (body.error) {
+    return { message: body.error.message ?? undefined, param: body.error.param ?? undefined };
+  }
+  if (body.message) return { message: body.message };
+  if (typeof body.detail === 'string') return { message: body.detail };
+  if (body.detail !== undefined) return { message: JSON.stringify(body.detail).slice(0, MAX_MESSAGE) };
+  return {};
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function decodeChatError(status: number, body: string, headers: HeaderBag): GatewayError {
+  const details = readChatErrorDetails(parseJson(body));
+  const text = body.trim();
+  const message = details.message
+    ?? (text !== '' && !text.startsWith('<') ? text.slice(0, MAX_MESSAGE) : `upstream answered HTTP ${status}`);
+  const kind = kindForUpstreamStatus(status);
+  return new GatewayError(kind, message, {
+    // Overloaded keeps the provider's 503/529; every other kind takes its own status.
+    status: kind === 'overloaded' ? status : undefined,
+    param: kind === 'invalid_request' ? details.param : undefined,
+    retryAfterSeconds: parseRetryAfterSeconds(headers, message),
+    upstream: { status, body },
+  });
+}
