@@ -31,6 +31,7 @@ export const DEFAULT_CATALOG: CatalogModel[] = [
     contextWindow: 200_000, maxOutputTokens: 16_384, inputModalities: ['text', 'image'], outputModalities: ['text'],
     created: CREATED, nativeProtocols: ['responses', 'chat'], protocols: ['messages', 'responses', 'chat'],
     prices: { inputPerMillion: 1_250_000, outputPerMillion: 10_000_000, cacheReadPerMillion: 125_000 },
+    fixedTemperature: 1,
   },
   {
     id: 'gpt-4.1', familyNumber: 2, family: 'openai', ownedBy: 'openai', kind: 'chat',

@@ -46,6 +46,8 @@ export interface CatalogModel {
   upstreamModel?: string;
   prices: ModelPrices;
   retired?: boolean;
+  /** Reasoning models that accept only this temperature (others are dropped with a warning). */
+  fixedTemperature?: number;
   /** Video models. */
   video?: { maxDurationSeconds: number; resolutions: string[]; aspectRatios: string[]; imageInput: boolean };
   /** Image models: sizes accepted. */

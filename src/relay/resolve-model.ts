@@ -55,6 +55,11 @@ export function checkCapabilities(model: CatalogModel, request: IrRequest, maxTo
   if (max !== undefined && max > model.maxOutputTokens) {
     throw new GatewayError('invalid_request', `${maxTokensField}: ${max} exceeds the maximum of ${model.maxOutputTokens} for model ${model.id}`, { param: maxTokensField });
   }
+  const temperature = request.sampling.temperature;
+  if (model.fixedTemperature !== undefined && temperature !== undefined && temperature !== model.fixedTemperature) {
+    warnings.push({ field: 'temperature', message: `model ${model.id} accepts only temperature ${model.fixedTemperature}; the value ${temperature} was dropped` });
+    request.sampling.temperature = undefined;
+  }
   if (request.reasoning && !request.reasoning.disabled && !(model.capabilities as string[]).includes('thinking')) {
     warnings.push({ field: 'reasoning', message: `model ${model.id} does not reason; the reasoning settings were dropped` });
     request.reasoning = undefined;
