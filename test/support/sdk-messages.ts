@@ -39,7 +39,8 @@ export function fakeMessagesClient(answer: FakeAnswer | ((url: string, init: Req
 }
 
 export const SDK_REQUEST: Anthropic.MessageCreateParamsNonStreaming = {
-  model: 'claude-sonnet-4-5',
+  // A name the SDK has no deprecation notice for (it warns on console for retired slugs).
+  model: 'gateway-test-model',
   max_tokens: 1024,
   messages: [{ role: 'user', content: 'Hello' }],
 };

@@ -1,0 +1,76 @@
+/** A Messages provider's error answer (HTTP error body or mid-stream `event: error`) → GatewayError. */
+import { GatewayError, kindForUpstreamStatus, type ErrorKind } from '../../errors/gateway-error';
+import { isRecord, parseJson, readRecord, readString } from './read-json';
+
+type HeaderBag = Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/**
+ * `retry-after-ms` wins (it is the more precise), then `retry-after` in seconds. The HTTP-date form
+ * of `retry-after` is ignored: a codec has no clock to subtract it from.
+ */
+export function readRetryAfterSeconds(headers: HeaderBag): number | undefined {
+  const milliseconds = Number(header(headers, 'retry-after-ms'));
+  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(milliseconds) && milliseconds >= 0) {
+    return milliseconds / 1000;
+  }
+  const secondsText = header(headers, 'retry-after');
+  if (secondsText === undefined || secondsText.trim() === '') return undefined;
+  const seconds = Number(secondsText);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
+/** Error `type` of a Messages envelope → our kind, for frames that carry no HTTP status (mid-stream). */
+const KIND_FOR_TYPE: Record<string, ErrorKind> = {
+  invalid_request_error: 'invalid_request',
+  request_too_large: 'request_too_large',
+  rate_limit_error: 'rate_limit',
+  overloaded_error: 'overloaded',
+  timeout_error: 'timeout',
+  api_error: 'upstream_error',
+  // Our upstream account's credential or entitlement failed: not the caller's fault.
+  authentication_error: 'upstream_error',
+  permission_error: 'upstream_error',
+  billing_error: 'upstream_error',
+  not_found_error: 'upstream_error',
+};
+
+function readEnvelope(payload: unknown): { type?: string; message?: string } {
+  if (!isRecord(payload)) return {};
+  const error = readRecord(payload, 'error');
+  if (!error) return { message: readString(payload, 'message') };
+  return { type: readString(error, 'type'), message: readString(error, 'message') };
+}
+
+export function decodeMessagesError(status: number, body: string, headers: HeaderBag): GatewayError {
+  const envelope = readEnvelope(parseJson(body));
+  let kind = kindForUpstreamStatus(status);
+  if (envelope.type === 'overloaded_error') kind = 'overloaded';
+  let message = envelope.message ?? (body.trim() !== '' ? body.trim().slice(0, 500) : `upstream answered HTTP ${status}`);
+  if (status === 401 || status === 403) {
+    // The upstream rejected our own account: its wording ("invalid x-api-key") would mislead the caller.
+    message = `the upstream account was rejected (HTTP ${status})`;
+  }
+  return new GatewayError(kind, message, {
+    status: kind === 'overloaded' ? (status === 503 || status === 529 ? status : 529) : undefined,
+    retryAfterSeconds: readRetryAfterSeconds(headers),
+    upstream: { status, body },
+  });
+}
+
+/** An `event: error` frame after the stream started (HTTP status was already 200). */
+export function decodeMessagesStreamError(payload: unknown): GatewayError {
+  const envelope = readEnvelope(payload);
+  const kind = (envelope.type !== undefined ? KIND_FOR_TYPE[envelope.type] : undefined) ?? 'upstream_error';
+  return new GatewayError(kind, envelope.message ?? 'the upstream stream reported an error', {
+    status: kind === 'overloaded' ? 529 : undefined,
+    upstream: { status: 200, body: JSON.stringify(payload) },
+  });
+}

@@ -1,0 +1,41 @@
+/** GatewayError → the Messages error envelope `{type:'error', error:{type, message}}` (lead's table). */
+import type { ErrorKind, GatewayError } from '../../errors/gateway-error';
+import type { RenderedError } from '../codec';
+
+const MESSAGES_ERROR_TYPE: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  unsupported_model: 'unsupported_model',
+  unsupported_feature: 'unsupported_feature',
+  protocol_unavailable: 'invalid_request_error',
+  authentication: 'authentication_error',
+  insufficient_balance: 'insufficient_credits',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  conflict: 'invalid_request_error',
+  request_too_large: 'request_too_large',
+  rate_limit: 'rate_limit_error',
+  concurrency_limit: 'rate_limit_error',
+  upstream_error: 'api_error',
+  no_available_account: 'api_error',
+  overloaded: 'overloaded_error',
+  timeout: 'api_error',
+  internal: 'api_error',
+};
+
+export function messagesErrorType(kind: ErrorKind): string {
+  return MESSAGES_ERROR_TYPE[kind];
+}
+
+/** The body shared by the HTTP error and the mid-stream `event: error` frame. */
+export function messagesErrorBody(error: GatewayError): { type: 'error'; error: { type: string; message: string } } {
+  return { type: 'error', error: { type: messagesErrorType(error.kind), message: error.message } };
+}
+
+export function encodeMessagesError(error: GatewayError): RenderedError {
+  const headers: Record<string, string> = { ...(error.headers ?? {}) };
+  if (error.retryAfterSeconds !== undefined) {
+    // The SDKs read whole seconds from `retry-after`; round up so a client never retries early.
+    headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
+  }
+  return { status: error.status, body: messagesErrorBody(error), headers };
+}

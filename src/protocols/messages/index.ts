@@ -1,0 +1,38 @@
+/** The Messages codec: inbound (to Messages clients) and upstream (to Messages providers). */
+import type { Codec, InboundCodec, UpstreamCodec } from '../codec';
+import { decodeMessagesError } from './decode-error';
+import { decodeMessagesRequest } from './decode-request';
+import { decodeMessagesResponse } from './decode-response';
+import { encodeMessagesError } from './encode-error';
+import { encodeMessagesRequest } from './encode-request';
+import { encodeMessagesResponse } from './encode-response';
+import { createMessagesPassThroughMeter } from './pass-through-meter';
+import { createMessagesStreamDecoder } from './stream-decoder';
+import { createMessagesStreamEncoder } from './stream-encoder';
+
+const inbound: InboundCodec = {
+  protocol: 'messages',
+  decodeRequest: decodeMessagesRequest,
+  encodeResponse: encodeMessagesResponse,
+  createStreamEncoder: createMessagesStreamEncoder,
+  encodeError: encodeMessagesError,
+  streamContentType: () => 'text/event-stream',
+};
+
+const upstream: UpstreamCodec = {
+  protocol: 'messages',
+  encodeRequest: encodeMessagesRequest,
+  decodeResponse: decodeMessagesResponse,
+  createStreamDecoder: createMessagesStreamDecoder,
+  decodeError: decodeMessagesError,
+};
+
+export const messagesCodec: Codec = {
+  protocol: 'messages',
+  inbound,
+  upstream,
+  createPassThroughMeter: createMessagesPassThroughMeter,
+};
+
+export { encodeMessagesRequest, decodeMessagesRequest, decodeMessagesResponse, encodeMessagesResponse, encodeMessagesError, decodeMessagesError };
+export { createMessagesStreamDecoder, createMessagesStreamEncoder, createMessagesPassThroughMeter };
