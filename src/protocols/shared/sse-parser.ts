@@ -13,15 +13,18 @@ export class SseParser {
   private eventName: string | undefined;
   private dataLines: string[] = [];
   private id: string | undefined;
+  /** Offset up to which the buffered partial line is known to hold no line end (no rescans). */
+  private scanned = 0;
 
   push(chunk: string): SseEvent[] {
     this.buffer += chunk;
     const events: SseEvent[] = [];
     let start = 0;
+    let from = this.scanned;
     for (;;) {
       let end = -1;
       let next = -1;
-      for (let i = start; i < this.buffer.length; i++) {
+      for (let i = Math.max(start, from); i < this.buffer.length; i++) {
         const c = this.buffer.charCodeAt(i);
         if (c === 10) { end = i; next = i + 1; break; }
         if (c === 13) {
@@ -35,16 +38,20 @@ export class SseParser {
       if (end < 0) break;
       this.line(this.buffer.slice(start, end), events);
       start = next;
+      from = next;
     }
     this.buffer = this.buffer.slice(start);
+    // A trailing CR may still become a CRLF: rescan it next time.
+    this.scanned = this.buffer.endsWith('\r') ? this.buffer.length - 1 : this.buffer.length;
     return events;
   }
 
   /** The stream ended: a final event without its blank line is still delivered. */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
-    if (this.buffer.length > 0) this.line(this.buffer, events);
+    if (this.buffer.length > 0) this.line(this.buffer.replace(/\r$/, ''), events);
     this.buffer = '';
+    this.scanned = 0;
     this.line('', events);
     return events;
   }
