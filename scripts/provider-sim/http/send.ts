@@ -1,0 +1,38 @@
+/** Writing whole (non-stream) answers, honouring the `cut` fault. */
+import type { SimContext } from './context';
+import type { SimHttpError } from '../sim-error';
+
+export function sendJson(context: SimContext, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendBytes(context, status, 'application/json', Buffer.from(JSON.stringify(body), 'utf8'), headers);
+}
+
+export function sendError(context: SimContext, error: SimHttpError): void {
+  sendJson(context, error.status, error.body, error.headers);
+}
+
+export function sendBytes(context: SimContext, status: number, contentType: string, bytes: Buffer, headers: Record<string, string> = {}): void {
+  const { response } = context;
+  if (response.headersSent || response.destroyed) return;
+  context.log.status = status;
+  response.writeHead(status, {
+    ...context.defaultHeaders,
+    ...headers,
+    'content-type': contentType,
+    'content-length': String(bytes.length),
+  });
+  if (status < 300 && context.controls.fault === 'cut') {
+    // Half the body, then the socket goes: the client sees a truncated response.
+    response.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+    cutConnection(context);
+    return;
+  }
+  response.end(bytes);
+}
+
+export function cutConnection(context: SimContext): void {
+  context.serverCut = true;
+  const socket = context.response.socket;
+  // Let the written bytes leave before the reset, so the client sees a partial answer.
+  if (socket !== null) socket.end(() => socket.destroy());
+  else context.response.destroy();
+}

@@ -1,0 +1,89 @@
+/**
+ * Which model names each simulated endpoint serves: the upstream names of the default catalog on
+ * their native protocol(s), and any name starting with `sim-` everywhere. Everything else is an
+ * unknown model, answered as the real API would.
+ */
+import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
+import type { SimProtocol } from './request-log';
+
+export type Endpoint = Exclude<SimProtocol, 'unknown'>;
+
+export interface SimModel {
+  name: string;
+  vendor: string;
+  maxOutputTokens: number;
+  /** OpenAI reasoning models reject `max_tokens` and a non-default temperature in Chat. */
+  openaiReasoning: boolean;
+  /** OpenAI models without reasoning reject reasoning parameters. */
+  rejectsReasoning: boolean;
+  /** Generate-Content models whose function calls must carry a thought signature (gemini-3 rules). */
+  requiresThoughtSignatures: boolean;
+  /** Generate-Content models that cannot turn thinking off (`thinkingBudget: 0`). */
+  thinkingOnly: boolean;
+  /** Generate-Content image models: answer with an inline PNG when IMAGE output is asked for. */
+  imageOutput: boolean;
+  isSim: boolean;
+}
+
+const SIM_MAX_OUTPUT_TOKENS = 32_768;
+/** Image and video entries list 0 output tokens; their text answers still need a limit. */
+const MEDIA_MAX_OUTPUT_TOKENS = 8_192;
+
+export class ModelRegistry {
+  private readonly byEndpoint = new Map<Endpoint, Map<string, SimModel>>();
+
+  constructor() {
+    for (const entry of DEFAULT_CATALOG) {
+      if (entry.retired === true) continue;
+      const name = entry.upstreamModel ?? entry.id;
+      const model: SimModel = {
+        name,
+        vendor: entry.family,
+        maxOutputTokens: entry.maxOutputTokens > 0 ? entry.maxOutputTokens : MEDIA_MAX_OUTPUT_TOKENS,
+        openaiReasoning: entry.family === 'openai' && entry.capabilities.includes('thinking'),
+        rejectsReasoning: entry.family === 'openai' && !entry.capabilities.includes('thinking'),
+        requiresThoughtSignatures: name.includes('gemini-3'),
+        thinkingOnly: name.includes('gemini-2.5-pro') || name.includes('gemini-3'),
+        imageOutput: entry.kind === 'image',
+        isSim: false,
+      };
+      for (const endpoint of endpointsOf(entry.kind, entry.nativeProtocols)) this.add(endpoint, model);
+    }
+  }
+
+  find(endpoint: Endpoint, name: string): SimModel | undefined {
+    if (name.startsWith('sim-')) return simModel(name);
+    return this.byEndpoint.get(endpoint)?.get(name);
+  }
+
+  private add(endpoint: Endpoint, model: SimModel): void {
+    let models = this.byEndpoint.get(endpoint);
+    if (models === undefined) {
+      models = new Map();
+      this.byEndpoint.set(endpoint, models);
+    }
+    models.set(model.name, model);
+  }
+}
+
+function endpointsOf(kind: string, nativeProtocols: readonly string[]): Endpoint[] {
+  if (kind === 'video') return ['video'];
+  // Image models of the OpenAI family live on the Images API; Google's answer through generateContent.
+  if (kind === 'image') return nativeProtocols.includes('generate-content') ? ['generate-content'] : ['images'];
+  return nativeProtocols.filter((protocol): protocol is Endpoint =>
+    protocol === 'messages' || protocol === 'chat' || protocol === 'responses' || protocol === 'generate-content');
+}
+
+function simModel(name: string): SimModel {
+  return {
+    name,
+    vendor: 'sim',
+    maxOutputTokens: SIM_MAX_OUTPUT_TOKENS,
+    openaiReasoning: false,
+    rejectsReasoning: false,
+    requiresThoughtSignatures: name.startsWith('sim-g3'),
+    thinkingOnly: false,
+    imageOutput: true,
+    isSim: true,
+  };
+}

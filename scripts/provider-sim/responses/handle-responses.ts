@@ -1,0 +1,53 @@
+/** `POST /v1/responses` and `GET /v1/responses/{id}`. */
+import { planAnswer } from '../answer/plan-answer';
+import { totalInputTokens } from '../answer/conversation';
+import { randomId, stableId } from '../ids';
+import { isRecord } from '../json';
+import type { SimContext } from '../http/context';
+import { sendJson } from '../http/send';
+import { sendStream } from '../http/stream';
+import { openaiError } from '../sim-error';
+import { parseResponsesRequest } from './parse-responses-request';
+import { outputItems, responsesBody, responsesErrorFrames, responsesFrames, type ResponsesAnswer } from './responses-answer';
+
+export async function handleResponses(context: SimContext, body: unknown, modelName: string): Promise<void> {
+  const { state } = context;
+  const parsed = parseResponsesRequest(body, state.models, modelName, { responses: state.responses, itemIds: state.responseItemIds });
+  const { conversation } = parsed;
+  const plan = planAnswer(conversation);
+  const seed = plan.toolCalls.length > 0 ? JSON.stringify(body) : '';
+  const hex = (): string => randomId(50, 'lower36');
+  const answer: ResponsesAnswer = {
+    id: `resp_${hex()}`,
+    createdAt: Math.floor(Date.now() / 1000),
+    model: modelName,
+    plan,
+    inputTokens: totalInputTokens(conversation),
+    cachedTokens: state.promptCache.automatic(`responses:${modelName}`, conversation.segments),
+    request: isRecord(body) ? body : {},
+    includeEncrypted: parsed.includeEncrypted,
+    summary: parsed.summary,
+    itemIds: { reasoning: `rs_${hex()}`, message: `msg_${hex()}`, calls: plan.toolCalls.map(() => `fc_${hex()}`) },
+    callIds: plan.toolCalls.map((_, index) => `call_${stableId(`${seed}#${index}`, 24)}`),
+  };
+  if (parsed.store) {
+    const items = outputItems(answer);
+    state.responses.set(answer.id, { inputItems: parsed.inputItems, outputItems: items, response: responsesBody(answer) });
+    for (const item of items) state.responseItemIds.set(String(item.id), true);
+  }
+  if (!parsed.stream) {
+    sendJson(context, 200, responsesBody(answer));
+    return;
+  }
+  await sendStream(context, {
+    contentType: 'text/event-stream; charset=utf-8',
+    frames: responsesFrames(answer),
+    errorFrames: (emitted) => responsesErrorFrames(answer, emitted),
+  });
+}
+
+export function handleGetResponse(context: SimContext, id: string): void {
+  const stored = context.state.responses.get(id);
+  if (stored === undefined) throw openaiError(404, `Response with id '${id}' not found.`, { param: 'response_id' });
+  sendJson(context, 200, stored.response);
+}
