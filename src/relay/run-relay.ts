@@ -20,6 +20,14 @@ function worthFailover(status: number): boolean {
   return status === 408 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
 }
 
+/**
+ * The account's credential was refused. Google answers a wrong key with 400 INVALID_ARGUMENT
+ * (reason API_KEY_INVALID), which must not reach the caller as their own mistake.
+ */
+function credentialRejected(status: number, body: string): boolean {
+  return status === 401 || status === 403 || (status === 400 && body.includes('API_KEY_INVALID'));
+}
+
 export async function readBodyText(response: UpstreamResponse): Promise<string> {
   try {
     return await response.body.text();
@@ -66,10 +74,10 @@ export async function runRelay(plan: RelayPlan, _req: Request, res: Response, de
         const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: String(response.status) });
         deps.logger.warn({ requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) }, 'upstream error');
-        if (worthFailover(response.status)) {
+        if (worthFailover(response.status) || credentialRejected(response.status, text)) {
           services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
-          lastError = response.status === 401 || response.status === 403 || response.status === 404
-            ? new GatewayError('upstream_error', `upstream account rejected the request (HTTP ${response.status})`, { upstream: { status: response.status } })
+          lastError = credentialRejected(response.status, text) || response.status === 404
+            ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
             : decoded;
           continue;
         }
