@@ -111,8 +111,12 @@ export function chatClient(baseURL: string, apiKey: string): SdkClient {
 
 export function responsesClient(baseURL: string, apiKey: string): SdkClient {
   const client = new OpenAI({ apiKey, baseURL: `${baseURL}/v1`, maxRetries: 0 });
+  // `output_text` is a convenience the SDK sets on create() only; read the message items instead.
+  const outputText = (response: OpenAI.Responses.Response): string => response.output
+    .flatMap((item) => (item.type === 'message' ? item.content : []))
+    .map((part) => (part.type === 'output_text' ? part.text : '')).join('');
   const toAnswer = (response: OpenAI.Responses.Response): SdkAnswer => ({
-    text: response.output_text,
+    text: outputText(response),
     stop: response.status ?? '',
     toolCalls: response.output.filter((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call')
       .map((i) => ({ id: i.call_id, name: i.name, arguments: JSON.parse(i.arguments) as Record<string, unknown> })),
