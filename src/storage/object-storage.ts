@@ -28,6 +28,8 @@ export interface ObjectStorage {
 }
 
 export function createObjectStorage(options: ObjectStorageOptions): ObjectStorage {
+  // The pinned SDK works on Node 20; its advisory about releases after January 2027 is noise in every log.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({
     endpoint: options.endpoint,
     region: options.region,
