@@ -58,6 +58,8 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   let finish: FinishReason | null = null;
   let failure: GatewayError | undefined;
   let keyInvalidated = false;
+  /** Pass-through: the upstream's own error frame already reached the client. */
+  let upstreamSentErrorFrame = false;
 
   const commit = () => {
     if (committed) return;
@@ -120,8 +122,12 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
             failure = events.find((e): e is Extract<IrStreamEvent, { type: 'error' }> => e.type === 'error')!.error;
             break;
           }
-          if (!(await handle(events))) break;
+          // After the first byte the upstream's bytes go out as they are, its own error frame included.
           if (!(await write(filter ? filter(chunk) : chunk))) break;
+          if (!(await handle(events))) {
+            upstreamSentErrorFrame = failure !== undefined;
+            break;
+          }
         } else if (!(await handle(events))) {
           break;
         }
@@ -162,11 +168,11 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (failure) {
       if (!committed) return { kind: 'retry', error: failure };
       // After the first byte: the protocol's error frame, and the call is free.
-      if (encoder) for (const frame of encoder.fail(failure)) await write(frame);
-      else if (plan.protocol !== 'generate-content' || plan.streamOptions.sse) {
-        // Pass-through: the upstream's own error event (if any) was relayed; a cut stream gets ours.
-        const ended = decoderSawTerminal(finish);
-        if (!ended) for (const frame of CODECS[plan.protocol].inbound.createStreamEncoder(plan.streamOptions, plan.context).fail(failure)) await write(frame);
+      if (encoder) {
+        for (const frame of encoder.fail(failure)) await write(frame);
+      } else if (!upstreamSentErrorFrame) {
+        // Pass-through cut without an error frame: one bare frame of the protocol, never a new stream start.
+        await write(passThroughErrorFrame(plan, failure));
       }
       res.end();
       await plan.ticket.release();
@@ -192,8 +198,18 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   }
 }
 
-function decoderSawTerminal(finish: FinishReason | null): boolean {
-  return finish !== null;
+/** The protocol's bare error frame for a pass-through stream the upstream cut without one. */
+function passThroughErrorFrame(plan: RelayPlan, error: GatewayError): string {
+  const body = CODECS[plan.protocol].inbound.encodeError(error).body;
+  switch (plan.protocol) {
+    case 'messages': return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+    case 'responses': {
+      const inner = (body.error ?? {}) as Record<string, unknown>;
+      return `event: error\ndata: ${JSON.stringify({ type: 'error', code: inner.code ?? null, message: inner.message ?? error.message, param: inner.param ?? null })}\n\n`;
+    }
+    case 'chat': return `data: ${JSON.stringify(body)}\n\n`;
+    case 'generate-content': return plan.streamOptions.sse ? `data: ${JSON.stringify(body)}\n\n` : `,${JSON.stringify(body)}]`;
+  }
 }
 
 export type { ContentPart };
