@@ -2,6 +2,7 @@
 import { Type, type Content, type FunctionDeclaration, type GenerateContentResponse, type GoogleGenAI, type Part } from '@google/genai';
 import { startSimulator, type Simulator } from '../../scripts/provider-sim/server';
 import { countTextTokens } from '../../scripts/provider-sim/tokens';
+import { chunkText } from '../../scripts/provider-sim/answer/chunk-text';
 import { isWellFormedThoughtSignature } from '../../scripts/provider-sim/answer/signatures';
 import { genai, GOOGLE_HEADERS, parseSse, PNG_BASE64, post } from './sim-support';
 
@@ -94,6 +95,20 @@ describe('tools', () => {
     expect(chunks[chunks.length - 1]!.candidates?.[0]?.finishReason).toBe('STOP');
   });
 
+  // Raw answers: the SDK drops finishMessage from Gemini API (non-Vertex) answers.
+  it('explains a whole function-call answer in finishMessage, as Gemini does; not its stream nor a text answer', async () => {
+    const candidate = (json: unknown): Record<string, unknown> => (json as { candidates: Record<string, unknown>[] }).candidates[0]!;
+    const request = (text: string): unknown => ({ contents: [{ role: 'user', parts: [{ text }] }], tools });
+    const call = await post(sim, `/v1beta/models/${MODEL}:generateContent`, request('get_time please'), GOOGLE_HEADERS);
+    expect(candidate(call.json)).toMatchObject({ finishReason: 'STOP', finishMessage: 'Model generated function call(s).' });
+    const text = await post(sim, `/v1beta/models/${MODEL}:generateContent`, request('hello'), GOOGLE_HEADERS);
+    expect(Object.keys(candidate(text.json))).not.toContain('finishMessage');
+    const stream = await post(sim, `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, request('get_time please'), GOOGLE_HEADERS);
+    const streamed = parseSse(stream.text).map((event) => candidate(JSON.parse(event.data)));
+    expect(streamed[streamed.length - 1]!.finishReason).toBe('STOP');
+    expect(streamed.filter((one) => 'finishMessage' in one)).toEqual([]);
+  });
+
   it('honours mode ANY with allowed names, and NONE', async () => {
     const forced = await client.models.generateContent({
       model: MODEL, contents: 'hello',
@@ -124,6 +139,41 @@ describe('thinking', () => {
     expect(isWellFormedThoughtSignature(parts[1]!.thoughtSignature!)).toBe(true);
     expect(response.usageMetadata?.thoughtsTokenCount).toBe(countTextTokens(parts[0]!.text!));
     expect(response.usageMetadata?.candidatesTokenCount).toBe(countTextTokens('Echo: ponder this'));
+  });
+
+  it('streams unsigned text, then an empty text part with the signature and the finish (google-text.chunks.txt)', async () => {
+    const request = { model: 'sim-g3-pro', contents: 'one two three four five six seven' };
+    const whole = await client.models.generateContent(request);
+    const chunks = await collect(await client.models.generateContentStream(request));
+    const last = chunks[chunks.length - 1]!.candidates![0]!;
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(last.content!.parts).toEqual([{ text: '', thoughtSignature: whole.candidates![0]!.content!.parts![0]!.thoughtSignature }]);
+    expect(isWellFormedThoughtSignature(last.content!.parts![0]!.thoughtSignature!)).toBe(true);
+    expect(last.finishReason).toBe('STOP');
+    const before = chunks.slice(0, -1).map((chunk) => chunk.candidates![0]!);
+    expect(before.every((candidate) => candidate.finishReason === undefined)).toBe(true);
+    expect(before.flatMap((candidate) => candidate.content!.parts!)).toEqual(chunkText('Echo: one two three four five six seven', null).map((text) => ({ text })));
+  });
+
+  it('streams thoughts unsigned and signs the first function call, which replays', async () => {
+    const tools = [{ functionDeclarations: [weather, time] }];
+    const config = { tools, thinkingConfig: { includeThoughts: true } };
+    const chunks = await collect(await client.models.generateContentStream({ model: 'sim-g3-pro', contents: 'get_time and get_weather', config }));
+    const parts = partsOf(chunks);
+    const signed = parts.filter((part) => part.thoughtSignature !== undefined);
+    expect(signed).toHaveLength(1);
+    expect(signed[0]!.functionCall?.name).toBe('get_time');
+    expect(parts[0]!.thought).toBe(true);
+    expect(chunks[chunks.length - 1]!.candidates![0]!.content!.parts).toEqual([{ text: '' }]);
+    const next = await client.models.generateContent({
+      model: 'sim-g3-pro', config,
+      contents: [
+        { role: 'user', parts: [{ text: 'get_time and get_weather' }] },
+        { role: 'model', parts: parts.filter((part) => part.thought !== true && part.text !== '') },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_time', response: { hour: 9 } } }, { functionResponse: { name: 'get_weather', response: { content: 'warm' } } }] },
+      ],
+    });
+    expect(next.text).toBe('Tool result: {"hour":9}\nTool result: warm');
   });
 
   it('thinks without showing thoughts when includeThoughts is off', async () => {

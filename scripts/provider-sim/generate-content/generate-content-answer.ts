@@ -27,22 +27,29 @@ function finishReason(plan: AnswerPlan): string {
   return plan.finish === 'max_tokens' ? 'MAX_TOKENS' : 'STOP';
 }
 
-/** The answer's parts in order; the first part after the thoughts carries the thought signature. */
-function answerParts(answer: GenerateContentAnswer, textPieces: string[]): Part[][] {
+/**
+ * The answer's parts in order, one group per streamed chunk. A thinking model signs its first
+ * function call; an answer without calls is signed on its text part when whole, and on a final
+ * empty text part when streamed, the text chunks before it unsigned (google-text.chunks.txt,
+ * google-reasoning*.chunks.txt). Thoughts are never signed.
+ */
+function answerParts(answer: GenerateContentAnswer, textPieces: string[], streamed: boolean): Part[][] {
   const { plan } = answer;
   const groups: Part[][] = [];
   if (answer.includeThoughts && plan.reasoningText !== null) {
     for (const piece of chunkText(plan.reasoningText, null)) groups.push([{ text: piece, thought: true }]);
   }
-  let signed = !answer.thinking;
-  const sign = (part: Part, signedText: string): Part => {
-    if (signed) return part;
-    signed = true;
-    return { ...part, thoughtSignature: thoughtSignature(signedText) };
-  };
-  for (const piece of textPieces) groups.push([sign({ text: piece }, plan.text)]);
-  for (const call of plan.toolCalls) groups.push([sign({ functionCall: { name: call.name, args: call.arguments } }, call.name)]);
+  // The same signature whether streamed or not: it signs the answer's text.
+  const textSignature = { thoughtSignature: thoughtSignature(plan.text) };
+  const signText = answer.thinking && plan.toolCalls.length === 0;
+  if (signText && !streamed) groups.push([{ text: textPieces.join(''), ...textSignature }]);
+  else for (const piece of textPieces) groups.push([{ text: piece }]);
+  plan.toolCalls.forEach((call, index) => {
+    const part: Part = { functionCall: { name: call.name, args: call.arguments } };
+    groups.push([answer.thinking && index === 0 ? { ...part, thoughtSignature: thoughtSignature(call.name) } : part]);
+  });
   if (answer.imageBase64 !== null) groups.push([{ inlineData: { mimeType: 'image/png', data: answer.imageBase64 } }]);
+  if (signText && streamed) groups.push([{ text: '', ...textSignature }]);
   return groups;
 }
 
@@ -72,12 +79,19 @@ function candidateTokens(answer: GenerateContentAnswer): number {
   return answer.plan.outputTokens - answer.plan.reasoningTokens + (answer.imageBase64 === null ? 0 : IMAGE_OUTPUT_TOKENS);
 }
 
-function response(answer: GenerateContentAnswer, parts: Part[], finish: string | null, usage: Record<string, unknown>): Record<string, unknown> {
+/** How a candidate ended: its reason, and the message Gemini adds to whole answers with calls. */
+interface Finish {
+  reason: string;
+  message: string | null;
+}
+
+function response(answer: GenerateContentAnswer, parts: Part[], finish: Finish | null, usage: Record<string, unknown>): Record<string, unknown> {
   const candidates = [];
   for (let index = 0; index < answer.candidateCount; index++) {
     const candidate: Record<string, unknown> = { content: { parts, role: 'model' } };
-    if (finish !== null) candidate.finishReason = finish;
+    if (finish !== null) candidate.finishReason = finish.reason;
     candidate.index = index;
+    if (finish !== null && finish.message !== null) candidate.finishMessage = finish.message;
     candidates.push(candidate);
   }
   return { candidates, usageMetadata: usage, modelVersion: answer.model, responseId: answer.responseId };
@@ -85,20 +99,24 @@ function response(answer: GenerateContentAnswer, parts: Part[], finish: string |
 
 export function generateContentBody(answer: GenerateContentAnswer): Record<string, unknown> {
   const text = answer.plan.text;
-  const groups = answerParts(answer, text === '' ? [] : [text]);
+  const groups = answerParts(answer, text === '' ? [] : [text], false);
   const parts = groups.flat();
   // Thoughts arrive as one part when not streamed.
   const thoughtParts = parts.filter((part) => part.thought === true);
   const merged = thoughtParts.length > 0 ? [{ text: thoughtParts.map((part) => part.text).join(''), thought: true }, ...parts.filter((part) => part.thought !== true)] : parts;
   if (merged.length === 0) merged.push({ text: '' });
-  return response(answer, merged, finishReason(answer.plan), usageMetadata(answer, candidateTokens(answer), answer.plan.reasoningTokens));
+  // Only the whole answer explains a function-call finish; the stream's last chunk does not
+  // (google-tool-call.json against google-tool-call.chunks.txt).
+  const finish = { reason: finishReason(answer.plan), message: answer.plan.toolCalls.length > 0 ? 'Model generated function call(s).' : null };
+  return response(answer, merged, finish, usageMetadata(answer, candidateTokens(answer), answer.plan.reasoningTokens));
 }
 
 /** One GenerateContentResponse per chunk, usage cumulative, the finish reason on the last one. */
 export function generateContentChunks(answer: GenerateContentAnswer): Record<string, unknown>[] {
   const { plan } = answer;
-  const groups = answerParts(answer, chunkText(plan.text, plan.chunkSize));
-  // A function call is followed by an empty text chunk that carries the finish reason.
+  const groups = answerParts(answer, chunkText(plan.text, plan.chunkSize), true);
+  // A function call is followed by an empty text chunk that carries the finish reason; a thinking
+  // model's text already ends on one (the signed part).
   if (plan.toolCalls.length > 0 || groups.length === 0) groups.push([{ text: '' }]);
   let candidates = 0;
   let thoughts = 0;
@@ -117,7 +135,7 @@ export function generateContentChunks(answer: GenerateContentAnswer): Record<str
     } else if (answer.thinking && !answer.includeThoughts) {
       thoughts = plan.reasoningTokens;
     }
-    chunks.push(response(answer, parts, last ? finishReason(plan) : null, usageMetadata(answer, candidates, thoughts)));
+    chunks.push(response(answer, parts, last ? { reason: finishReason(plan), message: null } : null, usageMetadata(answer, candidates, thoughts)));
   });
   return chunks;
 }

@@ -30,12 +30,10 @@ function stopReason(plan: AnswerPlan): string {
   return plan.finish;
 }
 
-/** Newer API versions count thinking apart; only answers that thought carry the detail. */
-function thinkingDetail(answer: MessagesAnswer): Record<string, unknown> {
-  return answer.plan.reasoningText === null ? {} : { output_tokens_details: { thinking_tokens: answer.plan.reasoningTokens } };
-}
-
-/** Usage at `message_start` (output not known yet: 1) or final. */
+/**
+ * Usage at `message_start` (output not known yet: 1) or final. Thinking has no counter of its own:
+ * the real API counts it inside `output_tokens` (captures/messages/anthropic-clear-thinking.1.*).
+ */
 function usage(answer: MessagesAnswer, final: boolean): Record<string, unknown> {
   const { cache } = answer;
   return {
@@ -47,7 +45,6 @@ function usage(answer: MessagesAnswer, final: boolean): Record<string, unknown> 
       ephemeral_1h_input_tokens: cache.writeTtl === '1h' ? cache.write : 0,
     },
     output_tokens: final ? answer.plan.outputTokens : 1,
-    ...(final ? thinkingDetail(answer) : {}),
     service_tier: 'standard',
     inference_geo: 'not_available',
   };
@@ -114,7 +111,6 @@ export function messagesFrames(answer: MessagesAnswer): string[] {
       cache_creation_input_tokens: cache.write,
       cache_read_input_tokens: cache.read,
       output_tokens: answer.plan.outputTokens,
-      ...thinkingDetail(answer),
     },
   });
   event({ type: 'message_stop' });
