@@ -3,6 +3,7 @@
  * upstream response decoder. A `thoughtSignature` on a part that is not a thought or a call (the
  * final empty text part of a stream, or a text answer) becomes a reasoning part with empty text
  * right after it, so the signature survives and is replayed next to the part it came with.
+ * Consecutive thought parts fold into one reasoning part, closed by the first signature among them.
  */
 import type { Opaque } from '../../ir/opaque';
 import type { ContentPart, ImagePart, MediaSource, ReasoningPart, TextPart } from '../../ir/parts';
@@ -31,6 +32,8 @@ type DecodablePart = GenerateContentResponsePart & { functionResponse?: Function
 
 export function decodeGenerateContentParts(parts: readonly DecodablePart[], options: DecodePartsOptions): ContentPart[] {
   const out: ContentPart[] = [];
+  // Reasoning parts decoded from thoughts without a signature yet: the next thought part extends them.
+  const unsignedThought = new Set<ReasoningPart>();
   for (const part of parts) {
     const signature = part.thoughtSignature ?? undefined;
     if (part.functionCall) {
@@ -51,7 +54,20 @@ export function decodeGenerateContentParts(parts: readonly DecodablePart[], opti
       continue;
     }
     if (typeof part.text === 'string' && part.thought === true) {
-      out.push({ type: 'reasoning', text: part.text, ...(signature !== undefined ? reasoningOpaques(signature, options) : {}) });
+      const opaques = signature !== undefined ? reasoningOpaques(signature, options) : {};
+      const previous = out[out.length - 1];
+      if (previous?.type === 'reasoning' && unsignedThought.has(previous)) {
+        // Consecutive thoughts are one reasoning part until a signature ends it, as the stream
+        // decoder reads them: a streaming client replays one thought part per chunk, then the
+        // signature on an empty one, and the signature signs the whole text.
+        previous.text += part.text;
+        Object.assign(previous, opaques);
+        if (signature !== undefined) unsignedThought.delete(previous);
+      } else {
+        const reasoning: ReasoningPart = { type: 'reasoning', text: part.text, ...opaques };
+        out.push(reasoning);
+        if (signature === undefined) unsignedThought.add(reasoning);
+      }
       continue;
     }
     const decoded = decodeContentPart(part);

@@ -31,6 +31,12 @@ interface OpenBlock {
   signed: boolean;
   /** Tool call whose arguments stream in as `partialArgs`. */
   streamedArguments?: GenerateContentPartialArguments;
+  /**
+   * Text: a signature that came on one of the block's text parts. The body decoder puts it after
+   * the whole text (see decodeGenerateContentParts), so it is held until the block closes rather
+   * than splitting the text around it.
+   */
+  heldSignature?: Opaque;
 }
 
 export function createGenerateContentStreamDecoder(context: UpstreamDecodeContext): StreamDecoder {
@@ -142,8 +148,14 @@ class GenerateContentStreamDecoder implements StreamDecoder {
     }
     if (typeof part.text === 'string') {
       if (part.text !== '') {
-        if (this.open?.kind !== 'text') this.openBlock(out, { kind: 'text' });
-        out.push({ type: 'text_delta', index: (this.open as OpenBlock).index, text: part.text });
+        // A second signature in one block: the first belongs to the text so far, as two signed text parts of a body.
+        if (this.open?.kind !== 'text' || (signature && this.open.heldSignature)) this.openBlock(out, { kind: 'text' });
+        const open = this.open as OpenBlock;
+        out.push({ type: 'text_delta', index: open.index, text: part.text });
+        if (signature) {
+          open.heldSignature = signature;
+          return;
+        }
       }
     } else {
       const { thoughtSignature: _signature, ...value } = part;
@@ -156,7 +168,11 @@ class GenerateContentStreamDecoder implements StreamDecoder {
     if (signature) this.signatureBlock(signature, out);
   }
 
-  /** A signature on a part that is not a thought or a call: a reasoning block of its own (see decodeGenerateContentParts). */
+  /**
+   * A signature on a part that is not a thought or a call: a reasoning block of its own (see
+   * decodeGenerateContentParts). On an empty text part (the last part of a real stream) it ends the
+   * text now; on a text part with text it waits in `heldSignature` for the text block to close.
+   */
   private signatureBlock(signature: Opaque, out: IrStreamEvent[]): void {
     const index = this.openBlock(out, { kind: 'reasoning' });
     out.push({ type: 'reasoning_opaque', index, field: 'signature', value: signature });
@@ -203,6 +219,7 @@ class GenerateContentStreamDecoder implements StreamDecoder {
     // Streamed arguments are sent as one delta once complete (rule 6 of PROTOCOLS.md §4.3).
     if (open.streamedArguments) out.push({ type: 'tool_args_delta', index: open.index, json: open.streamedArguments.toJson() });
     out.push({ type: 'block_end', index: open.index });
+    if (open.heldSignature) this.signatureBlock(open.heldSignature, out);
   }
 
   private fail(out: IrStreamEvent[], error: GatewayError): void {

@@ -146,6 +146,38 @@ describe('decodeGenerateContentRequest', () => {
     ]);
   });
 
+  // Issue 4: each replayed thought part became its own reasoning part, so the signed one had empty
+  // text and a Messages upstream rejected it ("Invalid `signature` in `thinking` block").
+  it('folds the thought parts a streaming client replays, one per chunk, into one reasoning part with its signature', () => {
+    const signature = wrapOpaque({ origin: 'messages', value: JSON.stringify({ s: 'anthropic-signature' }) });
+    const { request } = decode({
+      contents: [
+        user('q'),
+        {
+          role: 'model',
+          parts: [
+            { text: 'The user ', thought: true },
+            { text: 'wrote: q.', thought: true },
+            { text: '', thought: true, thoughtSignature: signature },
+            { text: 'more', thought: true },
+            { text: '', thought: true },
+            { text: 'Answer' },
+            { text: 'after text', thought: true },
+            { functionCall: { id: 'toolu_1', name: 'f', args: {} } },
+          ],
+        },
+      ],
+    });
+    expect(request.turns[1].parts).toEqual([
+      { type: 'reasoning', text: 'The user wrote: q.', signature: { origin: 'messages', value: 'anthropic-signature' } },
+      // A signature ends the run: the thoughts after it are another block, unsigned.
+      { type: 'reasoning', text: 'more' },
+      { type: 'text', text: 'Answer' },
+      { type: 'reasoning', text: 'after text' },
+      { type: 'tool_call', id: 'toolu_1', name: 'f', argumentsJson: '{}' },
+    ]);
+  });
+
   it('decodes function declarations (OpenAPI or JSON Schema) and keeps other tools as built-ins', () => {
     const { request } = decode({
       contents: [user('a')],

@@ -1,6 +1,7 @@
 import type { IrStreamEvent } from '../../../../src/ir/stream-event';
 import { createGenerateContentStreamDecoder } from '../../../../src/protocols/generate-content/generate-content-stream-decoder';
-import { testContext } from '../../../support/sdk-generate-content';
+import { decodeGenerateContentResponse } from '../../../../src/protocols/generate-content/decode-generate-content-response';
+import { foldStreamEvents, testContext } from '../../../support/sdk-generate-content';
 
 const sse = (chunks: unknown[]): string => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('');
 const jsonArray = (chunks: unknown[]): string => `[${chunks.map((c) => JSON.stringify(c, null, 2)).join('\n,\r\n')}]`;
@@ -57,6 +58,46 @@ const CASES: Array<[string, unknown[], unknown[]]> = [
     { type: 'block_end', index: 2 },
     { type: 'usage', usage: normalized },
     { type: 'finish', finish: { unified: 'stop', raw: 'STOP' } },
+  ]],
+  // Issue 4: a signature on a text part with text used to split the text block around it.
+  ['a thoughtSignature on a text part with text waits for the text block to close', [
+    chunk([{ text: 'Echo: Tell', thoughtSignature: 'sig' }]),
+    chunk([{ text: ' me' }]),
+    chunk([{ text: ' more' }], { finishReason: 'STOP' }),
+  ], [
+    { type: 'start', id: 'r1', model: 'gemini-x' },
+    { type: 'block_start', index: 0, block: { kind: 'text' } },
+    { type: 'text_delta', index: 0, text: 'Echo: Tell' },
+    { type: 'text_delta', index: 0, text: ' me' },
+    { type: 'text_delta', index: 0, text: ' more' },
+    { type: 'block_end', index: 0 },
+    { type: 'block_start', index: 1, block: { kind: 'reasoning' } },
+    { type: 'reasoning_opaque', index: 1, field: 'signature', value: { origin: 'generate-content', value: 'sig' } },
+    { type: 'block_end', index: 1 },
+    { type: 'finish', finish: { unified: 'stop', raw: 'STOP' } },
+  ]],
+  ['a held text signature comes out before the next block, and a second one starts a new text block', [
+    chunk([{ text: 'a', thoughtSignature: 's1' }, { text: 'b' }, { text: 'c', thoughtSignature: 's2' }]),
+    chunk([{ functionCall: { id: 'f1', name: 'plain', args: {} } }], { finishReason: 'STOP' }),
+  ], [
+    { type: 'start', id: 'r1', model: 'gemini-x' },
+    { type: 'block_start', index: 0, block: { kind: 'text' } },
+    { type: 'text_delta', index: 0, text: 'a' },
+    { type: 'text_delta', index: 0, text: 'b' },
+    { type: 'block_end', index: 0 },
+    { type: 'block_start', index: 1, block: { kind: 'reasoning' } },
+    { type: 'reasoning_opaque', index: 1, field: 'signature', value: { origin: 'generate-content', value: 's1' } },
+    { type: 'block_end', index: 1 },
+    { type: 'block_start', index: 2, block: { kind: 'text' } },
+    { type: 'text_delta', index: 2, text: 'c' },
+    { type: 'block_end', index: 2 },
+    { type: 'block_start', index: 3, block: { kind: 'reasoning' } },
+    { type: 'reasoning_opaque', index: 3, field: 'signature', value: { origin: 'generate-content', value: 's2' } },
+    { type: 'block_end', index: 3 },
+    { type: 'block_start', index: 4, block: { kind: 'tool_call', id: 'f1', name: 'plain' } },
+    { type: 'tool_args_delta', index: 4, json: '{}' },
+    { type: 'block_end', index: 4 },
+    { type: 'finish', finish: { unified: 'tool_calls', raw: 'STOP' } },
   ]],
   ['a signed thought closes its block; more thought text opens a new one', [
     chunk([{ text: 'a', thought: true, thoughtSignature: 's1' }, { text: 'b', thought: true }], { finishReason: 'STOP' }),
@@ -140,6 +181,22 @@ describe('generate-content stream decoder', () => {
   it.each(CASES)('%s (split one character at a time)', (_name, chunks, expected) => {
     expect(comparable(decodeAll(sse(chunks), (text) => [...text]))).toEqual(expected);
     expect(comparable(decodeAll(jsonArray(chunks), (text) => [...text]))).toEqual(expected);
+  });
+
+  it('does not split a text block at a thoughtSignature: it folds to what the body decoder reads (issue 4)', () => {
+    const text = ['Echo: Tell', ' me about', ' the fox'];
+    const streamed = sse([
+      chunk([{ text: text[0], thoughtSignature: 'sig' }], { usage }),
+      chunk([{ text: text[1] }], { usage }),
+      chunk([{ text: text[2] }], { finishReason: 'STOP', usage }),
+    ]);
+    const whole = decodeGenerateContentResponse(chunk([{ text: text.join(''), thoughtSignature: 'sig' }], { finishReason: 'STOP', usage }), testContext());
+    const folded = foldStreamEvents(decodeAll(streamed));
+    expect(folded.parts).toEqual(whole.parts);
+    expect(folded.parts).toEqual([
+      { type: 'text', text: 'Echo: Tell me about the fox' },
+      { type: 'reasoning', text: '', signature: { origin: 'generate-content', value: 'sig' } },
+    ]);
   });
 
   it('accepts CRLF line ends and keepalive comments', () => {

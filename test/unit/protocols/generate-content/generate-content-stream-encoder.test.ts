@@ -135,11 +135,11 @@ describe('generate-content stream encoder', () => {
     const chunks = sseChunks(frames) as Array<{ candidates: Array<{ content: { parts: Array<Record<string, unknown>> } }> }>;
     const parts = chunks.flatMap((c) => c.candidates[0].content.parts);
     expect(parts[1].thoughtSignature).toBe(wrapOpaque({ origin: 'responses', value: JSON.stringify({ e: 'gAAAA', i: 'rs_9' }) }));
-    // The client sends its history back; the opaque values come back to their own origin.
+    // The client sends its history back; the opaque values come back to their own origin, each
+    // block whole again (its thought text and the signature-carrying part after it fold together).
     const decoded = decodeGenerateContentRequest({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: parts.filter((p) => p.text !== '' || p.thoughtSignature) }] }, testContext());
     expect(decoded.request.turns[1].parts).toEqual([
-      { type: 'reasoning', text: 'summary' },
-      { type: 'reasoning', text: '', encrypted: { origin: 'responses', value: 'gAAAA' }, itemId: { origin: 'responses', value: 'rs_9' } },
+      { type: 'reasoning', text: 'summary', encrypted: { origin: 'responses', value: 'gAAAA' }, itemId: { origin: 'responses', value: 'rs_9' } },
       { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'redacted-bytes' } },
     ]);
   });
