@@ -14,7 +14,8 @@ export function convertMessagesUsage(raw: unknown): Usage {
     cacheReadTokens: readNumber(raw, 'cache_read_input_tokens') ?? 0,
     cacheWriteTokens: readNumber(raw, 'cache_creation_input_tokens') ?? 0,
     outputTokens: readNumber(raw, 'output_tokens') ?? 0,
-    // Only newer answers break thinking out; older ones count it inside output_tokens only.
+    // The Messages API counts thinking inside output_tokens and does not break it out; a
+    // `thinking_tokens` detail is read if a provider ever sends one, else 0 (never estimated).
     reasoningTokens: (details && readNumber(details, 'thinking_tokens')) ?? 0,
   };
 }
