@@ -94,7 +94,7 @@ function readCapture(name: string): string {
 
 describeCaptures('chat captures', () => {
   it('covers every capture in the folder', () => {
-    const files = fs.readdirSync(dir ?? '');
+    const files = dir === undefined ? [] : fs.readdirSync(dir);
     const streams = files.filter((file) => file.endsWith('.chunks.txt')).map((file) => file.replace('.chunks.txt', ''));
     const bodies = files.filter((file) => file.endsWith('.json')).map((file) => file.replace('.json', ''));
     expect(streams.sort()).toEqual(Object.keys(STREAMS).sort());
