@@ -25,8 +25,11 @@ import { createInferenceRouter } from './relay/inference-router';
 import type { Services } from './services';
 import { createTasksRouter } from './tasks/tasks-router';
 
-export function createApp(deps: Dependencies, services: Services): Express {
-  const app = express();
+/** The Express app plus what must be closed with it (subscriptions held by routers). */
+export type GatewayApp = Express & { closeRoutes(): Promise<void> };
+
+export function createApp(deps: Dependencies, services: Services): GatewayApp {
+  const app = express() as GatewayApp;
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', false);
@@ -38,7 +41,9 @@ export function createApp(deps: Dependencies, services: Services): Express {
   app.use(createInferenceRouter(deps, services));
   app.use(createModelsRouter(deps.catalog, services.authenticator));
   app.use(createImagesRouter(deps, services));
-  app.use(createTasksRouter(deps, services));
+  const tasksRouter = createTasksRouter(deps, services);
+  app.use(tasksRouter);
+  app.closeRoutes = () => tasksRouter.close();
 
   const managementAuth = createManagementAuth(deps, services.authenticator);
   const management = express.Router();

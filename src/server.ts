@@ -26,6 +26,7 @@ export async function startApiServer(options: { port?: number; host?: string; mi
     deps,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.closeRoutes();
       await services.close();
       await closeDependencies(deps);
     },

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
-import { requireSession } from '../auth/management-auth';
+import { createRequireSession, managementPrincipal } from '../auth/management-auth';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { isProtocol, type Protocol } from '../ir/protocol';
@@ -40,13 +40,13 @@ const PROTOCOL_ALIASES: Record<string, Protocol> = {
 export function createDialTestRouter(deps: Dependencies, services: RelayServices): Router {
   const router = Router();
   const context = createCodecContext(deps.clock);
-  router.post('/api/v1/dial/test', requireSession(deps), async (req, res) => {
+  router.post('/api/v1/dial/test', createRequireSession(deps), async (req, res) => {
     const parsed = bodySchema.safeParse(req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new GatewayError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`, { param: issue.path.join('.') });
     }
-    const principal = res.locals.principal as { accountId: number };
+    const principal = managementPrincipal(res);
     const stages: Stage[] = [];
     const answer = (ok: boolean) => res.status(200).json({ ok, stages });
 

@@ -32,7 +32,8 @@ export interface TestGateway extends ApiInstance {
 
 async function startInstance(deps: Dependencies, onClose: () => Promise<void> = async () => undefined): Promise<ApiInstance> {
   const services = createServices(deps);
-  const server = createApp(deps, services).listen(0, '127.0.0.1');
+  const app = createApp(deps, services);
+  const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -41,6 +42,7 @@ async function startInstance(deps: Dependencies, onClose: () => Promise<void> = 
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.closeRoutes();
       await services.close();
       await onClose();
     },
