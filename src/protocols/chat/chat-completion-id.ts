@@ -4,8 +4,3 @@ import type { CodecContext } from '../codec';
 export function chatCompletionId(upstreamId: string | undefined, context: CodecContext): string {
   return upstreamId !== undefined && upstreamId.startsWith('chatcmpl-') ? upstreamId : context.newId('chatcmpl-');
 }
-
-/** Tool call arguments shown to a Chat client are always a JSON string; nothing streamed means `{}`. */
-export function clientArguments(argumentsJson: string): string {
-  return argumentsJson.trim() === '' ? '{}' : argumentsJson;
-}

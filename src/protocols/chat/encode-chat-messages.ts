@@ -11,7 +11,7 @@ import type { IrRequest } from '../../ir/request';
 import type { TranslationWarning } from '../../ir/warning';
 import { toDataUrl } from '../shared/data-url';
 import { sanitizeToolName } from '../shared/tool-names';
-import { clientArguments } from './chat-completion-id';
+import { clientArguments } from '../shared/tool-arguments';
 import type { ChatOutgoingMessage, ChatOutgoingUserPart, ChatToolCallBody } from './chat-wire-types';
 import { sanitizeChatToolCallId } from './sanitize-chat-tool-call-id';
 

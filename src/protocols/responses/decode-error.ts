@@ -1,9 +1,11 @@
 /**
- * An upstream Responses error answer → GatewayError: the kind from the HTTP status (one place:
- * `kindForUpstreamStatus`), the provider's message, and the retry hint from `retry-after-ms`,
- * `retry-after` (seconds) or the message's "try again in 1.5s / 120ms".
+ * An upstream Responses error (an HTTP error body, or one inside a 200) → GatewayError: the kind
+ * from the HTTP status, else from the error code (one mapping: `kindForResponsesError`), the
+ * provider's message, and the retry hint from `retry-after-ms`, `retry-after` (seconds) or the
+ * message's "try again in 1.5s / 120ms".
  */
-import { GatewayError, kindForUpstreamStatus, type ErrorKind } from '../../errors/gateway-error';
+import { GatewayError } from '../../errors/gateway-error';
+import { kindForResponsesError } from './kind-for-responses-error';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -35,14 +37,37 @@ function record(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** The `error` object of an OpenAI envelope (or of a stream `error` event), leniently. */
-export function upstreamErrorMessage(payload: unknown): { message?: string; param?: string; code?: string } {
+export function upstreamErrorMessage(payload: unknown): { message?: string; param?: string; code?: string; type?: string } {
   const root = record(payload);
   const error = record(root?.error) ?? root;
   const text = (key: string): string | undefined => {
     const value = error?.[key];
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
-  return { message: text('message'), param: text('param'), code: text('code') ?? text('type') };
+  return { message: text('message'), param: text('param'), code: text('code'), type: text('type') };
+}
+
+/** What every decoded Responses failure is built from, so a body and a stream frame decode alike. */
+interface UpstreamFailure {
+  /** The HTTP status the error came with; absent when it came inside a 200 answer. */
+  status?: number;
+  payload: unknown;
+  headers: Headers;
+  fallbackMessage: string;
+  upstream: { status: number; body?: string };
+}
+
+function gatewayErrorFor({ status, payload, headers, fallbackMessage, upstream }: UpstreamFailure): GatewayError {
+  const { message, param, code, type } = upstreamErrorMessage(payload);
+  const kind = kindForResponsesError({ status, code, type });
+  const retryAfterSeconds = retryAfterFrom(headers, message);
+  return new GatewayError(kind, message ?? fallbackMessage, {
+    // An upstream 529 stays a 529; an in-band overload takes the kind's own status.
+    ...(kind === 'overloaded' && status !== undefined ? { status } : {}),
+    ...(param !== undefined && kind === 'invalid_request' ? { param } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    upstream,
+  });
 }
 
 export function decodeResponsesError(status: number, body: string, headers: Headers): GatewayError {
@@ -52,31 +77,24 @@ export function decodeResponsesError(status: number, body: string, headers: Head
   } catch {
     payload = undefined;
   }
-  const { message, param } = upstreamErrorMessage(payload);
-  const kind = kindForUpstreamStatus(status);
-  const retryAfterSeconds = retryAfterFrom(headers, message);
-  return new GatewayError(kind, message ?? (body.trim() !== '' ? body.trim().slice(0, 500) : `upstream answered HTTP ${status}`), {
-    ...(kind === 'overloaded' ? { status } : {}),
-    ...(param !== undefined && kind === 'invalid_request' ? { param } : {}),
-    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  return gatewayErrorFor({
+    status,
+    payload,
+    headers,
+    fallbackMessage: body.trim() !== '' ? body.trim().slice(0, 500) : `upstream answered HTTP ${status}`,
     upstream: { status, body },
   });
 }
 
-/** The kind of an error reported inside a 200 stream (`error` event, `response.failed`). */
-export function kindForUpstreamErrorCode(code: string | undefined): ErrorKind {
-  switch (code) {
-    case 'rate_limit_exceeded':
-      return 'rate_limit';
-    case 'context_length_exceeded':
-    case 'invalid_prompt':
-    case 'invalid_request_error':
-      return 'invalid_request';
-    case 'server_is_overloaded':
-    case 'overloaded':
-      return 'overloaded';
-    default:
-      // Includes `insufficient_quota`: our upstream account's problem, not the caller's.
-      return 'upstream_error';
-  }
+/**
+ * An error reported inside a 200 answer (a stream's `error` event, `response.failed`, a failed
+ * complete body): no status, so the code names the kind, as it would have as an HTTP error.
+ */
+export function decodeResponsesInBandError(payload: unknown, fallbackMessage: string, rawBody?: string): GatewayError {
+  return gatewayErrorFor({
+    payload,
+    headers: {},
+    fallbackMessage,
+    upstream: { status: 200, body: (rawBody ?? JSON.stringify(payload ?? null)).slice(0, 2000) },
+  });
 }

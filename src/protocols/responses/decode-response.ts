@@ -4,7 +4,7 @@ import type { IrResponse } from '../../ir/response';
 import type { UpstreamDecodeContext } from '../codec';
 import { convertResponsesUsage } from './convert-usage';
 import { decodeOutputItem } from './decode-output-item';
-import { upstreamErrorMessage } from './decode-error';
+import { decodeResponsesInBandError } from './decode-error';
 import { mapResponsesFinishReason } from './map-finish-reason';
 import { responseBodySchema } from './response-schema';
 
@@ -18,10 +18,7 @@ export function decodeResponsesResponse(body: unknown, context: UpstreamDecodeCo
   const response = parsed.data;
   // A 200 that carries a failure (or only an error envelope) is not an answer: never a clean finish.
   if (response.status === 'failed' || (response.error && response.output == null)) {
-    const { message } = upstreamErrorMessage({ error: response.error });
-    throw new GatewayError('upstream_error', message ?? 'the upstream response failed', {
-      upstream: { status: 200, body: JSON.stringify(body).slice(0, 2000) },
-    });
+    throw decodeResponsesInBandError({ error: response.error }, 'the upstream response failed', JSON.stringify(body));
   }
   const parts = (response.output ?? []).flatMap((item) => decodeOutputItem(item, context.toolNames));
   const sawToolCall = parts.some((part) => part.type === 'tool_call');

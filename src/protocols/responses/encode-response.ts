@@ -3,6 +3,7 @@ import { assertNever } from '../../ir/assert-never';
 import type { ContentPart } from '../../ir/parts';
 import type { IrResponse } from '../../ir/response';
 import type { CodecContext, InboundStreamOptions } from '../codec';
+import { clientArguments } from '../shared/tool-arguments';
 import { toResponsesUsage } from './convert-usage';
 import { responsesStatusFor } from './map-finish-reason';
 import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
@@ -50,7 +51,7 @@ export function encodeOutputItems(parts: ContentPart[], context: CodecContext): 
       case 'tool_call':
         closeMessage();
         items.push(functionCallItem(
-          context.newId('fc_'), encodeCallId(part.id, part.signature), part.name, part.argumentsJson, 'completed',
+          context.newId('fc_'), encodeCallId(part.id, part.signature), part.name, clientArguments(part.argumentsJson), 'completed',
         ));
         break;
       case 'native':

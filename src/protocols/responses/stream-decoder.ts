@@ -17,7 +17,7 @@ import { restoreToolName } from '../shared/tool-names';
 import type { StreamDecoder, UpstreamDecodeContext } from '../codec';
 import { convertResponsesUsage } from './convert-usage';
 import { decodeOutputItem, reasoningText } from './decode-output-item';
-import { kindForUpstreamErrorCode, upstreamErrorMessage } from './decode-error';
+import { decodeResponsesInBandError } from './decode-error';
 import { expandParallelToolCall, isUndeclaredParallelWrapper } from './expand-parallel-tool-call';
 import { mapResponsesFinishReason } from './map-finish-reason';
 import {
@@ -100,8 +100,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
 
   private handleEvent(event: StreamEventBody, raw: unknown, out: IrStreamEvent[]): void {
     if (event.type === 'error') {
-      const { message, code } = upstreamErrorMessage(raw);
-      this.fail(new GatewayError(kindForUpstreamErrorCode(code), message ?? 'the upstream stream reported an error'), out);
+      this.fail(decodeResponsesInBandError(raw, 'the upstream stream reported an error'), out);
       return;
     }
     this.ensureStarted(event.response, out);
@@ -159,8 +158,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.failed': {
         const body = responseBodySchema.safeParse(event.response);
         const error = body.success ? body.data.error : undefined;
-        const { message, code } = upstreamErrorMessage({ error });
-        this.fail(new GatewayError(kindForUpstreamErrorCode(code), message ?? 'the upstream response failed'), out);
+        this.fail(decodeResponsesInBandError({ error }, 'the upstream response failed', JSON.stringify(raw)), out);
         break;
       }
       default:

@@ -16,6 +16,7 @@ import type { IrStreamEvent, StreamBlock } from '../../ir/stream-event';
 import { ZERO_USAGE, type Usage } from '../../ir/usage';
 import { sseFrame } from '../shared/sse-parser';
 import type { CodecContext, InboundStreamOptions, StreamEncoder } from '../codec';
+import { EMPTY_ARGUMENTS } from '../shared/tool-arguments';
 import { toResponsesUsage } from './convert-usage';
 import { FAILED_FINISH_MESSAGE } from './encode-response';
 import { responsesErrorFields } from './encode-error';
@@ -289,6 +290,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         break;
       }
       case 'tool_call':
+        if (block.args.trim() === '') {
+          // Nothing streamed (Messages sends `partial_json: ""` for a call without arguments): the
+          // client still gets a JSON object, as one delta so the deltas add up to `arguments`.
+          block.args += EMPTY_ARGUMENTS;
+          out.push(this.frame('response.function_call_arguments.delta', {
+            item_id: block.id, output_index: block.outputIndex, delta: EMPTY_ARGUMENTS,
+          }));
+        }
         out.push(this.frame('response.function_call_arguments.done', {
           item_id: block.id, output_index: block.outputIndex, arguments: block.args,
         }));

@@ -16,3 +16,10 @@ export function argumentsToObject(argumentsJson: string): Record<string, unknown
 export function objectToArguments(input: unknown): string {
   return JSON.stringify(input ?? {});
 }
+
+/** Arguments as a Chat or Responses client sees them: always a string `JSON.parse` accepts ('' → '{}'). */
+export const EMPTY_ARGUMENTS = '{}';
+
+export function clientArguments(argumentsJson: string): string {
+  return argumentsJson.trim() === '' ? EMPTY_ARGUMENTS : argumentsJson;
+}
