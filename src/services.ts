@@ -7,8 +7,7 @@ import type { KeyAuthenticator } from './auth/key-authenticator';
 import { createUsageRecorder } from './billing/create-usage-recorder';
 import type { UsageRecorder } from './billing/usage-event';
 import type { Dependencies } from './dependencies';
-import { createAdmission } from './limits/create-admission';
-import type { Admission } from './limits/admission';
+import { createAdmission, type GatewayAdmission } from './limits/create-admission';
 import { createResponsesStore } from './relay/responses-store';
 import type { RelayServices } from './relay/relay-services';
 import { createUpstreamClient } from './upstream/upstream-client';
@@ -16,7 +15,7 @@ import { createUpstreamDirectory } from './upstream/upstream-directory';
 
 export interface Services extends RelayServices {
   authenticator: KeyAuthenticator;
-  admission: Admission;
+  admission: GatewayAdmission;
   usage: UsageRecorder;
   close(): Promise<void>;
 }

@@ -16,6 +16,12 @@ export interface RedisKeys {
   apiKey(accountId: number | string, keyId: number | string): string;
   /** Hash of minute buckets of the key's spend (field: minute number, value: credits). */
   apiKeySpendWindow(accountId: number | string, keyId: number | string): string;
+  /** Sorted set indexing the minute buckets of `apiKeySpendWindow` (member and score: minute number). */
+  apiKeySpendIndex(accountId: number | string, keyId: number | string): string;
+  /** Sorted set of the account's open admissions, lease or not (member: request id, score: expiry ms). */
+  accountReservations(accountId: number | string): string;
+  /** Counter of failed console logins for one email (login throttling). */
+  loginFailures(email: string): string;
   /** Upstream account cooldown marker. */
   upstreamCooldown(upstreamAccountId: number | string): string;
   /** BullMQ prefix for queues. */
@@ -32,6 +38,9 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     accountLeases: (accountId) => `${prefix}:{a${accountId}}:leases`,
     apiKey: (accountId, keyId) => `${prefix}:{a${accountId}}:key:${keyId}`,
     apiKeySpendWindow: (accountId, keyId) => `${prefix}:{a${accountId}}:spend:${keyId}`,
+    apiKeySpendIndex: (accountId, keyId) => `${prefix}:{a${accountId}}:spend-index:${keyId}`,
+    accountReservations: (accountId) => `${prefix}:{a${accountId}}:reservations`,
+    loginFailures: (email) => `${prefix}:login-failures:${email}`,
     upstreamCooldown: (id) => `${prefix}:upstream:${id}:cooldown`,
     bullPrefix: () => `${prefix}:bull`,
   };

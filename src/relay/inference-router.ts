@@ -14,7 +14,7 @@ import { locals } from '../http/request-context';
 import type { Protocol } from '../ir/protocol';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
-import { estimateReservation } from './estimate-reservation';
+import { estimateInputTokens, estimateReservationCredits } from '../limits/estimate-reservation';
 import { onceTicket } from './once-ticket';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
@@ -50,7 +50,7 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
       return await work();
     } catch (error) {
       if (isGatewayError(error) && !locals(res).accountingHeaders) {
-        locals(res).accountingHeaders = await services.admission.peekHeaders(key).catch(() => ({}));
+        locals(res).accountingHeaders = await services.admission.peekHeaders(key, res.locals.surface).catch(() => ({}));
       }
       throw error;
     }
@@ -93,14 +93,17 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
     });
 
     const { request, model, warnings, betaHeader, sse } = prepared;
-    const reservation = estimateReservation(model, Number(req.headers['content-length'] ?? 0) || JSON.stringify(req.body).length,
-      request.sampling.maxOutputTokens, deps.config.reservationMaxOutputTokens);
+    const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(req.body).length;
+    const reserveCredits = estimateReservationCredits({
+      model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
+    });
     const ticket = onceTicket(await services.admission.admit({
       key,
       clientIp: resolveClientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'), deps.config.trustedProxies),
       requestId: locals(res).requestId,
-      reserveCredits: reservation.credits,
+      reserveCredits,
       takesLease: true,
+      surface: protocol,
     }));
     locals(res).accountingHeaders = ticket.headers();
 
@@ -135,7 +138,7 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
         },
         context,
         ticket,
-        inputEstimate: reservation.inputTokens,
+        inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
         betaHeader,
         betaQuery: req.query.beta === 'true',
         passThroughAllowed,

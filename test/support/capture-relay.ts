@@ -19,7 +19,8 @@ import { createLogger } from '../../src/http/logger';
 import { createMetrics } from '../../src/http/metrics';
 import type { Protocol } from '../../src/ir/protocol';
 import type { IrRequest } from '../../src/ir/request';
-import type { Admission, AdmissionTicket } from '../../src/limits/admission';
+import type { AdmissionTicket } from '../../src/limits/admission';
+import type { GatewayAdmission } from '../../src/limits/create-admission';
 import { relayComplete, type AttemptOutcome } from '../../src/relay/relay-complete';
 import type { RelayPlan } from '../../src/relay/relay-plan';
 import type { RelayServices } from '../../src/relay/relay-services';
@@ -120,7 +121,7 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
     };
     const services: RelayServices = {
       authenticator: { authenticate: async () => KEY, onInvalidated: () => () => undefined } satisfies KeyAuthenticator,
-      admission: {} as Admission,
+      admission: {} as GatewayAdmission,
       usage: { record: async (event) => { run.usageEvents.push(event); } },
       upstreams: {} as UpstreamDirectory,
       upstreamClient: {} as UpstreamClient,

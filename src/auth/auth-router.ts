@@ -1,0 +1,104 @@
+/**
+ * Console login and logout. Login checks the scrypt password record, opens a session and sets it
+ * in an HttpOnly, SameSite=Lax cookie (Secure over TLS); the answer carries the session's CSRF token,
+ * which the console sends back in `x-csrf-token` on every state change. Failed logins are counted
+ * per email in Redis and throttled.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Dependencies } from '../dependencies';
+import { hashPassword } from '../db/seed';
+import { GatewayError } from '../errors/gateway-error';
+import {
+  createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,
+} from './console-session';
+import { createRequireSession, managementPrincipal } from './management-auth';
+import { readCookie } from './read-cookie';
+import { requestIsTls } from './request-is-tls';
+import { verifyPassword } from './verify-password';
+import { parseBody } from './parse-body';
+
+const MAX_FAILED_LOGINS = 10;
+const FAILED_LOGIN_WINDOW_MS = 15 * 60_000;
+
+const loginSchema = z.object({
+  email: z.string().trim().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+export function createAuthRouter(deps: Dependencies): Router {
+  const router = Router();
+  // Unknown emails are checked against a throwaway record so both failures take the same time.
+  let decoyRecord: Promise<string> | undefined;
+  const decoy = () => (decoyRecord ??= hashPassword(randomBytes(16).toString('hex')));
+
+  function failuresKey(email: string): string {
+    return deps.redisKeys.loginFailures(createHash('sha256').update(email).digest('hex'));
+  }
+
+  router.post('/api/v1/auth/login', async (req: Request, res: Response) => {
+    const { email: rawEmail, password } = parseBody(loginSchema, req.body);
+    const email = rawEmail.toLowerCase();
+    const failures = Number(await deps.redis.get(failuresKey(email)) ?? 0);
+    if (failures >= MAX_FAILED_LOGINS) {
+      const ttl = await deps.redis.pttl(failuresKey(email));
+      throw new GatewayError('rate_limit', 'too many failed logins for this account; try again later',
+        { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });
+    }
+    const found = await deps.db.query<{ id: number; account_id: number; email: string; password_hash: string }>(
+      'SELECT id, account_id, email, password_hash FROM console_users WHERE email = $1', [email]);
+    const user = found.rows[0];
+    const valid = await verifyPassword(password, user?.password_hash ?? await decoy());
+    if (!user || !valid) {
+      await deps.redis.multi().incr(failuresKey(email)).pexpire(failuresKey(email), FAILED_LOGIN_WINDOW_MS).exec();
+      throw new GatewayError('authentication', 'invalid email or password');
+    }
+    await deps.redis.del(failuresKey(email));
+    const session = await createConsoleSession(deps.db, Number(user.id), deps.clock.now());
+    res.setHeader('set-cookie', sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)));
+    res.status(200).json({
+      object: 'session',
+      csrf_token: session.csrfToken,
+      expires_at: session.expiresAt.toISOString(),
+      account_id: Number(user.account_id),
+      user: { id: Number(user.id), email: user.email },
+    });
+  });
+
+  /** The current session (the console reads its CSRF token again after a page reload). */
+  router.get('/api/v1/auth/session', createRequireSession(deps), async (req: Request, res: Response) => {
+    const principal = managementPrincipal(res);
+    const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+    const session = token ? await findConsoleSession(deps.db, token, deps.clock.now()) : undefined;
+    if (!session) throw new GatewayError('authentication', 'console session expired or invalid; log in again');
+    res.json({
+      object: 'session',
+      csrf_token: session.csrfToken,
+      expires_at: session.expiresAt.toISOString(),
+      account_id: principal.accountId,
+      user: { id: session.userId, email: session.email },
+    });
+  });
+
+  router.post('/api/v1/auth/logout', async (req: Request, res: Response) => {
+    const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+    const session = token ? await findConsoleSession(deps.db, token, deps.clock.now()) : undefined;
+    if (token && session) {
+      const presented = req.headers['x-csrf-token'];
+      if (!csrfTokenMatches(session.csrfToken, Array.isArray(presented) ? presented[0] : presented)) {
+        throw new GatewayError('permission', 'missing or invalid CSRF token (x-csrf-token)');
+      }
+      await deleteConsoleSession(deps.db, token);
+    }
+    // Logging out of a session that is already gone is not an error: the cookie is cleared either way.
+    res.setHeader('set-cookie', sessionCookie('', 0, requestIsTls(req, deps.config.trustedProxies)));
+    res.status(200).json({ object: 'session', logged_out: true });
+  });
+
+  return router;
+}

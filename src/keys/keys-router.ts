@@ -1,0 +1,176 @@
+/**
+ * Key management under `/api/v1/keys` and `/v1/keys`: list, get, create, update (PUT), reveal,
+ * rotate, delete. The caller acts for one account (management auth); another account's key answers
+ * 404, never 403, so its existence does not leak. Every change is pushed to every API process: the
+ * key cache is invalidated over pub/sub, and status or secret changes are also recorded in the key's
+ * admission state in Redis, so the very next admission anywhere sees them.
+ */
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { KeyAuthenticator } from '../auth/key-authenticator';
+import { publishKeyInvalidation } from '../auth/create-key-authenticator';
+import { managementPrincipal } from '../auth/management-auth';
+import { parseBody } from '../auth/parse-body';
+import { findGroupId } from '../db/seed';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { markKeySecret } from '../limits/mark-key-secret';
+import { insertApiKey } from './insert-api-key';
+import { deleteKey, findKey, inTransaction, listKeys, updateKey, type ApiKeyRow, type KeyChanges } from './key-repository';
+import { createKeySchema, rotateKeySchema, updateKeySchema } from './key-request-schemas';
+import { generateKeySecret } from './key-secret';
+import { presentKey } from './present-key';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface KeysRouterOptions {
+  /** Kept for symmetry with the other routers; management auth already authenticates with it. */
+  authenticator: KeyAuthenticator;
+  managementAuth: RequestHandler;
+}
+
+function keyIdParam(req: Request): number {
+  const raw = req.params.id;
+  // Anything that is not a plausible id cannot name a key of this account: same answer as a missing key.
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) throw notFound();
+  return Number(raw);
+}
+
+function notFound(): GatewayError {
+  return new GatewayError('not_found', 'API key not found');
+}
+
+export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions): Router {
+  const keys = Router();
+
+  async function existing(accountId: number, keyId: number): Promise<ApiKeyRow> {
+    const row = await findKey(deps.db, accountId, keyId);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /**
+   * Tells every process. The database change is already committed and is the truth: a Redis failure
+   * here is logged, caches then expire within KEY_CACHE_TTL_MS, and admission double-checks a refused
+   * secret against PostgreSQL.
+   */
+  async function propagate(accountId: number, keyId: number, invalidate: string[], allowedHmac?: string | null): Promise<void> {
+    try {
+      if (allowedHmac !== undefined) await markKeySecret(deps, accountId, keyId, allowedHmac);
+      for (const hmac of invalidate) await publishKeyInvalidation(deps, hmac);
+    } catch (error) {
+      deps.logger.error({ err: error, keyId }, 'key change committed but not propagated through Redis');
+    }
+  }
+
+  keys.get('/', async (_req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    const now = deps.clock.now();
+    const rows = await listKeys(deps.db, accountId);
+    res.json({ object: 'list', data: rows.map((row) => presentKey(row, now)) });
+  });
+
+  keys.post('/', async (req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    const input = parseBody(createKeySchema, req.body);
+    const groupId = await findGroupId(deps.db, input.group_id);
+    if (groupId === undefined) throw new GatewayError('invalid_request', 'group_id: no routing group with this id or name', { param: 'group_id' });
+    const now = deps.clock.now();
+    const inserted = await insertApiKey(deps.db, deps.crypto, {
+      accountId,
+      groupId,
+      name: input.name,
+      secret: input.custom_key,
+      quotaCredits: input.quota,
+      rateLimit5h: input.rate_limit_5h,
+      rateLimit1d: input.rate_limit_1d,
+      rateLimit7d: input.rate_limit_7d,
+      ipWhitelist: input.ip_whitelist,
+      ipBlacklist: input.ip_blacklist,
+      expiresAt: input.expires_in_days ? new Date(now + input.expires_in_days * DAY_MS) : null,
+    });
+    // A process may hold a negative cache entry for this secret (a custom key tried before it existed).
+    await propagate(accountId, inserted.id, [deps.crypto.hmac(inserted.secret)]);
+    const row = await existing(accountId, inserted.id);
+    res.status(201).json(presentKey(row, now, inserted.secret));
+  });
+
+  keys.get('/:id', async (req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    res.json(presentKey(await existing(accountId, keyIdParam(req)), deps.clock.now()));
+  });
+
+  keys.get('/:id/reveal', async (req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    const row = await existing(accountId, keyIdParam(req));
+    res.setHeader('cache-control', 'no-store');
+    res.json({ id: Number(row.id), object: 'api_key', key: deps.crypto.decrypt(row.secret_encrypted) });
+  });
+
+  keys.put('/:id', async (req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    const keyId = keyIdParam(req);
+    const input = parseBody(updateKeySchema, req.body);
+    const now = deps.clock.now();
+    const before = await inTransaction(deps.db, async (client) => {
+      const row = await findKey(client, accountId, keyId, { forUpdate: true });
+      if (!row) throw notFound();
+      if (row.status === 'revoked' && input.status !== undefined && input.status !== 'revoked') {
+        throw new GatewayError('conflict', 'a revoked key is final: create a new key instead', { param: 'status' });
+      }
+      const changes: KeyChanges = {
+        name: input.name,
+        quotaCredits: input.quota,
+        rateLimit5h: input.rate_limit_5h,
+        rateLimit1d: input.rate_limit_1d,
+        rateLimit7d: input.rate_limit_7d,
+        ipWhitelist: input.ip_whitelist,
+        ipBlacklist: input.ip_blacklist,
+        expiresAt: input.expires_in_days === undefined ? undefined : input.expires_in_days === null ? null : new Date(now + input.expires_in_days * DAY_MS),
+        status: input.status,
+      };
+      await updateKey(client, keyId, changes);
+      return row;
+    });
+    const statusChanged = input.status !== undefined && input.status !== before.status;
+    await propagate(accountId, keyId, [before.secret_hmac],
+      statusChanged ? (input.status === 'active' ? before.secret_hmac : null) : undefined);
+    res.json(presentKey(await existing(accountId, keyId), now));
+  });
+
+  keys.post('/:id/rotate', async (req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    const keyId = keyIdParam(req);
+    const input = parseBody(rotateKeySchema, req.body);
+    const secret = input.custom_key ?? generateKeySecret();
+    const hmac = deps.crypto.hmac(secret);
+    const before = await inTransaction(deps.db, async (client) => {
+      const row = await findKey(client, accountId, keyId, { forUpdate: true });
+      if (!row) throw notFound();
+      if (row.status === 'revoked') throw new GatewayError('conflict', 'a revoked key cannot be rotated: create a new key instead');
+      try {
+        await updateKey(client, keyId, { secret: { hmac, encrypted: deps.crypto.encrypt(secret), last4: secret.slice(-4) } });
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
+        throw error;
+      }
+      return row;
+    });
+    // The old secret dies now, everywhere; the new one is usable only if the key is active.
+    await propagate(accountId, keyId, [before.secret_hmac, hmac], before.status === 'active' ? hmac : null);
+    res.json(presentKey(await existing(accountId, keyId), deps.clock.now(), secret));
+  });
+
+  keys.delete('/:id', async (req: Request, res: Response) => {
+    const { accountId } = managementPrincipal(res);
+    const keyId = keyIdParam(req);
+    const deleted = await deleteKey(deps.db, accountId, keyId);
+    if (!deleted) throw notFound();
+    await propagate(accountId, keyId, [deleted.secretHmac], null);
+    res.json({ id: keyId, object: 'api_key', deleted: true });
+  });
+
+  const router = Router();
+  void options.authenticator;
+  router.use(['/api/v1/keys', '/v1/keys'], options.managementAuth, keys);
+  return router;
+}

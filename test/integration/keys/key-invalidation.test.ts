@@ -1,0 +1,189 @@
+/**
+ * The key lifecycle across two API instances sharing PostgreSQL and Redis: rotate, delete, disable,
+ * revoke take effect at once on both (pub/sub, plus the admission script's secret check); an open
+ * stream of a deleted or revoked key is cut with the authentication error frame; expiry → 401.
+ */
+import { createKeyAuthenticator } from '../../../src/auth/create-key-authenticator';
+import { markKeySecret } from '../../../src/limits/mark-key-secret';
+import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+import { FakeClock, seedKey, withClock, type SeededKey } from '../admission/admission-fixtures';
+import { callJson, secondProcessDependencies, startGatewayInstance, type GatewayInstance } from './gateway-instance';
+
+describe('key changes on two API instances', () => {
+  let deps: TestDependencies;
+  let second: ReturnType<typeof secondProcessDependencies>;
+  let a: GatewayInstance;
+  let b: GatewayInstance;
+  let owner: SeededKey;
+
+  beforeAll(async () => {
+    deps = await createTestDependencies();
+    second = secondProcessDependencies(deps);
+    a = await startGatewayInstance(deps);
+    b = await startGatewayInstance(second);
+    owner = await seedKey(deps, {});
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await second.closeConnections();
+    await deps.close();
+  });
+
+  const manage = (path: string, method = 'GET', body?: unknown) =>
+    callJson(`${a.url}${path}`, { method, headers: { 'x-api-key': owner.secret }, body });
+  const probe = (instance: GatewayInstance, secret: string) =>
+    callJson(`${instance.url}/v1/probe?surface=messages`, { method: 'POST', headers: { 'x-api-key': secret }, body: {} });
+
+  async function newKey(name: string): Promise<{ id: number; secret: string }> {
+    const created = await manage('/api/v1/keys', 'POST', { name, group_id: 'default' });
+    return { id: created.body.id as number, secret: created.body.key as string };
+  }
+
+  /** Opens a slow stream on an instance and collects it until the server ends it. */
+  async function openStream(instance: GatewayInstance, secret: string): Promise<{ firstTick: Promise<void>; text: Promise<string>; status: number }> {
+    const response = await fetch(`${instance.url}/v1/stream?ticks=500&interval=20`, { headers: { 'x-api-key': secret } });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let collected = '';
+    let resolveFirst: () => void = () => undefined;
+    const firstTick = new Promise<void>((resolve) => { resolveFirst = resolve; });
+    const text = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return collected;
+        collected += decoder.decode(value, { stream: true });
+        if (collected.includes('"tick"')) resolveFirst();
+      }
+    })();
+    return { firstTick, text, status: response.status };
+  }
+
+  it('rotate: the old secret is refused at once on both instances, the new one works on both', async () => {
+    const { id, secret } = await newKey('rotate');
+    expect((await probe(a, secret)).status).toBe(200);
+    expect((await probe(b, secret)).status).toBe(200); // b has the key cached now
+    const rotated = await manage(`/api/v1/keys/${id}/rotate`, 'POST');
+    const fresh = rotated.body.key as string;
+    const [oldOnA, oldOnB] = await Promise.all([probe(a, secret), probe(b, secret)]);
+    expect(oldOnA.status).toBe(401);
+    expect(oldOnB.status).toBe(401);
+    expect(oldOnB.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect((await probe(b, fresh)).status).toBe(200);
+    expect((await probe(a, fresh)).status).toBe(200);
+  });
+
+  it('delete: an open stream on the other instance is cut with the authentication error frame, then 401', async () => {
+    const { id, secret } = await newKey('delete');
+    const listener = jest.fn();
+    b.authenticator.onInvalidated(second.crypto.hmac(secret), listener);
+    const stream = await openStream(b, secret);
+    expect(stream.status).toBe(200);
+    await stream.firstTick;
+    expect((await manage(`/api/v1/keys/${id}`, 'DELETE')).status).toBe(200);
+    const text = await stream.text;
+    expect(text).toContain('event: error');
+    expect(text).toContain('"type":"authentication_error"');
+    expect(text).not.toContain('"tick":499');
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect((await probe(b, secret)).status).toBe(401);
+    expect((await probe(a, secret)).status).toBe(401);
+  });
+
+  it('revoke: an open stream is cut too; a rename does not cut anything', async () => {
+    const { id, secret } = await newKey('revoke');
+    const renamed = await openStream(b, secret);
+    await renamed.firstTick;
+    await manage(`/api/v1/keys/${id}`, 'PUT', { name: 'renamed' });
+    const revoked = await openStream(b, secret);
+    await revoked.firstTick;
+    await manage(`/api/v1/keys/${id}`, 'PUT', { status: 'revoked' });
+    const [renamedText, revokedText] = await Promise.all([renamed.text, revoked.text]);
+    // Both streams were open during the rename; both end only at the revocation, with the error frame.
+    expect(revokedText).toContain('"type":"authentication_error"');
+    expect(renamedText).toContain('"type":"authentication_error"');
+    expect((await probe(b, secret)).status).toBe(401);
+
+    const { id: otherId, secret: otherSecret } = await newKey('rename only');
+    const stream = await fetch(`${b.url}/v1/stream?ticks=20&interval=20`, { headers: { 'x-api-key': otherSecret } });
+    await manage(`/api/v1/keys/${otherId}`, 'PUT', { name: 'still fine' });
+    const text = await stream.text();
+    expect(text).toContain('"tick":19');
+    expect(text).not.toContain('error');
+  });
+
+  it('disable: 401 on both instances, and back after re-enabling', async () => {
+    const { id, secret } = await newKey('disable');
+    expect((await probe(b, secret)).status).toBe(200);
+    await manage(`/api/v1/keys/${id}`, 'PUT', { status: 'disabled' });
+    expect((await probe(b, secret)).status).toBe(401);
+    expect((await probe(a, secret)).status).toBe(401);
+    await manage(`/api/v1/keys/${id}`, 'PUT', { status: 'active' });
+    expect((await probe(b, secret)).status).toBe(200);
+  });
+
+  it('refuses a rotated secret in admission even when an instance missed the pub/sub message', async () => {
+    const { id, secret } = await newKey('missed message');
+    expect((await probe(b, secret)).status).toBe(200); // cached on b
+    // A rotation whose invalidation message never arrived (written straight to the stores, not published).
+    const fresh = 'sk-svc-rotatedwithoutpublishing0123456789';
+    await deps.db.query('UPDATE api_keys SET secret_hmac = $2 WHERE id = $1', [id, deps.crypto.hmac(fresh)]);
+    await markKeySecret(deps, owner.accountId, id, deps.crypto.hmac(fresh));
+    const stale = await probe(b, secret);
+    expect(stale.status).toBe(401);
+  });
+
+  it('repairs a wrongly refused secret from PostgreSQL', async () => {
+    const { id, secret } = await newKey('repair');
+    await markKeySecret(deps, owner.accountId, id, 'stale-hmac-from-a-lost-update');
+    expect((await probe(b, secret)).status).toBe(200);
+    expect(await deps.redis.hget(deps.redisKeys.apiKey(owner.accountId, id), 'sh')).toBe(deps.crypto.hmac(secret));
+  });
+
+  it('expiry: a key created with expires_in_days is refused once that time has passed, even while cached', async () => {
+    const clock = new FakeClock(Date.now());
+    // A cache that outlives the expiry: the refusal must come from the cached key's own expiry time.
+    const timed = await startGatewayInstance(withClock({ ...second, config: { ...second.config, keyCacheTtlMs: 7 * 24 * 3_600_000 } }, clock));
+    try {
+      const created = await callJson(`${timed.url}/api/v1/keys`, { method: 'POST', headers: { 'x-api-key': owner.secret }, body: { name: 'expiring', group_id: 'default', expires_in_days: 1 } });
+      const secret = created.body.key as string;
+      expect((await probe(timed, secret)).status).toBe(200);
+      clock.advance(24 * 3_600_000 + 1_000);
+      const expired = await probe(timed, secret);
+      expect(expired.status).toBe(401);
+      expect(expired.body.error?.message).toBe('API key expired');
+      const shown = await callJson(`${timed.url}/api/v1/keys/${created.body.id as number}`, { headers: { 'x-api-key': owner.secret } });
+      expect(shown.body.status).toBe('expired');
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it('fires onInvalidated listeners on every instance for rotate, never unsubscribed ones', async () => {
+    const { id, secret } = await newKey('listeners');
+    const onA = jest.fn();
+    const onB = jest.fn();
+    a.authenticator.onInvalidated(deps.crypto.hmac(secret), onA);
+    const unsubscribe = b.authenticator.onInvalidated(deps.crypto.hmac(secret), onB);
+    unsubscribe();
+    const onB2 = jest.fn();
+    b.authenticator.onInvalidated(deps.crypto.hmac(secret), onB2);
+    await manage(`/api/v1/keys/${id}/rotate`, 'POST');
+    for (let i = 0; i < 100 && (onA.mock.calls.length === 0 || onB2.mock.calls.length === 0); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(onA).toHaveBeenCalledTimes(1);
+    expect(onB2).toHaveBeenCalledTimes(1);
+    expect(onB).not.toHaveBeenCalled();
+  });
+
+  it('refuses malformed, unknown and missing credentials with 401', async () => {
+    const attempts: Record<string, string>[] = [{}, { 'x-api-key': 'garbage' }, { 'x-api-key': 'sk-svc-short' }, { 'x-api-key': 'sk-svc-unknownunknownunknownunknown' }];
+    for (const headers of attempts) {
+      const response = await callJson(`${b.url}/v1/probe`, { method: 'POST', headers, body: {} });
+      expect(response.status).toBe(401);
+      expect(response.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    }
+    const authenticator = createKeyAuthenticator(second);
+    await expect(authenticator.authenticate('sk-svc-unknownunknownunknownunknown')).rejects.toMatchObject({ status: 401 });
+    await authenticator.close();
+  });
+});
