@@ -44,6 +44,8 @@ const schema = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: integer(60_000),
   UPSTREAM_COOLDOWN_MS: integer(30_000),
   UPSTREAM_MAX_ATTEMPTS: integer(3),
+  /** Keep-alive connections per upstream origin (each open stream holds one). */
+  UPSTREAM_MAX_CONNECTIONS: integer(4096),
   STREAM_KEEPALIVE_MS: integer(15_000),
   MAX_BODY_BYTES: integer(20 * 1024 * 1024),
   /** Admission reserves input (estimated from the body) + min(max_tokens, this) output tokens. */
@@ -74,7 +76,7 @@ export interface Config {
   trustedProxies: string[];
   bootstrapApiKey?: string;
   sim: { port: number; apiKey: string; baseUrl?: string };
-  upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number };
+  upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number; connections: number };
   streamKeepaliveMs: number;
   maxBodyBytes: number;
   reservationMaxOutputTokens: number;
@@ -151,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS, firstByteTimeoutMs: e.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
       idleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS, cooldownMs: e.UPSTREAM_COOLDOWN_MS, maxAttempts: e.UPSTREAM_MAX_ATTEMPTS,
+      connections: e.UPSTREAM_MAX_CONNECTIONS,
     },
     streamKeepaliveMs: e.STREAM_KEEPALIVE_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,

@@ -4,6 +4,7 @@
  * admission, translation and billing all on). Writes bench-results/latest.json and latest.md.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
   };
   const heapBefore = await heapUsed();
   const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
   const open = 1000;
   let firstBytes = 0;
   const streams = Array.from({ length: open }, () => fetch(`${apiUrl}/v1/chat/completions`, {

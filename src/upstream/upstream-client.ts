@@ -30,7 +30,7 @@ export interface UpstreamClient {
 
 export function createUpstreamClient(options: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; connections?: number }): UpstreamClient {
   const agent = new Agent({
-    connections: options.connections ?? 512,
+    connections: options.connections ?? 4096,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 600_000,
     pipelining: 1,

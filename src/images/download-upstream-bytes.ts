@@ -1,0 +1,29 @@
+/** Bytes an upstream answered by URL (an image), read whole with a size cap. */
+import { GatewayError } from '../errors/gateway-error';
+import type { UpstreamClient } from '../upstream/upstream-client';
+import { toUpstreamError } from '../upstream/upstream-client';
+import { readUpstreamText } from './read-upstream-json';
+
+export async function downloadUpstreamBytes(client: UpstreamClient, url: string, options: { maxBytes: number; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Buffer> {
+  const response = await client.call({ url, method: 'GET', headers: options.headers ?? {}, signal: options.signal });
+  if (response.status < 200 || response.status >= 300) {
+    const text = await readUpstreamText(response).catch(() => '');
+    throw new GatewayError('upstream_error', `downloading the upstream media failed (HTTP ${response.status})`, { upstream: { status: response.status, body: text.slice(0, 500) } });
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of response.body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      total += buffer.length;
+      if (total > options.maxBytes) {
+        response.body.destroy();
+        throw new GatewayError('upstream_error', `upstream media is larger than ${options.maxBytes} bytes`);
+      }
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    throw toUpstreamError(error);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,104 @@
+/**
+ * `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart): answered inline;
+ * the bytes go to S3 and the caller gets presigned URLs valid 24 hours. Counted like inference
+ * (admission with the price of `n` images reserved), billed per image actually returned.
+ */
+import express, { Router, type Request, type Response } from 'express';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { computeImageCost } from '../billing/compute-cost';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { jsonBody } from '../http/json-body';
+import { locals } from '../http/request-context';
+import { newRequestId } from '../http/request-id';
+import { warningHeader } from '../relay/warning-header';
+import type { TaskServices } from '../tasks/task-services';
+import { createCallerAuthentication } from './authenticate-caller';
+import { generateImages } from './generate-images';
+import { billedQuality, planImageCall, type ImageCallPlan } from './image-call-plan';
+import { parseImageEditForm } from './parse-image-edit-form';
+import { routeMediaModel } from './resolve-media-model';
+import { storeImages } from './store-images';
+
+function objectKeyPrefix(now: number, requestId: string): string {
+  const day = new Date(now).toISOString().slice(0, 10).replace(/-/g, '/');
+  return `images/${day}/${requestId}`;
+}
+
+export function createImagesRouter(deps: Dependencies, services: TaskServices): Router {
+  const router = Router();
+  const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
+  const upstreamContext = { config: deps.config, metrics: deps.metrics, logger: deps.logger, upstreams: services.upstreams, upstreamClient: services.upstreamClient };
+
+  /** Errors before admission still carry the caller's accounting headers. */
+  async function withPeekedHeaders<T>(key: AuthenticatedKey, res: Response, work: () => Promise<T> | T): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      locals(res).accountingHeaders = await services.admission.peekHeaders(key).catch(() => ({}));
+      throw error;
+    }
+  }
+
+  async function run(req: Request, res: Response, key: AuthenticatedKey, plan: ImageCallPlan): Promise<void> {
+    const requestId = locals(res).requestId ?? newRequestId();
+    const { generation } = plan;
+    const accounts = await withPeekedHeaders(key, res, () => routeMediaModel(services.upstreams, key, generation.model));
+    const startedAt = deps.clock.now();
+    const ticket = await services.admission.admit({
+      key, clientIp: caller.clientIp(req), requestId, reserveCredits: plan.estimatedCredits, takesLease: true,
+    });
+    locals(res).accountingHeaders = ticket.headers();
+    const abort = new AbortController();
+    const onClose = () => { if (!res.writableEnded) abort.abort(); };
+    res.on('close', onClose);
+    let settled = false;
+    try {
+      const outcome = await generateImages(upstreamContext, accounts, generation, abort.signal);
+      const stored = await storeImages(deps.storage, outcome.images, (index, extension) => `${objectKeyPrefix(startedAt, requestId)}-${index}.${extension}`);
+      const credits = computeImageCost(generation.model.prices, generation.size, billedQuality(generation.quality), stored.length);
+      const headers = await ticket.settle(credits);
+      settled = true;
+      void services.usage.record({
+        requestId, accountId: key.accountId, apiKeyId: key.keyId, model: generation.model.id, protocol: 'images',
+        upstreamAccountId: outcome.account.id, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
+        reasoningTokens: 0, images: stored.length, videoSeconds: 0, credits, stream: false, status: 'ok', startedAt,
+      });
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.setHeader('x-request-cost-credits', String(credits));
+      const warnings = warningHeader(outcome.warnings);
+      if (warnings) res.setHeader('x-gateway-warnings', warnings);
+      res.json({
+        created: Math.floor(startedAt / 1000),
+        data: stored.map((image) => ({ url: image.url, ...(image.revisedPrompt !== undefined ? { revised_prompt: image.revisedPrompt } : {}) })),
+      });
+    } catch (error) {
+      // Failed calls are free: the reservation and the lease go back.
+      if (!settled) await ticket.release().catch((releaseError: unknown) => deps.logger.error({ err: releaseError, requestId }, 'releasing an image admission failed'));
+      throw error;
+    } finally {
+      res.off('close', onClose);
+    }
+  }
+
+  router.post('/v1/images/generations', jsonBody(deps.config.maxBodyBytes), async (req, res) => {
+    const key = await caller.authenticate(req);
+    const plan = await withPeekedHeaders(key, res, () => planImageCall(deps.catalog, req.body, '/v1/images/generations'));
+    await run(req, res, key, plan);
+  });
+
+  router.post('/v1/images/edits', express.raw({ type: 'multipart/form-data', limit: deps.config.maxBodyBytes }), async (req, res) => {
+    const key = await caller.authenticate(req);
+    const plan = await withPeekedHeaders(key, res, async () => {
+      const contentType = req.headers['content-type'] ?? '';
+      if (!Buffer.isBuffer(req.body) || !contentType.toLowerCase().startsWith('multipart/form-data')) {
+        throw new GatewayError('invalid_request', 'images/edits takes a multipart/form-data body with image (or image[]), optional mask, prompt and model');
+      }
+      const form = await parseImageEditForm(req.body, contentType);
+      return planImageCall(deps.catalog, form.fields, '/v1/images/edits', { images: form.images, ...(form.mask ? { mask: form.mask } : {}) });
+    });
+    await run(req, res, key, plan);
+  });
+
+  return router;
+}

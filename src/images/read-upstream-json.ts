@@ -1,0 +1,32 @@
+/**
+ * The body of an upstream media call: JSON on success; on an error status, the provider's error
+ * decoded by its protocol's decoder (OpenAI envelope for the images API, google.rpc for
+ * Generate-Content) so the message and retry hints survive.
+ */
+import { GatewayError } from '../errors/gateway-error';
+import type { Protocol } from '../ir/protocol';
+import { decodeChatError } from '../protocols/chat/decode-chat-error';
+import { decodeGenerateContentError } from '../protocols/generate-content/decode-generate-content-error';
+import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+
+export function decodeUpstreamError(protocol: Protocol, status: number, body: string, headers: UpstreamResponse['headers']): GatewayError {
+  return protocol === 'generate-content' ? decodeGenerateContentError(status, body, headers) : decodeChatError(status, body, headers);
+}
+
+export async function readUpstreamText(response: UpstreamResponse): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw toUpstreamError(error);
+  }
+}
+
+export async function readUpstreamJson(protocol: Protocol, response: UpstreamResponse): Promise<unknown> {
+  const text = await readUpstreamText(response);
+  if (response.status < 200 || response.status >= 300) throw decodeUpstreamError(protocol, response.status, text, response.headers);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new GatewayError('upstream_error', 'upstream answered a body that is not JSON', { cause: error, upstream: { status: response.status, body: text.slice(0, 500) } });
+  }
+}

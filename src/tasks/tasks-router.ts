@@ -1,0 +1,149 @@
+/**
+ * The task endpoints (interface 4.6): submit (counted: admission, the estimate held on the wallet,
+ * a row in PostgreSQL and a BullMQ job), query and cancel (free, not counted, no lease), and the
+ * SSE stream of state changes. Another account's task is a 404, never a 403.
+ */
+import { Router, type Request, type Response } from 'express';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { jsonBody } from '../http/json-body';
+import { locals } from '../http/request-context';
+import { newRequestId } from '../http/request-id';
+import { createCallerAuthentication } from '../images/authenticate-caller';
+import { routeMediaModel } from '../images/resolve-media-model';
+import { parseTaskSubmission, type TaskSubmission } from './parse-task-submission';
+import { createWalletCache } from '../limits/wallet-cache';
+import { commitTaskChange } from './commit-task-change';
+import { createTaskEventHub } from './task-event-hub';
+import { createTaskQueue } from './task-queue';
+import { toTaskView, type TaskRow } from './task-record';
+import { findAccountTask, insertTask } from './task-repository';
+import type { TaskServices } from './task-services';
+import { looksLikeTaskId, newTaskId } from './task-id';
+import { parseLastEventId, streamTaskEvents } from './stream-task-events';
+import { createVideoOperations } from './video-operations';
+
+export interface TasksRouterOptions {
+  /** SSE heartbeat period (default `config.streamKeepaliveMs`). */
+  heartbeatMs?: number;
+}
+
+function taskIdFrom(body: unknown): string {
+  const value = body !== null && typeof body === 'object' ? (body as { task_id?: unknown }).task_id : undefined;
+  if (typeof value !== 'string' || value === '') throw new GatewayError('invalid_request', 'task_id: required', { param: 'task_id' });
+  return value;
+}
+
+function notFound(taskId: string): GatewayError {
+  return new GatewayError('not_found', `task ${taskId} not found`, { param: 'task_id' });
+}
+
+export function createTasksRouter(deps: Dependencies, services: TaskServices, options: TasksRouterOptions = {}): Router & { close(): Promise<void> } {
+  const router = Router();
+  const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
+  const queue = createTaskQueue(deps);
+  const hub = createTaskEventHub(deps.subscriber, deps.redisKeys);
+  const video = createVideoOperations(services.upstreamClient, { pollTimeoutMs: deps.config.upstream.firstByteTimeoutMs });
+  const json = jsonBody(deps.config.maxBodyBytes);
+  const wallet = createWalletCache(deps);
+
+  /** Free endpoints still carry the accounting headers, errors included. */
+  async function freeCall(req: Request, res: Response): Promise<AuthenticatedKey> {
+    const key = await caller.authenticate(req);
+    locals(res).accountingHeaders = await services.admission.peekHeaders(key).catch(() => ({}));
+    for (const [name, value] of Object.entries(locals(res).accountingHeaders ?? {})) res.setHeader(name, value);
+    return key;
+  }
+
+  async function accountTask(key: AuthenticatedKey, taskId: string): Promise<TaskRow> {
+    const row = looksLikeTaskId(taskId) ? await findAccountTask(deps.db, taskId, key.accountId) : undefined;
+    if (!row) throw notFound(taskId);
+    return row;
+  }
+
+  router.post('/v1/tasks/submit', json, async (req, res) => {
+    const key = await caller.authenticate(req);
+    const requestId = locals(res).requestId ?? newRequestId();
+    let submission: TaskSubmission;
+    try {
+      submission = parseTaskSubmission(deps.catalog, req.body, { groupId: key.groupId, groupName: key.groupName, groupFamily: key.groupFamily }, { maxImageBytes: deps.config.imageFetch.maxBytes });
+      await routeMediaModel(services.upstreams, key, submission.model);
+    } catch (error) {
+      locals(res).accountingHeaders = await services.admission.peekHeaders(key).catch(() => ({}));
+      throw error;
+    }
+    const ticket = await services.admission.admit({
+      key, clientIp: caller.clientIp(req), requestId, reserveCredits: submission.estimatedCredits, takesLease: true,
+    });
+    locals(res).accountingHeaders = ticket.headers();
+    const taskId = newTaskId();
+    try {
+      await insertTask(deps.db, {
+        id: taskId, accountId: key.accountId, apiKeyId: key.keyId, kind: submission.request.kind, model: submission.model.id,
+        request: submission.request, estimatedCredits: submission.estimatedCredits,
+        deadlineAt: new Date(deps.clock.now() + deps.config.taskDeadlineMs),
+      }, new Date(deps.clock.now()));
+    } catch (error) {
+      await ticket.release().catch(() => undefined);
+      throw error;
+    }
+    // The hold is now in the ledger; settling the admission with it makes the Redis counters (wallet
+    // cache, spend windows, key quota) see it at once, and frees the lease: a submit is short.
+    const headers = await ticket.settle(submission.estimatedCredits);
+    try {
+      await queue.enqueue(taskId);
+    } catch (error) {
+      // The row is durable; the workers' sweeper enqueues tasks that have no job.
+      deps.logger.error({ err: error, taskId }, 'enqueueing a task failed; the sweeper will pick it up');
+    }
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.json({ task_id: taskId, object: 'task', status: 'queued', estimated_credits: submission.estimatedCredits });
+  });
+
+  router.post('/v1/tasks/query', json, async (req, res) => {
+    const key = await freeCall(req, res);
+    const row = await accountTask(key, taskIdFrom(req.body));
+    res.json(toTaskView(row));
+  });
+
+  router.post('/v1/tasks/cancel', json, async (req, res) => {
+    const key = await freeCall(req, res);
+    const taskId = taskIdFrom(req.body);
+    if (!looksLikeTaskId(taskId)) throw notFound(taskId);
+    const outcome = await commitTaskChange({ ...deps, wallet }, taskId, {
+      from: ['queued', 'running'], status: 'cancelled', actualCredits: 0,
+      error: { code: 'cancelled', message: 'cancelled by the caller' },
+    }, { accountId: key.accountId });
+    if (!outcome) {
+      const row = await accountTask(key, taskId);
+      throw new GatewayError('conflict', `task ${taskId} is already ${row.status} and cannot be cancelled`, { param: 'task_id' });
+    }
+    // Stop the provider's work now where it has a cancel; a worker that wakes for this task
+    // finds it cancelled and stops too, so a failed provider cancel only leaves it abandoned.
+    const { row } = outcome;
+    if (row.provider_ref && row.upstream_account_id !== null) {
+      const accounts = await services.upstreams.accountsOfGroup(row.request.group.groupId).catch(() => []);
+      const account = accounts.find((candidate) => candidate.id === row.upstream_account_id);
+      if (account) await video.cancel(account, row.provider_ref).catch((error: unknown) => deps.logger.warn({ err: error, taskId }, 'provider cancel failed; the operation is abandoned'));
+    }
+    res.json(toTaskView(row));
+  });
+
+  router.get('/v1/tasks/stream/:taskId', async (req, res) => {
+    const key = await freeCall(req, res);
+    const row = await accountTask(key, String(req.params.taskId));
+    await streamTaskEvents(res, {
+      db: deps.db, hub, logger: deps.logger, task: row,
+      lastEventId: parseLastEventId(req.headers['last-event-id'] ?? req.query.last_event_id),
+      heartbeatMs: options.heartbeatMs ?? deps.config.streamKeepaliveMs,
+    });
+  });
+
+  return Object.assign(router, {
+    async close() {
+      hub.close();
+      await queue.close();
+    },
+  });
+}
