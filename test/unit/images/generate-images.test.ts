@@ -35,7 +35,7 @@ describe('generateImages against scripted upstreams', () => {
       invalidate: () => undefined,
     };
     context = {
-      config: { upstream: { connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, cooldownMs: 1_000, maxAttempts: 3 }, imageFetch: { allowPrivate: true, maxBytes: 1_000_000, timeoutMs: 5_000 } },
+      config: { upstream: { connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, cooldownMs: 1_000, maxAttempts: 3, connections: 64 }, imageFetch: { allowPrivate: true, maxBytes: 1_000_000, timeoutMs: 5_000 } },
       metrics: createMetrics(), logger: createLogger('silent'), upstreams, upstreamClient: client,
     };
   });
