@@ -7,7 +7,7 @@ import type { UpstreamResponse } from '../upstream/upstream-client';
 import { CODECS } from './codec-registry';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
-import { readBodyText } from './run-relay';
+import { keyInvalidatedError, readBodyText } from './run-relay';
 import { settleUsage } from './settle-usage';
 import { storeResponse } from './store-response';
 import type { PreparedUpstreamCall } from './upstream-request';
@@ -16,7 +16,7 @@ import { warningHeader } from './warning-header';
 export type AttemptOutcome = { kind: 'done' } | { kind: 'retry'; error: GatewayError };
 
 export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: Response,
-  abort: AbortController, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
+  abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
   let text: string;
   try {
     text = await readBodyText(response);
@@ -34,6 +34,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   // The client left while we waited: nothing was delivered, nothing is billed.
   if (abort.signal.aborted || res.destroyed) {
     await plan.ticket.release();
+    if (isKeyInvalidated()) throw keyInvalidatedError();
     return { kind: 'done' };
   }
   let body: string;

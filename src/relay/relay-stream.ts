@@ -24,6 +24,7 @@ import { storeResponse } from './store-response';
 import type { PreparedUpstreamCall } from './upstream-request';
 import { UsageTracker } from './usage-tracker';
 import { warningHeader } from './warning-header';
+import { keyInvalidatedError } from './run-relay';
 import { writeWithBackpressure } from './write-with-backpressure';
 import { collectParts } from './collect-parts';
 
@@ -46,7 +47,7 @@ function createChatUsageFilter(): (chunk: string) => string {
 }
 
 export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: Response,
-  abort: AbortController, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
+  abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
   const upstreamCodec = CODECS[call.account.protocol];
   const decoder = upstreamCodec.upstream.createStreamDecoder(call.decodeContext);
   const encoder = call.passThrough ? undefined : CODECS[plan.protocol].inbound.createStreamEncoder(plan.streamOptions, plan.context);
@@ -57,7 +58,6 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   let lastWrite = Date.now();
   let finish: FinishReason | null = null;
   let failure: GatewayError | undefined;
-  let keyInvalidated = false;
   /** Pass-through: the upstream's own error frame already reached the client. */
   let upstreamSentErrorFrame = false;
 
@@ -83,10 +83,6 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     return writeWithBackpressure(res, data);
   };
 
-  const unsubscribe = services.authenticator.onInvalidated(plan.key.secretHmac, () => {
-    keyInvalidated = true;
-    abort.abort();
-  });
   const keepalive = setInterval(() => {
     if (!committed || res.writableEnded || Date.now() - lastWrite < deps.config.streamKeepaliveMs) return;
     lastWrite = Date.now();
@@ -143,8 +139,8 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     }
 
     // The key was revoked or deleted on some API process: cut with the authentication error frame.
-    if (keyInvalidated) {
-      const error = new GatewayError('authentication', 'API key was revoked, rotated or deleted');
+    if (isKeyInvalidated()) {
+      const error = keyInvalidatedError();
       if (committed && !res.writableEnded) {
         const frames = encoder ? encoder.fail(error) : CODECS[plan.protocol].inbound.createStreamEncoder(plan.streamOptions, plan.context).fail(error);
         for (const frame of frames) res.write(frame);
@@ -179,22 +175,23 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
       deps.logger.warn({ requestId: plan.requestId, err: failure.message }, 'stream failed after the first byte');
       return { kind: 'done' };
     }
-    if (encoder) for (const frame of encoder.end()) await write(frame);
-    commit();
-    res.end();
+    // A streamed Responses answer is stored before its terminal event reaches the client, so a
+    // previous_response_id sent right after it always finds it.
     if (parts) {
       const ir: IrResponse = { id: plan.streamOptions.responseId ?? '', model: plan.model.id, parts: parts.result(), finish: finish ?? { unified: 'stop', raw: null }, usage: tracker.final() };
       await storeResponse(plan, ir, JSON.stringify({ id: plan.streamOptions.responseId }), services).catch((error: unknown) => {
         deps.logger.error({ requestId: plan.requestId, err: error }, 'could not store the response');
       });
     }
+    if (encoder) for (const frame of encoder.end()) await write(frame);
+    commit();
+    res.end();
     await settleUsage(plan, tracker.final(), services.usage, { upstreamAccountId: call.account.id, status: 'ok' });
     reportWarnings(plan, deps);
     return { kind: 'done' };
   } finally {
     clearInterval(keepalive);
     clearInterval(heartbeat);
-    unsubscribe();
   }
 }
 

@@ -28,6 +28,10 @@ function credentialRejected(status: number, body: string): boolean {
   return status === 401 || status === 403 || (status === 400 && body.includes('API_KEY_INVALID'));
 }
 
+export function keyInvalidatedError(): GatewayError {
+  return new GatewayError('authentication', 'API key was revoked, rotated or deleted');
+}
+
 export async function readBodyText(response: UpstreamResponse): Promise<string> {
   try {
     return await response.body.text();
@@ -48,11 +52,19 @@ export async function runRelay(plan: RelayPlan, _req: Request, res: Response, de
   const abort = new AbortController();
   const onClose = () => { if (!res.writableEnded) abort.abort(); };
   res.on('close', onClose);
+  // Listen before the first upstream attempt: a key deleted while the upstream is still silent must
+  // stop the request too (401 before the first byte, the auth error frame after it).
+  let keyInvalidated = false;
+  const unsubscribe = services.authenticator.onInvalidated(plan.key.secretHmac, () => {
+    keyInvalidated = true;
+    abort.abort();
+  });
+  const isKeyInvalidated = () => keyInvalidated;
   let imagesInlined = false;
   let lastError: GatewayError | undefined;
   try {
     for (const account of ordered.slice(0, Math.max(1, deps.config.upstream.maxAttempts))) {
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted) break;
       const passThrough = plan.passThroughAllowed && account.protocol === plan.protocol;
       if (!passThrough && account.protocol === 'generate-content' && !imagesInlined) {
         await inlineRemoteImages(plan.request, deps.config.imageFetch);
@@ -63,7 +75,7 @@ export async function runRelay(plan: RelayPlan, _req: Request, res: Response, de
       try {
         response = await services.upstreamClient.call({ url: call.url, headers: call.headers, body: call.body, signal: abort.signal });
       } catch (error) {
-        if (abort.signal.aborted) return;
+        if (abort.signal.aborted) break;
         lastError = toUpstreamError(error);
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: lastError.kind });
         services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
@@ -85,15 +97,17 @@ export async function runRelay(plan: RelayPlan, _req: Request, res: Response, de
         throw decoded;
       }
       const outcome = plan.stream
-        ? await relayStream(plan, call, response, res, abort, deps, services)
-        : await relayComplete(plan, call, response, res, abort, deps, services);
+        ? await relayStream(plan, call, response, res, abort, isKeyInvalidated, deps, services)
+        : await relayComplete(plan, call, response, res, abort, isKeyInvalidated, deps, services);
       if (outcome.kind === 'done') return;
       lastError = outcome.error;
       services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
     }
   } finally {
     res.off('close', onClose);
+    unsubscribe();
   }
+  if (keyInvalidated) throw keyInvalidatedError();
   if (abort.signal.aborted) return;
   throw lastError ?? new GatewayError('no_available_account', 'no available account');
 }

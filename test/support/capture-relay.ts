@@ -129,7 +129,7 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
     };
     const response: UpstreamResponse = { status: 200, headers: {}, body: upstreamBody(testCase.upstreamPieces) };
     const relay = testCase.stream ? relayStream : relayComplete;
-    relay(plan, call, response, res, new AbortController(), deps, services).then(
+    relay(plan, call, response, res, new AbortController(), () => false, deps, services).then(
       (outcome) => {
         run.outcome = outcome;
         // A failure before the first byte is the attempt loop's to fail over; here it ends the test request.
