@@ -9,8 +9,9 @@ export async function settleUsage(plan: RelayPlan, usage: Usage, recorder: Usage
   upstreamAccountId: number; status: 'ok' | 'aborted';
 }): Promise<{ credits: number; headers: Record<string, string> }> {
   const credits = computeTokenCost(usage, plan.model.prices);
-  const headers = await plan.ticket.settle(credits);
-  // Not awaited by the client's answer; the recorder keeps the event until it is queued.
+  // The usage event goes first: a request that succeeded is billed even if the Redis counters
+  // cannot be settled right now (the reconciler repairs them from the ledger). Not awaited by the
+  // client's answer; the recorder keeps the event until a worker has written it.
   void recorder.record({
     requestId: plan.requestId,
     accountId: plan.key.accountId,
@@ -30,5 +31,6 @@ export async function settleUsage(plan: RelayPlan, usage: Usage, recorder: Usage
     status: options.status,
     startedAt: plan.startedAt,
   });
+  const headers = await plan.ticket.settle(credits).catch(() => plan.ticket.headers());
   return { credits, headers };
 }

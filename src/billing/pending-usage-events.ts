@@ -1,0 +1,138 @@
+/**
+ * The API process's copy of every usage event it produced that no billing worker has confirmed as
+ * written to PostgreSQL yet. Billing jobs live in Redis; if Redis loses them (flush, failover
+ * without persistence) this copy is enqueued again. Bounded: past `maxEntries` the oldest entries
+ * are dropped, those already in Redis first.
+ */
+import type { UsageEvent } from './usage-event';
+
+/** `unsent`: not in Redis yet; `sending`: an enqueue is in flight; `enqueued`: a job exists (as far as we know). */
+export type PendingState = 'unsent' | 'sending' | 'enqueued';
+
+interface PendingEntry {
+  event: UsageEvent;
+  state: PendingState;
+  /** Unix ms of the last enqueue or state check. */
+  since: number;
+}
+
+export class PendingUsageEvents {
+  // Map iteration order is insertion order: the oldest entries come first.
+  private readonly entries = new Map<string, PendingEntry>();
+  private readonly unsent = new Set<string>();
+
+  constructor(private readonly maxEntries: number) {
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new Error('maxEntries must be a positive integer');
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get unsentCount(): number {
+    return this.unsent.size;
+  }
+
+  has(requestId: string): boolean {
+    return this.entries.has(requestId);
+  }
+
+  state(requestId: string): PendingState | undefined {
+    return this.entries.get(requestId)?.state;
+  }
+
+  /**
+   * Adds an event as unsent. Returns false when the request id is already held (a repeated record
+   * is a no-op), and the events dropped to stay within bounds.
+   */
+  add(event: UsageEvent, now: number): { added: boolean; dropped: Array<{ event: UsageEvent; state: PendingState }> } {
+    if (this.entries.has(event.requestId)) return { added: false, dropped: [] };
+    this.entries.set(event.requestId, { event, state: 'unsent', since: now });
+    this.unsent.add(event.requestId);
+    const dropped: Array<{ event: UsageEvent; state: PendingState }> = [];
+    while (this.entries.size > this.maxEntries) {
+      const victim = this.oldestIn('enqueued') ?? this.oldestIn('unsent') ?? this.oldestIn('sending');
+      if (victim === undefined) break;
+      const entry = this.entries.get(victim);
+      if (entry) dropped.push({ event: entry.event, state: entry.state });
+      this.remove(victim);
+    }
+    return { added: true, dropped };
+  }
+
+  /** Up to `limit` unsent events, now marked `sending`, oldest first. */
+  takeUnsent(limit: number): UsageEvent[] {
+    const taken: UsageEvent[] = [];
+    for (const requestId of this.unsent) {
+      if (taken.length >= limit) break;
+      const entry = this.entries.get(requestId);
+      this.unsent.delete(requestId);
+      if (!entry) continue;
+      entry.state = 'sending';
+      taken.push(entry.event);
+    }
+    return taken;
+  }
+
+  markEnqueued(requestIds: readonly string[], now: number): void {
+    for (const requestId of requestIds) {
+      const entry = this.entries.get(requestId);
+      if (!entry) continue;
+      entry.state = 'enqueued';
+      entry.since = now;
+      this.unsent.delete(requestId);
+    }
+  }
+
+  /** Back to unsent: the enqueue failed, or the job vanished from Redis. */
+  markUnsent(requestIds: readonly string[], now: number): void {
+    for (const requestId of requestIds) {
+      const entry = this.entries.get(requestId);
+      if (!entry) continue;
+      entry.state = 'unsent';
+      entry.since = now;
+      this.unsent.add(requestId);
+    }
+  }
+
+  /** Postpones the next state check of an enqueued event. */
+  touch(requestId: string, now: number): void {
+    const entry = this.entries.get(requestId);
+    if (entry) entry.since = now;
+  }
+
+  /** Forgets events a worker has written (or that are otherwise settled); returns how many were held. */
+  confirm(requestIds: readonly string[]): number {
+    let confirmed = 0;
+    for (const requestId of requestIds) {
+      if (this.remove(requestId)) confirmed += 1;
+    }
+    return confirmed;
+  }
+
+  /** Enqueued events whose last enqueue or check is older than `olderThanMs`, oldest first. */
+  dueForCheck(now: number, olderThanMs: number, limit: number): string[] {
+    const due: string[] = [];
+    for (const [requestId, entry] of this.entries) {
+      if (due.length >= limit) break;
+      if (entry.state === 'enqueued' && now - entry.since >= olderThanMs) due.push(requestId);
+    }
+    return due;
+  }
+
+  event(requestId: string): UsageEvent | undefined {
+    return this.entries.get(requestId)?.event;
+  }
+
+  private remove(requestId: string): boolean {
+    this.unsent.delete(requestId);
+    return this.entries.delete(requestId);
+  }
+
+  private oldestIn(state: PendingState): string | undefined {
+    for (const [requestId, entry] of this.entries) {
+      if (entry.state === state) return requestId;
+    }
+    return undefined;
+  }
+}

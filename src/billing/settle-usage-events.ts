@@ -1,0 +1,109 @@
+/**
+ * Durable settlement of a batch of usage events, in ONE PostgreSQL transaction: the usage rows
+ * (unique request id: a replayed event inserts nothing and is charged nothing), a `charge` ledger
+ * entry per new row (reference = request id) that moves the wallet, and each key's lifetime spend.
+ * Locks are taken in a fixed order (request ids, then accounts, then keys, each ascending) so
+ * concurrent batches from several workers never deadlock one another.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { applyLedgerEntry } from './ledger';
+import type { UsageEvent } from './usage-event';
+
+export interface SettlementOutcome {
+  requestId: string;
+  /** False: a row for this request id already existed, nothing was written. */
+  written: boolean;
+}
+
+const INSERT_ROWS = `
+INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, upstream_account_id,
+  prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images,
+  video_seconds, credits, stream, status, started_at)
+SELECT request_id, account_id, api_key_id, model, protocol, upstream_account_id, prompt_tokens,
+  completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images, video_seconds,
+  credits, stream, status, to_timestamp(started_ms / 1000.0)
+FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::int[],
+  $8::int[], $9::int[], $10::int[], $11::int[], $12::int[], $13::int[], $14::bigint[], $15::bool[],
+  $16::text[], $17::float8[])
+  AS t(request_id, account_id, api_key_id, model, protocol, upstream_account_id, prompt_tokens,
+       completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images,
+       video_seconds, credits, stream, status, started_ms)
+ORDER BY request_id
+ON CONFLICT (request_id) DO NOTHING
+RETURNING request_id`;
+
+/** Writes the batch in the caller's transaction (`client` inside BEGIN … COMMIT). */
+export async function writeUsageEvents(client: PoolClient, events: readonly UsageEvent[]): Promise<SettlementOutcome[]> {
+  // A request id twice in one batch (a replay racing its original) is written once.
+  const unique = new Map<string, UsageEvent>();
+  for (const event of events) if (!unique.has(event.requestId)) unique.set(event.requestId, event);
+  const rows = [...unique.values()];
+  if (rows.length === 0) return [];
+  const column = <T>(pick: (event: UsageEvent) => T): T[] => rows.map(pick);
+  const inserted = await client.query<{ request_id: string }>(INSERT_ROWS, [
+    column((e) => e.requestId), column((e) => e.accountId), column((e) => e.apiKeyId), column((e) => e.model),
+    column((e) => e.protocol), column((e) => e.upstreamAccountId), column((e) => e.promptTokens),
+    column((e) => e.completionTokens), column((e) => e.cacheReadTokens), column((e) => e.cacheWriteTokens),
+    column((e) => e.reasoningTokens), column((e) => e.images), column((e) => e.videoSeconds), column((e) => e.credits),
+    column((e) => e.stream), column((e) => e.status), column((e) => e.startedAt),
+  ]);
+  const written = new Set(inserted.rows.map((row) => row.request_id));
+  const fresh = rows.filter((event) => written.has(event.requestId));
+
+  const byAccount = [...fresh].sort((a, b) => a.accountId - b.accountId || (a.requestId < b.requestId ? -1 : 1));
+  for (const event of byAccount) {
+    // A zero-cost request moves no money, so it gets no ledger row (the wallet still equals the sum).
+    if (event.credits === 0) continue;
+    await applyLedgerEntry(client, {
+      accountId: event.accountId,
+      kind: 'charge',
+      amountCredits: -event.credits,
+      reference: event.requestId,
+      apiKeyId: event.apiKeyId,
+      description: `${event.model} (${event.protocol})`,
+    });
+  }
+
+  const perKey = new Map<number, { credits: number; lastUsedMs: number }>();
+  for (const event of fresh) {
+    if (event.apiKeyId === null) continue;
+    const sum = perKey.get(event.apiKeyId) ?? { credits: 0, lastUsedMs: 0 };
+    sum.credits += event.credits;
+    sum.lastUsedMs = Math.max(sum.lastUsedMs, event.startedAt);
+    perKey.set(event.apiKeyId, sum);
+  }
+  for (const [keyId, sum] of [...perKey].sort((a, b) => a[0] - b[0])) {
+    // A deleted key matches no row: its usage rows stay, its lifetime spend has nowhere to go.
+    await client.query(
+      `UPDATE api_keys SET spent_credits = spent_credits + $2,
+         last_used_at = GREATEST(COALESCE(last_used_at, to_timestamp(0)), to_timestamp($3 / 1000.0))
+       WHERE id = $1`,
+      [keyId, sum.credits, sum.lastUsedMs],
+    );
+  }
+  return events.map((event) => ({ requestId: event.requestId, written: written.has(event.requestId) && unique.get(event.requestId) === event }));
+}
+
+export interface SettleOptions {
+  /** Test seam: runs inside the open transaction just before COMMIT (e.g. to kill a worker mid-batch). */
+  beforeCommit?: () => Promise<void>;
+}
+
+/** Settles a batch in its own transaction; all or nothing. */
+export async function settleUsageEvents(db: Pool, events: readonly UsageEvent[], options: SettleOptions = {}): Promise<SettlementOutcome[]> {
+  const client = await db.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const outcomes = await writeUsageEvents(client, events);
+    await options.beforeCommit?.();
+    await client.query('COMMIT');
+    return outcomes;
+  } catch (error) {
+    // A client whose ROLLBACK fails is unusable: destroy it rather than return it to the pool.
+    await client.query('ROLLBACK').catch(() => { broken = true; });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
