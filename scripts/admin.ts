@@ -12,7 +12,10 @@ import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { loadConfig } from '../src/config';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
-import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, findGroupId, topUp, type Tier } from '../src/db/seed';
+import { topUpAccount } from '../src/billing/top-up-account';
+import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, findGroupId, type Tier } from '../src/db/seed';
+import { createRedis } from '../src/redis/connection';
+import { createRedisKeys } from '../src/redis/keys';
 import { isProtocol } from '../src/ir/protocol';
 import { insertApiKey } from '../src/keys/insert-api-key';
 import { validateCustomKey } from '../src/keys/key-secret';
@@ -72,8 +75,15 @@ async function main(): Promise<void> {
         break;
       }
       case 'account topup': {
-        const balance = await topUp(db, integer(required(flags, 'account'), 'account'), usdToCredits(required(flags, 'usd'), 'usd'));
-        print({ balance_credits: balance }, `balance: ${balance} credits`);
+        const redis = createRedis(config.redisUrl);
+        try {
+          const result = await topUpAccount({ db, redis, redisKeys: createRedisKeys(config.redisPrefix) },
+            integer(required(flags, 'account'), 'account'), usdToCredits(required(flags, 'usd'), 'usd'));
+          if (!result.walletCacheUpdated) console.error('warning: Redis unreachable; the reconciler will refresh the wallet cache');
+          print({ balance_credits: result.balanceCredits }, `balance: ${result.balanceCredits} credits`);
+        } finally {
+          redis.disconnect();
+        }
         break;
       }
       case 'group create': {

@@ -11,6 +11,7 @@
  * and then re-applies the charges that were unsettled both before and after the rebuild.
  */
 import { randomUUID } from 'node:crypto';
+import { inTransaction } from '../src/db/transaction';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { PoolClient } from 'pg';
 import { BILLING_QUEUE_NAME } from '../src/billing/billing-queue';
@@ -126,18 +127,7 @@ async function writtenRequestIds(client: PoolClient, candidates: readonly string
 }
 
 async function withSnapshot<T>(deps: ReconcilerDependencies, read: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await deps.db.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const result = await read(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  return inTransaction(deps.db, read, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
 }
 
 /** Charges of these accounts still in the queue and not yet in PostgreSQL. */

@@ -6,6 +6,7 @@
  * concurrent batches from several workers never deadlock one another.
  */
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../db/transaction';
 import { applyLedgerEntry } from './ledger';
 import type { UsageEvent } from './usage-event';
 
@@ -91,19 +92,9 @@ export interface SettleOptions {
 
 /** Settles a batch in its own transaction; all or nothing. */
 export async function settleUsageEvents(db: Pool, events: readonly UsageEvent[], options: SettleOptions = {}): Promise<SettlementOutcome[]> {
-  const client = await db.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+  return inTransaction(db, async (client) => {
     const outcomes = await writeUsageEvents(client, events);
     await options.beforeCommit?.();
-    await client.query('COMMIT');
     return outcomes;
-  } catch (error) {
-    // A client whose ROLLBACK fails is unusable: destroy it rather than return it to the pool.
-    await client.query('ROLLBACK').catch(() => { broken = true; });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+  });
 }

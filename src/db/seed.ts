@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import { applyLedgerEntry } from '../billing/ledger';
+import { inTransaction } from './transaction';
 import type { Protocol } from '../ir/protocol';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -23,18 +24,8 @@ export async function createAccount(db: Pool, input: { name: string; tier: Tier;
 
 /** Adds credits through the ledger; returns the balance after. */
 export async function topUp(db: Pool, accountId: number, credits: number, reference: string | null = null, description = 'top-up'): Promise<number> {
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await applyLedgerEntry(client, { accountId, kind: 'topup', amountCredits: credits, reference, description });
-    await client.query('COMMIT');
-    return result.balanceAfter;
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
+  const result = await inTransaction(db, (client) => applyLedgerEntry(client, { accountId, kind: 'topup', amountCredits: credits, reference, description }));
+  return result.balanceAfter;
 }
 
 export async function createGroup(db: Pool, input: { name: string; family?: string | null }): Promise<number> {

@@ -84,18 +84,3 @@ export async function deleteKey(db: Pool, accountId: number, keyId: number): Pro
   return result.rows[0] ? { secretHmac: result.rows[0].secret_hmac } : undefined;
 }
 
-/** Runs `work` in one transaction. */
-export async function inTransaction<T>(db: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}

@@ -5,6 +5,7 @@
  * Two workers racing on one task cannot both finish it: the second finds the status changed.
  */
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../db/transaction';
 import type { UsageEvent } from '../billing/usage-event';
 import type { TaskEvent } from './task-event';
 import { toTaskView, type TaskError, type TaskResult, type TaskRow } from './task-record';
@@ -49,21 +50,6 @@ export interface TaskChangeOutcome {
   walletDeltaCredits: number;
 }
 
-async function inTransaction<T>(db: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await db.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => { broken = true; });
-    throw error;
-  } finally {
-    client.release(broken);
-  }
-}
 
 /**
  * Inserts the task (status queued, event 1) and holds its estimate on the wallet, in ONE statement:
