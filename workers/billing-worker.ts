@@ -8,7 +8,7 @@
  * written request ids are announced on pub/sub for the API processes (see create-usage-recorder).
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { BILLING_QUEUE_NAME, billingSettledChannel } from '../src/billing/billing-queue';
+import { BILLING_QUEUE_NAME } from '../src/billing/billing-queue';
 import { settleUsageEvents, type SettlementOutcome } from '../src/billing/settle-usage-events';
 import type { UsageEvent } from '../src/billing/usage-event';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
@@ -47,7 +47,7 @@ function isPermanent(error: unknown): boolean {
 
 export async function startBillingWorker(deps: WorkerDependencies, options: BillingWorkerOptions): Promise<BillingWorker> {
   const logger = deps.logger.child({ component: 'billing-worker' });
-  const channel = billingSettledChannel(deps.redisKeys);
+  const channel = deps.redisKeys.billingSettledChannel();
   const maxBatch = options.maxBatch ?? options.concurrency;
 
   const announce = (outcomes: SettlementOutcome[]) => {

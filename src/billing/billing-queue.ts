@@ -3,7 +3,6 @@
  * producer uses, so producers and the worker agree in one place.
  */
 import type { JobsOptions } from 'bullmq';
-import type { RedisKeys } from '../redis/keys';
 
 export const BILLING_QUEUE_NAME = 'billing';
 export const USAGE_JOB_NAME = 'usage';
@@ -21,11 +20,3 @@ export const USAGE_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-/**
- * Pub/sub channel on which billing workers announce the request ids they have durably written,
- * so API processes can forget the copies they keep against a Redis loss.
- * Belongs in `src/redis/keys.ts`; built here from the same prefix until it is added there.
- */
-export function billingSettledChannel(keys: RedisKeys): string {
-  return `${keys.prefix}:chan:billing-settled`;
-}

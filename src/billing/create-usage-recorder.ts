@@ -8,7 +8,7 @@
 import { Queue } from 'bullmq';
 import type { Dependencies } from '../dependencies';
 import { createRedis } from '../redis/connection';
-import { BILLING_QUEUE_NAME, USAGE_JOB_NAME, USAGE_JOB_OPTIONS, billingSettledChannel } from './billing-queue';
+import { BILLING_QUEUE_NAME, USAGE_JOB_NAME, USAGE_JOB_OPTIONS } from './billing-queue';
 import { PendingUsageEvents, type PendingState } from './pending-usage-events';
 import type { UsageEvent, UsageRecorder } from './usage-event';
 
@@ -73,7 +73,7 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
   const queue = new Queue<UsageEvent>(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
   queue.on('error', (error) => logger.warn({ err: error }, 'billing queue error'));
   const pending = new PendingUsageEvents(settings.maxPending);
-  const channel = billingSettledChannel(deps.redisKeys);
+  const channel = deps.redisKeys.billingSettledChannel();
   // record() callers waiting for their event to reach Redis.
   const waiters = new Map<string, () => void>();
   let inFlightBulks = 0;

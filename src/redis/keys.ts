@@ -6,6 +6,8 @@ export interface RedisKeys {
   readonly prefix: string;
   /** Pub/sub channel: key cache invalidation (payload: secret HMAC or `*`). */
   keyInvalidationChannel(): string;
+  /** Pub/sub channel on which billing workers announce the request ids they durably wrote. */
+  billingSettledChannel(): string;
   /** Pub/sub channel of one task's state changes. */
   taskChannel(taskId: string): string;
   /** Hash of the account's admission state (wallet cache, reservations). */
@@ -33,6 +35,7 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
   return {
     prefix,
     keyInvalidationChannel: () => `${prefix}:chan:key-invalidation`,
+    billingSettledChannel: () => `${prefix}:chan:billing-settled`,
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
     account: (accountId) => `${prefix}:{a${accountId}}:account`,
     accountLeases: (accountId) => `${prefix}:{a${accountId}}:leases`,
