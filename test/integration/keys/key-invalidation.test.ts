@@ -42,7 +42,7 @@ describe('key changes on two API instances', () => {
 
   /** Opens a slow stream on an instance and collects it until the server ends it. */
   async function openStream(instance: GatewayInstance, secret: string): Promise<{ firstTick: Promise<void>; text: Promise<string>; status: number }> {
-    const response = await fetch(`${instance.url}/v1/stream?ticks=500&interval=20`, { headers: { 'x-api-key': secret } });
+    const response = await fetch(`${instance.url}/v1/stream?ticks=3000&interval=20`, { headers: { 'x-api-key': secret } });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let collected = '';
@@ -84,7 +84,7 @@ describe('key changes on two API instances', () => {
     const text = await stream.text;
     expect(text).toContain('event: error');
     expect(text).toContain('"type":"authentication_error"');
-    expect(text).not.toContain('"tick":499');
+    expect(text).not.toContain('"tick":2999');
     expect(listener).toHaveBeenCalledTimes(1);
     expect((await probe(b, secret)).status).toBe(401);
     expect((await probe(a, secret)).status).toBe(401);
