@@ -1,8 +1,9 @@
 /**
- * Builds the Express app from injected dependencies and services. Inference routes come first and
- * carry only the middleware they need (DESIGN 10); every error is rendered by one middleware in the
- * envelope of the route's protocol.
+ * Builds the Express app from injected dependencies and services. Inference calls never enter
+ * express: the server's request listener hands them to the inference handler first (DESIGN 10), and
+ * everything else to express. Every error is rendered in the envelope of the route's protocol.
  */
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
 import { createAuthRouter } from './auth/auth-router';
 import { createManagementAuth } from './auth/management-auth';
@@ -21,12 +22,19 @@ import { PROTOCOLS } from './ir/protocol';
 import { createKeysRouter } from './keys/keys-router';
 import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
-import { createInferenceRouter } from './relay/inference-router';
+import { createInferenceHandler } from './relay/inference-handler';
 import type { Services } from './services';
 import { createTasksRouter } from './tasks/tasks-router';
 
-/** The Express app plus what must be closed with it (subscriptions held by routers). */
-export type GatewayApp = Express & { closeRoutes(): Promise<void> };
+/**
+ * The Express app plus what must be closed with it (subscriptions held by routers). `listen` and
+ * `requestListener` serve inference calls before express sees them; the app called as a plain
+ * handler serves them too, only slower (through express's own request set-up).
+ */
+export type GatewayApp = Express & {
+  closeRoutes(): Promise<void>;
+  requestListener: RequestListener;
+};
 
 export function createApp(deps: Dependencies, services: Services): GatewayApp {
   const app = express() as GatewayApp;
@@ -34,11 +42,18 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.disable('etag');
   app.set('trust proxy', false);
 
+  const renderers: ErrorRenderers = {};
+  for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
+  const inference = createInferenceHandler(deps, services, renderers);
+
   app.use(createHealthRouter(deps));
+  // Only reached when the app is used as a plain handler; the inference handler does its own request id and log.
+  app.use((req, res, next) => {
+    if (!inference.handle(req, res)) next();
+  });
   app.use(requestIdMiddleware());
   app.use(accessLog(deps.logger, deps.metrics));
 
-  app.use(createInferenceRouter(deps, services));
   app.use(createModelsRouter(deps.catalog, services.authenticator));
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);
@@ -59,8 +74,14 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
     else if (req.path.startsWith('/v1beta')) locals(res).surface = 'generate-content';
     throw new GatewayError('not_found', `no route for ${req.method} ${req.path}`);
   });
-  const renderers: ErrorRenderers = {};
-  for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
   app.use(createErrorMiddleware(deps.logger, renderers));
+
+  app.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    if (!inference.handle(req, res)) app(req, res);
+  };
+  // Express's own listen (it runs `http.createServer(this)` and reports listen errors to the
+  // callback), given the listener above as `this` instead of the bare app.
+  const expressListen = app.listen;
+  app.listen = ((...args: unknown[]): Server => Reflect.apply(expressListen, app.requestListener, args) as Server) as GatewayApp['listen'];
   return app;
 }

@@ -3,6 +3,7 @@
  * processes; measured side by side, direct to the simulator and through the gateway (authentication,
  * admission, translation and billing all on). Writes bench-results/latest.json and latest.md.
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,11 +18,21 @@ import { migrate } from '../../src/db/migrate';
 import { createPool } from '../../src/db/pool';
 import { addUpstreamAccount, createGroup, topUp } from '../../src/db/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
+import { createRedis } from '../../src/redis/connection';
+import { createBillingBacklog } from './billing-backlog';
+import { openHeapProbe } from './heap-probe';
 import { closedLoop, paced, timeToFirstByte, type LoadRequest, type LoadResult } from './load';
-import { cpuMicros, startProcess, stopProcess, waitFor } from './processes';
+import { cpuTimes, startProcess, stopProcess, waitFor } from './processes';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** `BENCH_CPU_PROFILE=1`: the API process writes a V8 CPU profile into bench-results/ when it stops. */
+const CPU_PROFILE = process.env.BENCH_CPU_PROFILE === '1';
+/** `BENCH_ONLY=throughput,streaming,paced,ttfb,heap,tasks` (any subset) runs only those parts; all by default. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean));
+const runs = (part: string) => ONLY.size === 0 || ONLY.has(part);
+/** `BENCH_API_NODE_ARGS='--max-semi-space-size=64'`: extra node flags for the API process (experiments). */
+const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 interface Row { scenario: string; target: string; [metric: string]: string | number }
 
@@ -71,6 +82,13 @@ async function main(): Promise<void> {
   const simUrl = `http://127.0.0.1:${simPort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const sim = startProcess('scripts/provider-sim/main.ts', env);
+  const started: ChildProcess[] = [sim];
+  // Also run when the benchmark fails half-way: no process, database or Redis key outlives it.
+  cleanUp = async () => {
+    for (const child of started.reverse()) await stopProcess(child);
+    await dropDatabase(databaseUrl).catch(() => undefined);
+    await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX!).catch(() => undefined);
+  };
   await waitFor(`${simUrl}/_sim/requests`);
   await fetch(`${simUrl}/_sim/requests`, { method: 'DELETE' });
 
@@ -86,21 +104,45 @@ async function main(): Promise<void> {
   await db.end();
   const key = boot.key!;
 
-  const api = startProcess('src/server.ts', env);
+  const resultsDir = path.resolve(__dirname, '..', '..', 'bench-results');
+  mkdirSync(resultsDir, { recursive: true });
+  // The inspector stays closed until the heap measurement opens it (SIGUSR1) on this port.
+  const inspectPort = 9300 + Math.floor(Math.random() * 500);
+  const api = startProcess('src/server.ts', env, [], [
+    `--inspect-port=127.0.0.1:${inspectPort}`, ...(CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', resultsDir] : []), ...API_NODE_ARGS,
+  ]);
+  started.push(api);
   const worker = startProcess('workers/index.ts', env, ['--queues', 'billing']);
+  started.push(worker);
   await waitFor(`${apiUrl}/readyz`);
+  const billingBacklog = createBillingBacklog(env);
 
   const gatewayHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const directHeaders = { 'content-type': 'application/json', authorization: 'Bearer sim-key' };
   const rows: Row[] = [];
   const measure = async (scenario: string, request: (target: 'direct' | 'gateway') => LoadRequest, run: (origin: string, req: LoadRequest) => Promise<LoadResult>) => {
+    // The billing worker shares the machine: let it finish the previous run's usage events first,
+    // or they compete with this run (and with the direct baseline).
+    await billingBacklog.drain();
     const direct = await run(simUrl, request('direct'));
-    const cpuBefore = cpuMicros(api.pid!);
+    const cpuBefore = cpuTimes(api.pid!);
+    const workerBefore = cpuTimes(worker.pid!);
     const gateway = await run(apiUrl, request('gateway'));
-    const cpuPerRequest = Math.round((cpuMicros(api.pid!) - cpuBefore) / Math.max(1, gateway.requests));
+    const cpuAfter = cpuTimes(api.pid!);
+    const perRequest = (micros: number) => Math.round(micros / Math.max(1, gateway.requests));
+    const systemPerRequest = perRequest(cpuAfter.system - cpuBefore.system);
+    const cpuPerRequest = perRequest(cpuAfter.user - cpuBefore.user) + systemPerRequest;
+    // The worker's share: its CPU from the run's start until it has settled the run's events.
+    const drainedAfterSeconds = await billingBacklog.drain();
+    const workerAfter = cpuTimes(worker.pid!);
+    const workerCpuPerRequest = perRequest(workerAfter.user + workerAfter.system - workerBefore.user - workerBefore.system);
     rows.push({ scenario, target: 'direct', ...direct });
-    rows.push({ scenario, target: 'gateway', ...gateway, apiCpuMicrosPerRequest: cpuPerRequest, overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)) });
-    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; gateway ${gateway.rps} rps p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request, errors ${gateway.errors}`);
+    rows.push({
+      scenario, target: 'gateway', ...gateway, apiCpuMicrosPerRequest: cpuPerRequest, apiKernelMicrosPerRequest: systemPerRequest,
+      workerCpuMicrosPerRequest: workerCpuPerRequest, billingDrainedAfterSeconds: drainedAfterSeconds,
+      overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)),
+    });
+    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; gateway ${gateway.rps} rps p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run`);
   };
   const chat = (text: string, stream: boolean) => (target: 'direct' | 'gateway'): LoadRequest => ({
     path: '/v1/chat/completions', headers: target === 'direct' ? directHeaders : gatewayHeaders, body: chatBody('gpt-4.1', text, stream),
@@ -110,12 +152,16 @@ async function main(): Promise<void> {
   await closedLoop(apiUrl, chat('warm up', false)('gateway'), 16, 2);
   await closedLoop(simUrl, chat('warm up', false)('direct'), 16, 1);
 
-  for (const connections of [32, 128]) {
-    await measure(`non-streaming, ${connections} connections`, chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, connections, SECONDS));
+  if (runs('throughput')) {
+    for (const connections of [32, 128]) {
+      await measure(`non-streaming, ${connections} connections`, chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, connections, SECONDS));
+    }
   }
-  await measure('streaming 20 chunks, 32 connections', chat('repeat:10:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
-  await measure('streaming 100 chunks, 32 connections', chat('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
-  await measure('paced 500 requests/s, non-streaming', chat('Hello, paced', false), (o, r) => paced(o, r, 500, SECONDS));
+  if (runs('streaming')) {
+    await measure('streaming 20 chunks, 32 connections', chat('repeat:10:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+    await measure('streaming 100 chunks, 32 connections', chat('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+  }
+  if (runs('paced')) await measure('paced 500 requests/s, non-streaming', chat('Hello, paced', false), (o, r) => paced(o, r, 500, SECONDS));
 
   // Time to first byte at one connection: pass-through (chat → chat model) and translated (messages → chat model).
   const ttfb: Row[] = [];
@@ -125,58 +171,58 @@ async function main(): Promise<void> {
     ['translated (Messages → Chat model)', chat('repeat:20:first byte ', true)('direct'),
       { path: '/v1/messages', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: messagesBody }],
   ];
-  for (const [name, direct, gateway] of ttfbCases) {
+  for (const [name, direct, gateway] of runs('ttfb') ? ttfbCases : []) {
     const d = await timeToFirstByte(simUrl, direct, 300);
     const g = await timeToFirstByte(apiUrl, gateway, 300);
     ttfb.push({ scenario: `TTFB ${name}`, target: 'gateway', directP50Ms: d.p50Ms, gatewayP50Ms: g.p50Ms, overheadP50Ms: Number((g.p50Ms - d.p50Ms).toFixed(3)), gatewayP99Ms: g.p99Ms });
     console.log(`TTFB ${name}: direct p50 ${d.p50Ms} ms, gateway p50 ${g.p50Ms} ms`);
   }
 
-  // Heap per open stream: 1,000 concurrent streams held open by a slow upstream.
-  const heapUsed = async () => {
-    const text = await (await fetch(`${apiUrl}/metrics`)).text();
-    return Number(/^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(text)?.[1] ?? 0);
-  };
-  const heapBefore = await heapUsed();
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  const open = 1000;
+  // Heap per open stream: 1,000 concurrent streams held open by a slow upstream, the API's heap read
+  // after a full collection before and while they are open (through its inspector, opened now).
+  const open = runs('heap') ? 1000 : 0;
   let firstBytes = 0;
-  const streams = Array.from({ length: open }, () => fetch(`${apiUrl}/v1/chat/completions`, {
-    method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${slowKey}` },
-    body: chatBody('gpt-4.1', 'repeat:30:held open ', true),
-  }).then(async (response) => {
-    const reader = response.body!.getReader();
-    await reader.read();
-    firstBytes++;
-    await reader.read().catch(() => undefined);
-  }).catch(() => undefined));
-  const deadline = Date.now() + 30_000;
-  while (firstBytes < open && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  const heapOpen = await heapUsed();
-  controller.abort();
-  await Promise.allSettled(streams);
-  const heapPerStreamKb = Number(((heapOpen - heapBefore) / Math.max(1, firstBytes) / 1024).toFixed(1));
-  console.log(`heap: ${firstBytes} open streams, ${heapPerStreamKb} KB per stream`);
+  let heapPerStreamKb = 0;
+  if (open > 0) {
+    const probe = await openHeapProbe(api.pid!, inspectPort);
+    const heapBefore = await probe.heapUsedAfterGc();
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    const streams = Array.from({ length: open }, () => fetch(`${apiUrl}/v1/chat/completions`, {
+      method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${slowKey}` },
+      body: chatBody('gpt-4.1', 'repeat:30:held open ', true),
+    }).then(async (response) => {
+      const reader = response.body!.getReader();
+      await reader.read();
+      firstBytes++;
+      await reader.read().catch(() => undefined);
+    }).catch(() => undefined));
+    const deadline = Date.now() + 30_000;
+    while (firstBytes < open && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const heapOpen = await probe.heapUsedAfterGc();
+    probe.close();
+    controller.abort();
+    await Promise.allSettled(streams);
+    heapPerStreamKb = Number(((heapOpen - heapBefore) / Math.max(1, firstBytes) / 1024).toFixed(1));
+    console.log(`heap: ${firstBytes} open streams, ${heapPerStreamKb} KB per stream (${(heapBefore / 2 ** 20).toFixed(1)} MiB after GC before, ${(heapOpen / 2 ** 20).toFixed(1)} MiB with them open)`);
+  }
 
   let taskRows: Row[] = [];
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const tasks = require('./tasks') as { runTaskBenchmark?: (options: { env: NodeJS.ProcessEnv; apiUrl: string; key: string; simUrl: string }) => Promise<Row[]> };
-    if (tasks.runTaskBenchmark) taskRows = await tasks.runTaskBenchmark({ env, apiUrl, key, simUrl });
+    if (tasks.runTaskBenchmark && runs('tasks')) taskRows = await tasks.runTaskBenchmark({ env, apiUrl, key, simUrl });
   } catch (error) {
     console.log(`task benchmark not run: ${(error as Error).message}`);
   }
 
-  await stopProcess(api);
-  await stopProcess(worker);
-  await stopProcess(sim);
-  await dropDatabase(databaseUrl);
+  await billingBacklog.drain();
+  await billingBacklog.close();
+  await cleanUp();
 
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, tasks: taskRows };
-  const outDir = path.resolve(__dirname, '..', '..', 'bench-results');
-  mkdirSync(outDir, { recursive: true });
+  const outDir = resultsDir;
   writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(result, null, 2));
   const md = [
     `Benchmark of ${result.date.slice(0, 10)} on ${machine} (${SECONDS} s per run; load generator, simulator, API and worker share the machine).`,
@@ -197,7 +243,25 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-main().catch((error: unknown) => {
+let cleanUp: () => Promise<void> = async () => undefined;
+
+/** Every key of the run's prefix (usage jobs, counters): a run otherwise leaves tens of thousands behind. */
+async function deleteRedisPrefix(url: string | undefined, prefix: string): Promise<void> {
+  const redis = createRedis(url ?? 'redis://127.0.0.1:6379', { name: 'bench-cleanup' });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+main().catch(async (error: unknown) => {
   console.error('benchmark failed:', error);
+  await cleanUp().catch(() => undefined);
   process.exit(1);
 });

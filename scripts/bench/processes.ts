@@ -6,16 +6,23 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '..', '..');
 const TICKS_PER_SECOND = 100;
 
-export function startProcess(script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+/** `nodeArgs` go to node itself, before the script (e.g. `--cpu-prof`). */
+export function startProcess(script: string, env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   return child;
+}
+
+/** User and system CPU time of a process, in microseconds. */
+export function cpuTimes(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: (Number(fields[11]) / TICKS_PER_SECOND) * 1e6, system: (Number(fields[12]) / TICKS_PER_SECOND) * 1e6 };
 }
 
 /** utime + stime of a process, in microseconds. */
 export function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6;
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 export async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {

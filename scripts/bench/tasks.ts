@@ -74,6 +74,18 @@ async function submitAll(api: HttpPool, key: string, count: number, concurrency:
   return { ids, latencies, errors };
 }
 
+/** Submits one task every 250 ms until the API routes the model (not a 503), and returns its id. */
+async function waitForRoute(api: HttpPool, key: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const probe = await submitAll(api, key, 1, 1);
+    const [id] = probe.ids;
+    if (id !== undefined) return id;
+    if (Date.now() > deadline || !probe.errors[0]?.startsWith('503')) throw new Error(`the task route never came up: ${probe.errors[0]}`);
+    await sleep(250);
+  }
+}
+
 async function waitForTerminal(db: ReturnType<typeof createPool>, ids: string[], timeoutMs: number): Promise<{ succeeded: number; failed: number; lastFinishedMs: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -114,14 +126,17 @@ export async function runTaskBenchmark(options: TaskBenchmarkOptions): Promise<T
     const group = await createGroup(db, { name: `bench-tasks-${randomBytes(3).toString('hex')}`, family: null });
     await addUpstreamAccount(db, crypto, { groupId: group, protocol: 'generate-content', baseUrl: simUrl, apiKey: 'sim-key', models: ['veo-3'] });
     const key = (await insertApiKey(db, crypto, { accountId, groupId: group, name: 'bench-tasks' })).secret;
-    // The running API process sees new upstream accounts at its next directory refresh (every 5 s).
-    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    // The running API process sees new upstream accounts at its next directory refresh: the cache
+    // lives 5 s and the first request after that is still served from it while it reloads, so a
+    // fixed wait is not enough. Submit until the route exists (those tasks count as warm-up).
+    const routed = await waitForRoute(api, key, 30_000);
 
     const script = options.workerScript ?? { path: 'workers/index.ts', args: ['--queues', 'tasks'] };
     for (let i = 0; i < (options.workers ?? 2); i++) workers.push(startProcess(script.path, workerEnv, script.args));
     // Warm up: the workers are up, the pools are open, the JIT has seen the path.
     const warm = await submitAll(api, key, 20, 10);
     if (warm.errors.length > 0) throw new Error(`warm-up submits failed: ${warm.errors[0]}`);
+    warm.ids.push(routed);
     const warmed = await waitForTerminal(db, warm.ids, 60_000);
     if (warmed.succeeded !== warm.ids.length) throw new Error(`warm-up tasks did not all succeed (${warmed.succeeded}/${warm.ids.length})`);
 

@@ -139,7 +139,12 @@ export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthentica
       const hmac = deps.crypto.hmac(secret);
       const now = deps.clock.now();
       const entry = cache.get(hmac);
-      const key = entry && entry.expiresAt > now ? entry.key : await load(hmac);
+      const fresh = entry !== undefined && entry.expiresAt > now;
+      // Refresh ahead: in the last fifth of its lifetime a used entry is reloaded in the background, so
+      // a busy key's requests never wait on PostgreSQL when it expires (DESIGN 10). It never serves
+      // an expired entry; concurrent refreshes share one query.
+      if (fresh && entry.expiresAt - now < deps.config.keyCacheTtlMs / 5) load(hmac).catch(() => undefined);
+      const key = fresh ? entry.key : await load(hmac);
       // The index lookup only saw the HMAC; the comparison of what it returned is constant-time.
       if (!key || !deps.crypto.hmacEquals(key.secretHmac, hmac)) throw new GatewayError('authentication', 'invalid API key');
       assertKeyActive(key, now);

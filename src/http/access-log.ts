@@ -1,23 +1,33 @@
-/** One log line and one metric sample per request, with the request id; never the secret. */
+/**
+ * One log line and one metric sample per request, with the request id; never the secret. The line
+ * carries the user agent, not every header: serializing and redacting all headers of every request
+ * was a measurable share of the hot path (DESIGN 10), and credentials must not be logged anyway.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { redactText, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { locals } from './request-context';
 
+/** Records the request when its response closes. `route` gives the metric label when no routeLabel was set. */
+export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: () => string): void {
+  const started = process.hrtime.bigint();
+  res.once('close', () => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const labels = { route: locals(res).routeLabel ?? route(), method: req.method ?? 'GET', status: String(res.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+    if (!logger.isLevelEnabled('info')) return;
+    logger.info({
+      requestId: locals(res).requestId, method: req.method, url: redactText((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''), status: res.statusCode,
+      ms: Math.round(seconds * 1000), aborted: !res.writableFinished, userAgent: req.headers['user-agent'],
+    }, 'request');
+  });
+}
+
 export function accessLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('close', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = locals(res).routeLabel ?? (res.statusCode === 404 ? 'unmatched' : req.baseUrl + (req.route?.path ?? req.path));
-      const labels = { route: String(route), method: req.method, status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, seconds);
-      logger.info({
-        requestId: locals(res).requestId, method: req.method, url: redactText(req.originalUrl), status: res.statusCode,
-        ms: Math.round(seconds * 1000), aborted: !res.writableFinished, headers: req.headers,
-      }, 'request');
-    });
+    observeRequest(logger, metrics, req, res, () => (res.statusCode === 404 ? 'unmatched' : String(req.baseUrl + (req.route?.path ?? req.path))));
     next();
   };
 }

@@ -1,39 +1,47 @@
 /**
  * The only place that writes an error response before the first byte. Renders the error in the
  * envelope of the request's surface (its protocol, or the gateway's own OpenAI-style envelope),
- * with the accounting headers, and never with a stack trace.
+ * with the accounting headers, and never with a stack trace. Express routes reach it as the error
+ * middleware; the inference fast path (no express) calls `renderThrown` directly.
  */
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import type { GatewayError } from '../errors/gateway-error';
 import type { RenderedError } from '../protocols/codec';
 import type { Logger } from './logger';
 import { renderOpenAiStyleError } from './openai-error-envelope';
 import { locals, type ErrorSurface } from './request-context';
+import { sendJson } from './send-json';
 import { toGatewayError } from './to-gateway-error';
 
 export type ErrorRenderers = Partial<Record<ErrorSurface, (error: GatewayError) => RenderedError>>;
 
-export function writeError(res: import('express').Response, error: GatewayError, renderers: ErrorRenderers): void {
+export function writeError(res: ServerResponse, error: GatewayError, renderers: ErrorRenderers): void {
   const surface = locals(res).surface ?? 'gateway';
   const render = renderers[surface] ?? renderOpenAiStyleError;
   const rendered = render(error);
   const headers = { ...(locals(res).accountingHeaders ?? {}), ...(error.headers ?? {}), ...rendered.headers };
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.status(rendered.status).json(rendered.body);
+  sendJson(res, rendered.status, rendered.body);
+}
+
+/** Anything thrown by a route → its rendered error, or the end of a response already under way. */
+export function renderThrown(logger: Logger, renderers: ErrorRenderers, thrown: unknown, path: string, res: ServerResponse): void {
+  const error = toGatewayError(thrown);
+  if (error.kind === 'internal') {
+    logger.error({ requestId: locals(res).requestId, err: error.cause ?? error, path }, 'unhandled error');
+  }
+  if (res.headersSent) {
+    // Streams render their own error frames; here the connection can only be ended.
+    res.end();
+    return;
+  }
+  writeError(res, error, renderers);
 }
 
 export function createErrorMiddleware(logger: Logger, renderers: ErrorRenderers): ErrorRequestHandler {
   return (thrown, req, res, next) => {
-    const error = toGatewayError(thrown);
-    if (error.kind === 'internal') {
-      logger.error({ requestId: locals(res).requestId, err: error.cause ?? error, path: req.path }, 'unhandled error');
-    }
-    if (res.headersSent) {
-      // Streams render their own error frames; here the connection can only be ended.
-      res.end();
-      return;
-    }
     void next;
-    writeError(res, error, renderers);
+    renderThrown(logger, renderers, thrown, req.path, res);
   };
 }

@@ -1,5 +1,5 @@
-/** Per-request values kept on `res.locals`, typed in one place. */
-import type { Response } from 'express';
+/** Per-request values kept on `res.locals` (express sets it; the inference fast path creates it), typed in one place. */
+import type { ServerResponse } from 'node:http';
 import type { Protocol } from '../ir/protocol';
 
 export type ErrorSurface = Protocol | 'gateway';
@@ -14,6 +14,11 @@ export interface RequestLocals {
   accountingHeaders?: Record<string, string>;
 }
 
-export function locals(res: Response): RequestLocals {
-  return res.locals as RequestLocals;
+type WithLocals = ServerResponse & { locals?: Record<string, unknown> };
+
+/** Works on an express Response and on a bare node ServerResponse alike. */
+export function locals(res: ServerResponse): RequestLocals {
+  const holder = res as WithLocals;
+  holder.locals ??= {};
+  return holder.locals as unknown as RequestLocals;
 }

@@ -1,6 +1,7 @@
 /** A non-streamed answer: read whole, decode (or pass through unchanged), bill, send. */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
+import { sendJsonText } from '../http/send-json';
 import { GatewayError } from '../errors/gateway-error';
 import type { IrResponse } from '../ir/response';
 import type { UpstreamResponse } from '../upstream/upstream-client';
@@ -15,7 +16,7 @@ import { warningHeader } from './warning-header';
 
 export type AttemptOutcome = { kind: 'done' } | { kind: 'retry'; error: GatewayError };
 
-export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: Response,
+export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: ServerResponse,
   abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
   let text: string;
   try {
@@ -50,7 +51,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   const warnings = warningHeader(plan.warnings);
   if (warnings) res.setHeader('x-gateway-warnings', warnings);
   reportWarnings(plan, deps);
-  res.status(200).type('application/json').send(body);
+  sendJsonText(res, 200, body);
   return { kind: 'done' };
 }
 

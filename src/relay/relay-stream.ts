@@ -6,7 +6,7 @@
  * aborts the upstream at once and bills the usage produced until then; a key revoked or deleted
  * mid-stream cuts the stream with the authentication error frame (free).
  */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import type { IrResponse } from '../ir/response';
@@ -46,7 +46,7 @@ function createChatUsageFilter(): (chunk: string) => string {
   };
 }
 
-export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: Response,
+export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: ServerResponse,
   abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
   const upstreamCodec = CODECS[call.account.protocol];
   const decoder = upstreamCodec.upstream.createStreamDecoder(call.decodeContext);
@@ -73,8 +73,9 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     const warnings = warningHeader(plan.warnings);
     if (warnings) headers['x-gateway-warnings'] = warnings;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(200);
-    res.flushHeaders();
+    // No flushHeaders(): the frame written right after goes out in the same packet as the headers,
+    // one wake-up of the client instead of two before its first byte.
+    res.statusCode = 200;
   };
   const write = async (data: string): Promise<boolean> => {
     if (data === '') return true;

@@ -3,7 +3,7 @@
  * a failure before the first byte reaches the client cools the account down and tries the next one;
  * after the first byte, failures become the protocol's error frame.
  */
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
@@ -40,7 +40,7 @@ export async function readBodyText(response: UpstreamResponse): Promise<string> 
   }
 }
 
-export async function runRelay(plan: RelayPlan, _req: Request, res: Response, deps: Dependencies, services: RelayServices): Promise<void> {
+export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<void> {
   const { accounts, coolingDown } = await services.upstreams.candidates(plan.key.groupId, plan.model.id, plan.model.nativeProtocols);
   if (accounts.length === 0) {
     throw new GatewayError('no_available_account', coolingDown > 0

@@ -1,7 +1,7 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
 /** Writes and waits for `drain` when the socket buffer is full; resolves false if the client left. */
-export async function writeWithBackpressure(res: Response, data: string): Promise<boolean> {
+export async function writeWithBackpressure(res: ServerResponse, data: string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(data)) return true;
   return new Promise<boolean>((resolve) => {

@@ -39,9 +39,12 @@ export function createUpstreamClient(options: { connectTimeoutMs: number; firstB
   return {
     async call(call) {
       try {
+        // Parsed once; the path comes from the parsed URL too, so a base URL with an upper-case host
+        // or an explicit default port (whose origin is normalized) cannot shift it.
+        const url = new URL(call.url);
         const response = await agent.request({
-          origin: new URL(call.url).origin,
-          path: call.url.slice(new URL(call.url).origin.length) || '/',
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
           method: call.method ?? 'POST',
           headers: call.headers,
           body: call.body,

@@ -2,19 +2,29 @@
  * The four inference protocols (interface section 4): authenticate per the protocol's rules, decode
  * to the IR, resolve the model and its gates, admit (limits and money), then relay. Errors render in
  * the caller's protocol envelope with the accounting headers.
+ *
+ * Served on node's own request and response, ahead of express (DESIGN 10): express's per-request
+ * set-up, router and body parser cost more than the rest of a pass-through together. Everything the
+ * express routes gave these requests is done here: request id, access log and metrics, JSON body,
+ * error rendering. Any other method or path is left to the express app.
  */
-import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { resolveClientIp } from '../auth/client-ip';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
+import { createClientIpResolver } from '../auth/client-ip';
 import { extractCredential } from '../auth/extract-credential';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import type { Dependencies } from '../dependencies';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
+import { observeRequest } from '../http/access-log';
+import { renderThrown, type ErrorRenderers } from '../http/error-middleware';
 import { jsonBody } from '../http/json-body';
+import { readJsonBody } from '../http/read-json-body';
 import { locals } from '../http/request-context';
+import { assignRequestId } from '../http/request-id';
 import type { Protocol } from '../ir/protocol';
+import { estimateInputTokens, estimateReservationCredits } from '../limits/estimate-reservation';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
-import { estimateInputTokens, estimateReservationCredits } from '../limits/estimate-reservation';
 import { onceTicket } from './once-ticket';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
@@ -27,39 +37,57 @@ const MAX_TOKENS_FIELD: Record<Protocol, string> = {
 
 const GENERATE_CONTENT_PATH = /^\/v1(?:beta)?\/models\/([^/]+):(generateContent|streamGenerateContent)$/;
 
-function header(req: Request, name: string): string | undefined {
+/** The string routes as express matched them: case-insensitive, one optional trailing slash. */
+const FIXED_ROUTES: Record<string, Protocol> = {
+  '/v1/messages': 'messages',
+  '/v1/responses': 'responses',
+  '/v1/chat/completions': 'chat',
+};
+
+function routeOf(path: string): Protocol | undefined {
+  const lower = path.toLowerCase();
+  const fixed = FIXED_ROUTES[lower.endsWith('/') ? lower.slice(0, -1) : lower];
+  if (fixed) return fixed;
+  return GENERATE_CONTENT_PATH.test(path) ? 'generate-content' : undefined;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-function surface(protocol: Protocol): RequestHandler {
-  return (_req, res, next) => {
-    locals(res).surface = protocol;
-    locals(res).routeLabel = protocol;
-    next();
-  };
+function queryValue(query: ParsedUrlQuery, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
-export function createInferenceRouter(deps: Dependencies, services: RelayServices): Router {
-  const router = Router();
-  const body = jsonBody(deps.config.maxBodyBytes);
-  const context = createCodecContext(deps.clock);
+export interface InferenceHandler {
+  /** Serves the request if it is an inference call (true), else leaves it untouched (false). */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+}
 
-  async function withHeaders<T>(key: AuthenticatedKey, res: Response, work: () => T | Promise<T>): Promise<T> {
+export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
+  const context = createCodecContext(deps.clock);
+  const clientIp = createClientIpResolver(deps.config.trustedProxies);
+  // Compressed or non-UTF-8 bodies still go through body-parser, as before.
+  const bodyFallback = jsonBody(deps.config.maxBodyBytes);
+
+  async function withHeaders<T>(key: AuthenticatedKey, res: ServerResponse, work: () => T | Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       if (isGatewayError(error) && !locals(res).accountingHeaders) {
-        locals(res).accountingHeaders = await services.admission.peekHeaders(key, res.locals.surface).catch(() => ({}));
+        locals(res).accountingHeaders = await services.admission.peekHeaders(key, locals(res).surface).catch(() => ({}));
       }
       throw error;
     }
   }
 
-  const handler = (protocol: Protocol): RequestHandler => async (req, res) => {
+  async function serve(protocol: Protocol, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = deps.clock.now();
+    const body = await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
     const codec = CODECS[protocol];
-    const secret = extractCredential(protocol, req.headers, req.query as Record<string, unknown>);
+    const secret = extractCredential(protocol, req.headers, query);
     if (!secret) {
       throw new GatewayError('authentication', protocol === 'responses'
         ? 'missing API key: send Authorization: Bearer <key>'
@@ -75,31 +103,31 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
         if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) throw new GatewayError('invalid_request', `messages-version ${version} is not a date such as 2023-06-01`, { param: 'messages-version' });
         betaHeader = header(req, 'anthropic-beta') ?? header(req, 'messages-beta');
       }
-      if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+      if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new GatewayError('invalid_request', 'request body must be a JSON object');
       }
-      const decoded = codec.inbound.decodeRequest(req.body, context);
+      const decoded = codec.inbound.decodeRequest(body, context);
       const request = decoded.request;
       let sse = false;
       if (protocol === 'generate-content') {
-        const match = GENERATE_CONTENT_PATH.exec(req.path);
+        const match = GENERATE_CONTENT_PATH.exec(path);
         request.model = decodeURIComponent(match?.[1] ?? '').replace(/^models\//, '');
-        request.stream = match?.[2] === 'streamGenerateContent' || req.query.stream === 'true';
-        sse = req.query.alt === 'sse';
+        request.stream = match?.[2] === 'streamGenerateContent' || queryValue(query, 'stream') === 'true';
+        sse = queryValue(query, 'alt') === 'sse';
       }
       const model = resolveModel(deps.catalog, request.model, protocol, key);
       const warnings = [...decoded.warnings, ...checkCapabilities(model, request, MAX_TOKENS_FIELD[protocol])];
-      return { request, model, warnings, betaHeader, sse };
+      return { request, model, warnings, betaHeader, sse, rawBody: body as Record<string, unknown> };
     });
 
-    const { request, model, warnings, betaHeader, sse } = prepared;
-    const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(req.body).length;
+    const { request, model, warnings, betaHeader, sse, rawBody } = prepared;
+    const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(rawBody).length;
     const reserveCredits = estimateReservationCredits({
       model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
     });
     const ticket = onceTicket(await services.admission.admit({
       key,
-      clientIp: resolveClientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'), deps.config.trustedProxies),
+      clientIp: clientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for')),
       requestId: locals(res).requestId,
       reserveCredits,
       takesLease: true,
@@ -125,7 +153,7 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
         startedAt,
         key,
         model,
-        rawBody: req.body as Record<string, unknown>,
+        rawBody,
         request,
         warnings,
         stream: request.stream,
@@ -140,11 +168,11 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
         ticket,
         inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
         betaHeader,
-        betaQuery: req.query.beta === 'true',
+        betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
       };
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
-      await runRelay(plan, req, res, deps, services);
+      await runRelay(plan, res, deps, services);
     } catch (error) {
       await ticket.release().catch(() => undefined);
       throw error;
@@ -152,11 +180,32 @@ export function createInferenceRouter(deps: Dependencies, services: RelayService
       // Whatever ended the request, the lease is gone (settle or release already did it).
       if (!res.headersSent && !res.destroyed) await ticket.release().catch(() => undefined);
     }
-  };
+  }
 
-  router.post('/v1/messages', surface('messages'), body, handler('messages'));
-  router.post('/v1/responses', surface('responses'), body, handler('responses'));
-  router.post('/v1/chat/completions', surface('chat'), body, handler('chat'));
-  router.post(GENERATE_CONTENT_PATH, surface('generate-content'), body, handler('generate-content'));
-  return router;
+  return {
+    handle(req, res) {
+      const url = req.url ?? '';
+      if (req.method !== 'POST' || url.charCodeAt(0) !== 47 /* '/' */) return false;
+      const queryStart = url.indexOf('?');
+      const path = queryStart < 0 ? url : url.slice(0, queryStart);
+      const protocol = routeOf(path);
+      if (protocol === undefined) return false;
+      assignRequestId(res);
+      locals(res).surface = protocol;
+      locals(res).routeLabel = protocol;
+      observeRequest(deps.logger, deps.metrics, req, res, () => protocol);
+      // express 5's default ("simple") query parser is node's querystring.
+      const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
+      serve(protocol, path, query, req, res).catch((error: unknown) => {
+        try {
+          renderThrown(deps.logger, renderers, error, path, res);
+        } catch (renderError) {
+          // Never an unhandled rejection: the connection can only be dropped.
+          deps.logger.error({ requestId: locals(res).requestId, err: renderError }, 'could not render an error');
+          res.destroy();
+        }
+      });
+      return true;
+    },
+  };
 }
