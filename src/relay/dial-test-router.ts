@@ -63,7 +63,6 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
       stages.push({ stage: 'key', ok: false, detail: (error as Error).message });
       return answer(false);
     }
-    stages.push({ stage: 'group', ok: true, detail: `group ${key.groupName} routes ${key.groupFamily ?? 'every family'}`, group: key.groupName });
     const protocol = PROTOCOL_ALIASES[parsed.data.protocol.toLowerCase()];
     if (!protocol || !isProtocol(protocol)) {
       stages.push({ stage: 'protocol', ok: false, detail: `unknown protocol ${parsed.data.protocol}; use messages, responses, chat or generate-content` });
@@ -75,6 +74,11 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
       return answer(false);
     }
     stages.push({ stage: 'model', ok: true, detail: `model ${model.id} (family ${model.family})` });
+    if (key.groupFamily !== null && key.groupFamily !== model.family) {
+      stages.push({ stage: 'group', ok: false, detail: `group ${key.groupName} routes only ${key.groupFamily}, not ${model.id}`, group: key.groupName });
+      return answer(false);
+    }
+    stages.push({ stage: 'group', ok: true, detail: `group ${key.groupName} routes ${key.groupFamily ?? 'every family'}`, group: key.groupName });
     try {
       resolveModel(deps.catalog, model.id, protocol, key);
       stages.push({ stage: 'protocol', ok: true, detail: `${protocol} is available for ${model.id}` });
