@@ -11,7 +11,10 @@ import { accumulateIrEvents, streamContractViolations } from './ir-accumulator';
 import { captureToSse, chatCaptureDir, splitAtRandomOffsets, testContext } from './chat-test-context';
 
 const dir = chatCaptureDir();
-const describeCaptures = dir === undefined ? describe.skip : describe;
+// describe.skip would still run the body, which reads the capture files: never call it without them.
+const describeCaptures = dir === undefined
+  ? (name: string, _body: () => void) => describe.skip(name, () => { it.todo('needs ../shared/captures'); })
+  : describe;
 if (dir === undefined) {
   // eslint-disable-next-line no-console
   console.warn('captures/chat not found beside the project: capture tests skipped');
