@@ -1,5 +1,6 @@
 /** One page of an account's ledger (billing transactions), newest first, keyset pagination on id. */
 import type { Pool } from 'pg';
+import { sqlConditions } from '../db/sql-conditions';
 import type { LedgerKind } from '../billing/ledger';
 
 export interface LedgerEntryRecord {
@@ -29,21 +30,17 @@ interface Row {
 
 /** Up to `limit + 1` entries: the extra one only tells whether another page exists. */
 export async function listLedgerEntries(db: Pool, filters: LedgerFilters): Promise<LedgerEntryRecord[]> {
-  const conditions = ['account_id = $1'];
-  const values: unknown[] = [filters.accountId];
-  const add = (sql: string, value: unknown) => {
-    values.push(value);
-    conditions.push(sql.replace('?', `$${values.length}`));
-  };
+  const sql = sqlConditions('account_id = ?', filters.accountId);
+  const add = sql.add;
   if (filters.beforeId !== undefined) add('id < ?', filters.beforeId);
   if (filters.kinds !== undefined) add('kind = ANY(?::text[])', filters.kinds);
   if (filters.from !== undefined) add('created_at >= ?', filters.from);
   if (filters.to !== undefined) add('created_at < ?', filters.to);
-  values.push(filters.limit + 1);
+  const limit = sql.param(filters.limit + 1);
   const result = await db.query<Row>(
     `SELECT id, kind, amount_credits, balance_after, reference, api_key_id, description, created_at
-       FROM ledger_entries WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $${values.length}`,
-    values);
+       FROM ledger_entries WHERE ${sql.where()} ORDER BY id DESC LIMIT ${limit}`,
+    sql.values);
   return result.rows.map((row) => ({
     id: Number(row.id), kind: row.kind, amountCredits: row.amount_credits, balanceAfterCredits: row.balance_after,
     reference: row.reference, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id), description: row.description,

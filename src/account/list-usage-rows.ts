@@ -1,5 +1,6 @@
 /** One page of an account's usage rows, newest first, with the listing's filters (keyset pagination on id). */
 import type { Pool } from 'pg';
+import { sqlConditions } from '../db/sql-conditions';
 
 export interface UsageRowRecord {
   id: number;
@@ -41,23 +42,19 @@ interface Row {
 
 /** Up to `limit + 1` rows: the extra one only tells whether another page exists. */
 export async function listUsageRows(db: Pool, filters: UsageFilters): Promise<UsageRowRecord[]> {
-  const conditions = ['account_id = $1'];
-  const values: unknown[] = [filters.accountId];
-  const add = (sql: string, value: unknown) => {
-    values.push(value);
-    conditions.push(sql.replace('?', `$${values.length}`));
-  };
+  const sql = sqlConditions('account_id = ?', filters.accountId);
+  const add = sql.add;
   if (filters.beforeId !== undefined) add('id < ?', filters.beforeId);
   if (filters.apiKeyId !== undefined) add('api_key_id = ?', filters.apiKeyId);
   if (filters.model !== undefined) add('model = ?', filters.model);
   if (filters.from !== undefined) add('started_at >= ?', filters.from);
   if (filters.to !== undefined) add('started_at < ?', filters.to);
-  values.push(filters.limit + 1);
+  const limit = sql.param(filters.limit + 1);
   const result = await db.query<Row>(
     `SELECT id, request_id, api_key_id, model, protocol, prompt_tokens, completion_tokens, cache_read_tokens,
             cache_write_tokens, reasoning_tokens, images, video_seconds, credits, stream, status, started_at, created_at
-       FROM usage_rows WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $${values.length}`,
-    values);
+       FROM usage_rows WHERE ${sql.where()} ORDER BY id DESC LIMIT ${limit}`,
+    sql.values);
   return result.rows.map((row) => ({
     id: Number(row.id), requestId: row.request_id, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
     model: row.model, protocol: row.protocol, promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens,

@@ -40,20 +40,23 @@ export type ChatUpstreamContentPart = z.infer<typeof contentPartSchema>;
 
 const contentSchema = z.union([z.string(), z.array(contentPartSchema)]).nullish();
 
+/** What a message (complete answer) and a delta (stream chunk) both carry. */
+const messageFields = {
+  content: contentSchema,
+  refusal: z.string().nullish(),
+  reasoning_content: z.string().nullish(),
+  /** OpenRouter and recent vLLM name it `reasoning`. */
+  reasoning: z.string().nullish(),
+  tool_calls: z.array(toolCallSchema).nullish(),
+};
+
 export const chatCompletionSchema = z.looseObject({
   id: z.string().nullish(),
   model: z.string().nullish(),
   created: z.number().nullish(),
   choices: z.array(z.looseObject({
     index: z.number().nullish(),
-    message: z.looseObject({
-      content: contentSchema,
-      refusal: z.string().nullish(),
-      reasoning_content: z.string().nullish(),
-      /** OpenRouter and recent vLLM name it `reasoning`. */
-      reasoning: z.string().nullish(),
-      tool_calls: z.array(toolCallSchema).nullish(),
-    }).nullish(),
+    message: z.looseObject(messageFields).nullish(),
     finish_reason: z.string().nullish(),
   })).nullish(),
   usage: chatUsageSchema.nullish(),
@@ -66,13 +69,7 @@ export const chatChunkSchema = z.looseObject({
   created: z.number().nullish(),
   choices: z.array(z.looseObject({
     index: z.number().nullish(),
-    delta: z.looseObject({
-      content: contentSchema,
-      refusal: z.string().nullish(),
-      reasoning_content: z.string().nullish(),
-      reasoning: z.string().nullish(),
-      tool_calls: z.array(toolCallSchema).nullish(),
-    }).nullish(),
+    delta: z.looseObject(messageFields).nullish(),
     finish_reason: z.string().nullish(),
   })).nullish(),
   usage: chatUsageSchema.nullish(),
