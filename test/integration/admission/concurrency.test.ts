@@ -80,7 +80,9 @@ describe('concurrency leases', () => {
 
   it('frees the leases of a killed process once they expire', async () => {
     const { keyId } = await seedKey(deps, { tier: 'free' });
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(__dirname, 'lease-holder.ts')], {
+    // node --import tsx, not the tsx launcher: the launcher runs the script in a grandchild that a
+    // SIGKILL of the launcher leaves running (an orphan holding leases forever).
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'lease-holder.ts')], {
       cwd: ROOT, env: { ...process.env, ...deps.env, KEY_ID: String(keyId), LEASES: '5' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
