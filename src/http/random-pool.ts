@@ -3,7 +3,7 @@
  * 2 µs (a call into OpenSSL each time), a slice of the pool under 0.1 µs. Same source (the CSPRNG),
  * same bytes, only batched; it holds no application state, like node's own `randomUUID` cache.
  */
-import { randomFillSync } from 'node:crypto';
+import { randomFillSync, randomInt } from 'node:crypto';
 
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
@@ -28,6 +28,16 @@ export function randomHex(bytes: number): string {
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * `length` characters of base62 with no modulo bias (one `randomInt` each): for secrets and ids
+ * that must be unguessable (key secrets, task ids), where the pooled form's slight bias is not wanted.
+ */
+export function unbiasedBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
 
 /** `length` characters of base62 (one random byte each, modulo 62). */
 export function randomBase62(length: number): string {

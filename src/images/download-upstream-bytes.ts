@@ -1,8 +1,7 @@
 /** Bytes an upstream answered by URL (an image), read whole with a size cap. */
 import { GatewayError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/upstream-client';
-import { toUpstreamError } from '../upstream/upstream-client';
-import { readUpstreamText } from './read-upstream-json';
+import { readUpstreamText, toUpstreamError } from '../upstream/upstream-client';
 
 export async function downloadUpstreamBytes(client: UpstreamClient, url: string, options: { maxBytes: number; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Buffer> {
   const response = await client.call({ url, method: 'GET', headers: options.headers ?? {}, signal: options.signal });

@@ -7,18 +7,10 @@ import { GatewayError } from '../errors/gateway-error';
 import type { Protocol } from '../ir/protocol';
 import { decodeChatError } from '../protocols/chat/decode-chat-error';
 import { decodeGenerateContentError } from '../protocols/generate-content/decode-generate-content-error';
-import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+import { readUpstreamText, type UpstreamResponse } from '../upstream/upstream-client';
 
 export function decodeUpstreamError(protocol: Protocol, status: number, body: string, headers: UpstreamResponse['headers']): GatewayError {
   return protocol === 'generate-content' ? decodeGenerateContentError(status, body, headers) : decodeChatError(status, body, headers);
-}
-
-export async function readUpstreamText(response: UpstreamResponse): Promise<string> {
-  try {
-    return await response.body.text();
-  } catch (error) {
-    throw toUpstreamError(error);
-  }
 }
 
 export async function readUpstreamJson(protocol: Protocol, response: UpstreamResponse): Promise<unknown> {

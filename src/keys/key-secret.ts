@@ -1,14 +1,11 @@
 /** Key secrets: `sk-svc-` + 48 base62 characters from a CSPRNG; masked as `sk-svc-...****abcd`. */
-import { randomInt } from 'node:crypto';
+import { unbiasedBase62 } from '../http/random-pool';
 
 export const KEY_PREFIX = 'sk-svc-';
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const SECRET_LENGTH = 48;
 
 export function generateKeySecret(): string {
-  let body = '';
-  for (let i = 0; i < SECRET_LENGTH; i++) body += ALPHABET[randomInt(ALPHABET.length)];
-  return KEY_PREFIX + body;
+  return KEY_PREFIX + unbiasedBase62(SECRET_LENGTH);
 }
 
 /** A caller-supplied secret must look like ours: prefix, 24–128 characters of `[A-Za-z0-9_-]` after it. */

@@ -3,10 +3,6 @@ import type { Clock } from '../dependencies';
 import { randomBase62 } from '../http/random-pool';
 import type { CodecContext } from '../protocols/codec';
 
-export function randomToken(length: number): string {
-  return randomBase62(length);
-}
-
 export function createCodecContext(clock: Clock): CodecContext {
   return {
     newId: (prefix) => `${prefix}${randomBase62(24)}`,

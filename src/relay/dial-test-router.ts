@@ -17,7 +17,7 @@ import { createCodecContext } from './codec-context';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { resolveModel } from './resolve-model';
-import { readBodyText } from './run-relay';
+import { readUpstreamText } from '../upstream/upstream-client';
 import { prepareUpstreamCall } from './upstream-request';
 
 const bodySchema = z.object({
@@ -105,7 +105,7 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     const started = process.hrtime.bigint();
     try {
       const response = await services.upstreamClient.call({ url: call.url, headers: call.headers, body: call.body });
-      const text = await readBodyText(response);
+      const text = await readUpstreamText(response);
       const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
       if (response.status >= 400) {
         const error = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);

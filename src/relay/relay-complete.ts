@@ -8,7 +8,8 @@ import type { UpstreamResponse } from '../upstream/upstream-client';
 import { CODECS } from './codec-registry';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
-import { keyInvalidatedError, readBodyText } from './run-relay';
+import { keyInvalidatedError } from './run-relay';
+import { readUpstreamText } from '../upstream/upstream-client';
 import { settleUsage } from './settle-usage';
 import { storeResponse } from './store-response';
 import type { PreparedUpstreamCall } from './upstream-request';
@@ -20,7 +21,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
   let text: string;
   try {
-    text = await readBodyText(response);
+    text = await readUpstreamText(response);
   } catch (error) {
     if (abort.signal.aborted) return { kind: 'done' };
     return { kind: 'retry', error: error as GatewayError };

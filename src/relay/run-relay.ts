@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
-import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+import { readUpstreamText, toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
 import { relayComplete } from './relay-complete';
@@ -30,14 +30,6 @@ function credentialRejected(status: number, body: string): boolean {
 
 export function keyInvalidatedError(): GatewayError {
   return new GatewayError('authentication', 'API key was revoked, rotated or deleted');
-}
-
-export async function readBodyText(response: UpstreamResponse): Promise<string> {
-  try {
-    return await response.body.text();
-  } catch (error) {
-    throw toUpstreamError(error);
-  }
 }
 
 export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<void> {
@@ -82,7 +74,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         continue;
       }
       if (response.status >= 400) {
-        const text = await readBodyText(response).catch(() => '');
+        const text = await readUpstreamText(response).catch(() => '');
         const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: String(response.status) });
         deps.logger.warn({ requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) }, 'upstream error');

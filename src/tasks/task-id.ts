@@ -1,13 +1,10 @@
 /** Task ids: `task_` + 32 base62 characters from a CSPRNG (about 190 bits): unguessable. */
-import { randomInt } from 'node:crypto';
+import { unbiasedBase62 } from '../http/random-pool';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const LENGTH = 32;
 
 export function newTaskId(): string {
-  let body = '';
-  for (let i = 0; i < LENGTH; i++) body += ALPHABET[randomInt(ALPHABET.length)];
-  return `task_${body}`;
+  return `task_${unbiasedBase62(LENGTH)}`;
 }
 
 /** Syntactic check before any lookup (a malformed id is simply not found). */

@@ -6,9 +6,9 @@
 import { Readable } from 'node:stream';
 import type { CatalogModel } from '../catalog/model';
 import { GatewayError } from '../errors/gateway-error';
-import { readUpstreamJson, readUpstreamText } from '../images/read-upstream-json';
+import { readUpstreamJson } from '../images/read-upstream-json';
 import type { UpstreamAccount } from '../upstream/upstream-account';
-import type { UpstreamClient } from '../upstream/upstream-client';
+import { readUpstreamText, type UpstreamClient } from '../upstream/upstream-client';
 import { normalizeVideoOperation, type ProducedVideo, type VideoOperationState } from './normalize-video-operation';
 import type { VideoTaskRequest } from './task-request';
 

@@ -61,6 +61,15 @@ export function createUpstreamClient(options: { connectTimeoutMs: number; firstB
   };
 }
 
+/** The whole upstream body as text; a transport failure while reading becomes a GatewayError. */
+export async function readUpstreamText(response: UpstreamResponse): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw toUpstreamError(error);
+  }
+}
+
 /** Transport failures (refused, reset, timeouts) → retryable GatewayErrors. */
 export function toUpstreamError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
