@@ -20,13 +20,6 @@ function worthFailover(status: number): boolean {
   return status === 408 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
 }
 
-/**
- * The account's credential was refused. Google answers a wrong key with 400 INVALID_ARGUMENT
- * (reason API_KEY_INVALID), which must not reach the caller as their own mistake.
- */
-function credentialRejected(status: number, body: string): boolean {
-  return status === 401 || status === 403 || (status === 400 && body.includes('API_KEY_INVALID'));
-}
 
 export function keyInvalidatedError(): GatewayError {
   return new GatewayError('authentication', 'API key was revoked, rotated or deleted');
@@ -78,9 +71,12 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: String(response.status) });
         deps.logger.warn({ requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) }, 'upstream error');
-        if (worthFailover(response.status) || credentialRejected(response.status, text)) {
+        // A 4xx the decoder calls upstream_error is the account's fault (its credential, its model
+        // name), never the caller's: another account may serve.
+        const accountFault = decoded.kind === 'upstream_error' && response.status < 500;
+        if (worthFailover(response.status) || accountFault) {
           services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
-          lastError = credentialRejected(response.status, text) || response.status === 404
+          lastError = accountFault
             ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
             : decoded;
           continue;

@@ -191,6 +191,22 @@ describe('inference rules', () => {
       expect(gateway.sim.requests.map((r) => r.status)).toEqual([500, 200]);
     });
 
+    it('fails over when Google refuses the first account\'s key (400 API_KEY_INVALID), and never blames the caller', async () => {
+      const groupId = await createGroup(gateway.deps.db, { name: 'gc-wrong-key', family: null });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, protocol: 'generate-content', baseUrl: gateway.sim.url, apiKey: 'wrong-key', models: ['gemini-2.5-flash'], priority: 0 });
+      const onlyWrong = await createGroup(gateway.deps.db, { name: 'gc-only-wrong-key', family: null });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId: onlyWrong, protocol: 'generate-content', baseUrl: gateway.sim.url, apiKey: 'wrong-key', models: ['gemini-2.5-flash'] });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, protocol: 'generate-content', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['gemini-2.5-flash'], priority: 1 });
+      gateway.services.upstreams.invalidate();
+      const body = { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] };
+      const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'gc-wrong' })).secret;
+      expect((await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${key}`, body, {})).status).toBe(200);
+      const lonely = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: onlyWrong, name: 'gc-lonely' })).secret;
+      const refused = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${lonely}`, body, {});
+      expect(refused.status).toBe(502);
+      expect(refused.json.error.status).toBe('INTERNAL');
+    });
+
     it('fails over when the first account hangs past the first-byte timeout', async () => {
       const key = await groupWithAccounts('failover-hang', ['/_fault/hang', '']);
       const response = await post(`${gateway.url}/v1/messages`, { ...MESSAGES_BODY, stream: true }, { 'x-api-key': key, 'anthropic-version': '2023-06-01' });

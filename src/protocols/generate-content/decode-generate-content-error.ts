@@ -41,8 +41,17 @@ export function generateContentStreamError(payload: Record<string, unknown>): Ga
   return buildError(status, message, error, {}, JSON.stringify(payload));
 }
 
+/**
+ * Google answers a wrong API key with 400 INVALID_ARGUMENT and an ErrorInfo reason API_KEY_INVALID:
+ * that is the gateway's credential failing, never the caller's request.
+ */
+function credentialRejected(details: unknown): boolean {
+  return Array.isArray(details) && details.some((detail) =>
+    typeof detail === 'object' && detail !== null && (detail as { reason?: unknown }).reason === 'API_KEY_INVALID');
+}
+
 function buildError(status: number, message: string, error: Record<string, unknown> | undefined, headers: Headers, body: string): GatewayError {
-  const kind = kindForUpstreamStatus(status);
+  const kind = credentialRejected(error?.details) ? 'upstream_error' : kindForUpstreamStatus(status);
   const retryAfterSeconds = retryAfterFromHeaders(headers) ?? retryAfterFromDetails(error?.details);
   return new GatewayError(kind, message, {
     ...(kind === 'overloaded' ? { status } : {}),
