@@ -59,6 +59,10 @@ const schema = z.object({
   WORKER_CONCURRENCY: integer(8),
   TASK_DEADLINE_MS: integer(15 * 60_000),
   SECRETS_FILE: z.string().default('.local/secrets.json'),
+  /** How long an Idempotency-Key's answer is kept and replayed (docs/tasks.md). */
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  /** Session affinity for prompt caching: a conversation's account is kept this long after its last request; 0 turns it off. */
+  SESSION_AFFINITY_TTL_SECONDS: integer(300),
 });
 
 export interface Config {
@@ -85,6 +89,9 @@ export interface Config {
   imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   worker: { queues: string[]; concurrency: number };
   taskDeadlineMs: number;
+  idempotencyTtlMs: number;
+  /** 0: no session affinity. */
+  sessionAffinityTtlMs: number;
   /** Warnings produced while loading (e.g. generated development secrets). */
   warnings: string[];
 }
@@ -163,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageFetch: { allowPrivate: e.IMAGE_FETCH_ALLOW_PRIVATE, maxBytes: e.IMAGE_FETCH_MAX_BYTES, timeoutMs: e.IMAGE_FETCH_TIMEOUT_MS },
     worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance'], concurrency: e.WORKER_CONCURRENCY },
     taskDeadlineMs: e.TASK_DEADLINE_MS,
+    idempotencyTtlMs: e.IDEMPOTENCY_TTL_SECONDS * 1000,
+    sessionAffinityTtlMs: e.SESSION_AFFINITY_TTL_SECONDS * 1000,
     warnings,
   };
 }

@@ -9,6 +9,7 @@ import { computeImageCost } from '../billing/compute-cost';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { jsonBody } from '../http/json-body';
+import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
 import { warningHeader } from '../relay/warning-header';
@@ -28,6 +29,7 @@ function objectKeyPrefix(now: number, requestId: string): string {
 export function createImagesRouter(deps: Dependencies, services: TaskServices): Router {
   const router = Router();
   const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
+  const idempotent = createIdempotentRoute(deps, { authenticate: (req) => caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key) }); // issue 17
   const upstreamContext = { config: deps.config, metrics: deps.metrics, logger: deps.logger, upstreams: services.upstreams, upstreamClient: services.upstreamClient };
 
   /** Errors before admission still carry the caller's accounting headers. */
@@ -81,13 +83,13 @@ export function createImagesRouter(deps: Dependencies, services: TaskServices): 
     }
   }
 
-  router.post('/v1/images/generations', jsonBody(deps.config.maxBodyBytes), async (req, res) => {
+  router.post('/v1/images/generations', jsonBody(deps.config.maxBodyBytes), idempotent('conflict', async (req, res) => { // issue 17: Idempotency-Key
     const key = await caller.authenticate(req);
     const plan = await withPeekedHeaders(key, res, () => planImageCall(deps.catalog, req.body, '/v1/images/generations'));
     await run(req, res, key, plan);
-  });
+  }));
 
-  router.post('/v1/images/edits', express.raw({ type: 'multipart/form-data', limit: deps.config.maxBodyBytes }), async (req, res) => {
+  router.post('/v1/images/edits', express.raw({ type: 'multipart/form-data', limit: deps.config.maxBodyBytes }), idempotent('conflict', async (req, res) => { // issue 17: Idempotency-Key
     const key = await caller.authenticate(req);
     const plan = await withPeekedHeaders(key, res, async () => {
       const contentType = req.headers['content-type'] ?? '';
@@ -98,7 +100,7 @@ export function createImagesRouter(deps: Dependencies, services: TaskServices): 
       return planImageCall(deps.catalog, form.fields, '/v1/images/edits', { images: form.images, ...(form.mask ? { mask: form.mask } : {}) });
     });
     await run(req, res, key, plan);
-  });
+  }));
 
   return router;
 }

@@ -26,6 +26,10 @@ export interface RedisKeys {
   loginFailures(email: string): string;
   /** Upstream account cooldown marker. */
   upstreamCooldown(upstreamAccountId: number | string): string;
+  /** The record of one Idempotency-Key of one API key (`hash`: SHA-256 of the header value). */
+  idempotency(keyId: number | string, hash: string): string;
+  /** The upstream account a conversation sticks to (session affinity for prompt caching). */
+  sessionAffinity(groupId: number | string, sessionHash: string): string;
   /** BullMQ prefix for queues. */
   bullPrefix(): string;
 }
@@ -45,6 +49,8 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     accountReservations: (accountId) => `${prefix}:{a${accountId}}:reservations`,
     loginFailures: (email) => `${prefix}:login-failures:${email}`,
     upstreamCooldown: (id) => `${prefix}:upstream:${id}:cooldown`,
+    idempotency: (keyId, hash) => `${prefix}:idem:${keyId}:${hash}`,
+    sessionAffinity: (groupId, sessionHash) => `${prefix}:affinity:${groupId}:${sessionHash}`,
     bullPrefix: () => `${prefix}:bull`,
   };
 }

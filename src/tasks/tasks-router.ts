@@ -7,6 +7,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
+import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { jsonBody } from '../http/json-body';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
@@ -47,6 +48,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
   const video = createVideoOperations(services.upstreamClient, { pollTimeoutMs: deps.config.upstream.firstByteTimeoutMs });
   const json = jsonBody(deps.config.maxBodyBytes);
   const wallet = createWalletCache(deps);
+  const idempotent = createIdempotentRoute(deps, { authenticate: (req) => caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key) }); // issue 17
 
   /** Free endpoints still carry the accounting headers, errors included. */
   async function freeCall(req: Request, res: Response): Promise<AuthenticatedKey> {
@@ -62,7 +64,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
     return row;
   }
 
-  router.post('/v1/tasks/submit', json, async (req, res) => {
+  router.post('/v1/tasks/submit', json, idempotent('wait', async (req, res) => { // issue 17: Idempotency-Key
     const key = await caller.authenticate(req);
     const requestId = locals(res).requestId ?? newRequestId();
     let submission: TaskSubmission;
@@ -99,7 +101,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
     }
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.json({ task_id: taskId, object: 'task', status: 'queued', estimated_credits: submission.estimatedCredits });
-  });
+  }));
 
   router.post('/v1/tasks/query', json, async (req, res) => {
     const key = await freeCall(req, res);
