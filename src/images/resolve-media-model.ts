@@ -7,6 +7,7 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogModel, ModelKind } from '../catalog/model';
 import { GatewayError } from '../errors/gateway-error';
+import { refusalWithoutCandidates } from '../routing/explain-refusal';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 import type { UpstreamDirectory } from '../upstream/upstream-directory';
 
@@ -35,11 +36,7 @@ export async function routeMediaModel(upstreams: UpstreamDirectory, key: Routing
   if (key.groupFamily !== null && key.groupFamily !== model.family) {
     throw new GatewayError('no_available_account', `no available account: group ${key.groupName} does not route model ${model.id}`);
   }
-  const { accounts, coolingDown } = await upstreams.candidates(key.groupId, model.id, model.nativeProtocols);
-  if (accounts.length === 0) {
-    throw new GatewayError('no_available_account', coolingDown > 0
-      ? `no available account: every account of group ${key.groupName} serving model ${model.id} is cooling down after failures`
-      : `no available account: no account in group ${key.groupName} serves model ${model.id}`);
-  }
+  const { accounts, skipped } = await upstreams.candidates(key.groupId, model.id, model.nativeProtocols);
+  if (accounts.length === 0) throw refusalWithoutCandidates({ groupName: key.groupName, model: model.id }, skipped, Date.now());
   return accounts;
 }

@@ -19,6 +19,7 @@ import type { RelayServices } from './relay-services';
 import { resolveModel } from './resolve-model';
 import { readUpstreamText } from '../upstream/upstream-client';
 import { prepareUpstreamCall } from './upstream-request';
+import { refusalWithoutCandidates } from '../routing/explain-refusal';
 
 const bodySchema = z.object({
   model: z.string().min(1),
@@ -86,10 +87,10 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
       stages.push({ stage: 'protocol', ok: false, detail: (error as Error).message });
       return answer(false);
     }
-    const { accounts, coolingDown } = await services.upstreams.candidates(key.groupId, model.id, model.nativeProtocols);
+    const { accounts, skipped } = await services.upstreams.candidates(key.groupId, model.id, model.nativeProtocols);
     const account = [...accounts.filter((a) => a.protocol === protocol), ...accounts][0];
     if (!account) {
-      stages.push({ stage: 'upstream_account', ok: false, detail: coolingDown > 0 ? 'all accounts are cooling down' : `no account in group ${key.groupName} serves ${model.id}` });
+      stages.push({ stage: 'upstream_account', ok: false, detail: refusalWithoutCandidates({ groupName: key.groupName, model: model.id }, skipped, deps.clock.now()).message });
       return answer(false);
     }
     stages.push({ stage: 'upstream_account', ok: true, detail: `account ${account.id} (${account.name}, ${account.protocol})`, upstream_account_id: account.id });

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { readUpstreamText, toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+import { chooseAccounts } from './choose-accounts';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
 import { relayComplete } from './relay-complete';
@@ -26,13 +27,8 @@ export function keyInvalidatedError(): GatewayError {
 }
 
 export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<void> {
-  const { accounts, coolingDown } = await services.upstreams.candidates(plan.key.groupId, plan.model.id, plan.model.nativeProtocols);
-  if (accounts.length === 0) {
-    throw new GatewayError('no_available_account', coolingDown > 0
-      ? `no available account: all ${coolingDown} account(s) of group ${plan.key.groupName} serving model ${plan.model.id} are cooling down after failures`
-      : `no available account: no account in group ${plan.key.groupName} serves model ${plan.model.id}`);
-  }
-  const ordered = [...accounts.filter((a) => a.protocol === plan.protocol), ...accounts.filter((a) => a.protocol !== plan.protocol)];
+  const route = await chooseAccounts(plan, deps, services); // issue 17: candidates, affinity, explained refusals
+  const ordered = route.ordered;
 
   const abort = new AbortController();
   const onClose = () => { if (!res.writableEnded) abort.abort(); };
@@ -62,6 +58,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
       } catch (error) {
         if (abort.signal.aborted) break;
         lastError = toUpstreamError(error);
+        route.failed(account, lastError); // issue 17
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: lastError.kind });
         services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
         continue;
@@ -79,23 +76,27 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
           lastError = accountFault
             ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
             : decoded;
+          route.failed(account, lastError); // issue 17
           continue;
         }
         // The client's request was refused upstream: re-wrapped in the client's envelope.
+        route.failed(account, decoded); // issue 17
         throw decoded;
       }
       const outcome = plan.stream
         ? await relayStream(plan, call, response, res, abort, isKeyInvalidated, deps, services)
         : await relayComplete(plan, call, response, res, abort, isKeyInvalidated, deps, services);
-      if (outcome.kind === 'done') return;
+      if (outcome.kind === 'done') return route.served(account); // issue 17
       lastError = outcome.error;
+      route.failed(account, lastError); // issue 17
       services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
     }
   } finally {
     res.off('close', onClose);
     unsubscribe();
+    route.report(); // issue 17: the decision chain in the logs
   }
   if (keyInvalidated) throw keyInvalidatedError();
   if (abort.signal.aborted) return;
-  throw lastError ?? new GatewayError('no_available_account', 'no available account');
+  throw route.refusal(lastError) ?? new GatewayError('no_available_account', 'no available account'); // issue 17
 }
