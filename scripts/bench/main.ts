@@ -28,7 +28,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** `BENCH_CPU_PROFILE=1`: the API process writes a V8 CPU profile into bench-results/ when it stops. */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE === '1';
-/** `BENCH_ONLY=throughput,streaming,paced,ttfb,heap,tasks` (any subset) runs only those parts; all by default. */
+/** `BENCH_ONLY=throughput,streaming,paced,ttfb,heap,tasks,affinity` (any subset) runs only those parts; all by default. */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean));
 const runs = (part: string) => ONLY.size === 0 || ONLY.has(part);
 /** `BENCH_API_NODE_ARGS='--max-semi-space-size=64'`: extra node flags for the API process (experiments). */
@@ -215,6 +215,8 @@ async function main(): Promise<void> {
   } catch (error) {
     console.log(`task benchmark not run: ${(error as Error).message}`);
   }
+
+  if (runs('affinity')) await (await import('./session-affinity')).runAffinityBenchmark({ env, apiUrl, simUrl }); // issue 17: prompt-cache affinity on/off
 
   await billingBacklog.drain();
   await billingBacklog.close();

@@ -152,7 +152,7 @@ async function handleRequest(state: SimState, log: RequestLog, request: Incoming
   log.add(entry);
   const context: SimContext = {
     state, request, response, path: stripped.path, query: new URLSearchParams(search), controls, log: entry, family,
-    defaultHeaders: defaultHeadersOf(family), serverCut: false,
+    defaultHeaders: defaultHeadersOf(family), credential: '', serverCut: false,
   };
   response.on('finish', () => {
     entry.completed = true;

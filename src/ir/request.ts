@@ -86,6 +86,8 @@ export interface IrRequest {
   previousResponseId?: string;
   /** Responses `store` (default true). */
   store?: boolean;
+  /** The conversation's session identity (set by routing): sent as `prompt_cache_key` where the target takes one. */
+  cacheKey?: string;
   /**
    * Fields of the inbound protocol the IR has no place for (beta fields and the like), replayed
    * only when the upstream protocol is the same.

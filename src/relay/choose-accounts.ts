@@ -1,14 +1,18 @@
 /**
  * The accounts one inference request may try, in order, and the record of what became of each:
  * the group's candidates (priority, weight, health), same-protocol first so pass-through is tried
- * before translation. With no candidate at all the request is refused here, saying why. The relay
- * reports every attempt back (`failed`, `served`); `refusal` explains a request no account served
- * and `report` logs the whole decision chain for operators.
+ * before translation, and the account the conversation last ran on (session affinity, for the
+ * providers' prompt caches) moved to the front while it is healthy. With no candidate at all the
+ * request is refused here, saying why. The relay reports every attempt back (`failed`, `served`);
+ * the account that served becomes the session's (so failover moves the session), `refusal`
+ * explains a request no account served, and `report` logs the decision chain for operators.
  */
 import type { Dependencies } from '../dependencies';
 import type { GatewayError } from '../errors/gateway-error';
 import { refusalWithoutCandidates } from '../routing/explain-refusal';
 import { RoutingTrace } from '../routing/routing-trace';
+import { createSessionAffinity } from '../routing/session-affinity';
+import { sessionIdentity } from '../routing/session-identity';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
@@ -25,13 +29,31 @@ export interface AccountRoute {
 }
 
 export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, services: RelayServices): Promise<AccountRoute> {
-  const candidates = await services.upstreams.candidates(plan.key.groupId, plan.model.id, plan.model.nativeProtocols);
+  const { groupId } = plan.key;
+  const session = sessionIdentity(plan.protocol, plan.rawBody, plan.request, plan.key.keyId);
+  // Targets that take a cache routing key (Responses, Chat) get the session: the provider's own
+  // cache routing then keeps the conversation together too.
+  plan.request.cacheKey = session.id;
+  const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: deps.config.sessionAffinityTtlMs });
+  const [candidates, boundId] = await Promise.all([
+    services.upstreams.candidates(groupId, plan.model.id, plan.model.nativeProtocols),
+    affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
+      deps.logger.warn({ err: error, requestId: plan.requestId }, 'session affinity lookup failed; routing without it');
+      return undefined;
+    }),
+  ]);
   const scope = { groupName: plan.key.groupName, model: plan.model.id };
-  const ordered = [...candidates.accounts.filter((a) => a.protocol === plan.protocol), ...candidates.accounts.filter((a) => a.protocol !== plan.protocol)];
+  const byProtocol = [...candidates.accounts.filter((a) => a.protocol === plan.protocol), ...candidates.accounts.filter((a) => a.protocol !== plan.protocol)];
+  // A bound account cooling down or gone is not among the candidates: the session moves on.
+  const bound = byProtocol.find((a) => a.id === boundId);
+  const ordered = bound ? [bound, ...byProtocol.filter((a) => a !== bound)] : byProtocol;
   const trace = new RoutingTrace(scope, ordered, candidates.skipped);
   const report = (message: string) => {
     const level = trace.eventful ? 'info' : 'debug';
-    deps.logger[level]({ requestId: plan.requestId, group: plan.key.groupName, model: plan.model.id, routing: trace.steps() }, message);
+    deps.logger[level]({
+      requestId: plan.requestId, group: plan.key.groupName, model: plan.model.id,
+      session: { source: session.source, boundAccountId: boundId ?? null }, routing: trace.steps(),
+    }, message);
   };
   if (ordered.length === 0) {
     report('routing refused: no account to try');
@@ -40,7 +62,11 @@ export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, servic
   return {
     ordered,
     failed: (account, error) => trace.failed(account, error),
-    served: (account) => trace.served(account, false),
+    served: (account) => {
+      trace.served(account, account === bound);
+      void affinity.bind(groupId, session.id, account.id)
+        .catch((error: unknown) => deps.logger.warn({ err: error, requestId: plan.requestId }, 'binding a session to its account failed'));
+    },
     refusal: (lastError) => trace.refusal(lastError),
     report: () => report('routing decision'),
   };

@@ -5,7 +5,8 @@
  * - automatic prefix caching (Chat, Responses, Generate-Content): the longest run of leading
  *   segments seen before is reported as cached, when it holds at least 1,024 tokens (the providers'
  *   minimum, which also keeps small test prompts free of cache hits).
- * Prefixes are keyed by model and chained SHA-1 hashes of the segments' serialization.
+ * Prefixes are keyed by scope (protocol, model and the caller's credential: providers cache per
+ * account) and chained SHA-1 hashes of the segments' serialization.
  */
 import { createHash } from 'node:crypto';
 import { BoundedMap } from '../bounded-map';

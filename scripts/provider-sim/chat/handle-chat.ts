@@ -20,7 +20,7 @@ export async function handleChat(context: SimContext, body: unknown, modelName: 
     plan,
     choices: parsed.choices,
     inputTokens: totalInputTokens(conversation),
-    cachedTokens: context.state.promptCache.automatic(`chat:${modelName}`, conversation.segments),
+    cachedTokens: context.state.promptCache.automatic(`chat:${modelName}:${context.credential}`, conversation.segments),
     visibleReasoning: parsed.visibleReasoning,
     toolIds: plan.toolCalls.map((_, index) => `call_${stableId(`${seed}#${index}`, 24)}`),
   };

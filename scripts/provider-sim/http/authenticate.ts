@@ -1,14 +1,23 @@
-/** Credential checks, each in its family's own way and wording. */
+/**
+ * Credential checks, each in its family's own way and wording. The configured key is accepted, and
+ * so is `<key>.<name>`: another account of the same provider, with its own prompt cache (providers
+ * cache per account), so a test can put several upstream accounts in one group.
+ */
 import { anthropicError, anthropicInvalid, googleError, openaiError, type ErrorFamily } from '../sim-error';
 import type { SimContext } from './context';
 
 export function authenticate(context: SimContext): void {
-  const checks: Record<ErrorFamily, (context: SimContext) => void> = {
+  const checks: Record<ErrorFamily, (context: SimContext) => string> = {
     anthropic: authenticateAnthropic,
     openai: authenticateOpenAI,
     google: authenticateGoogle,
   };
-  checks[context.family](context);
+  context.credential = checks[context.family](context);
+}
+
+function accepted(context: SimContext, key: string): boolean {
+  const configured = context.state.options.apiKey;
+  return key === configured || (key.startsWith(`${configured}.`) && /^[A-Za-z0-9_-]+$/.test(key.slice(configured.length + 1)));
 }
 
 function header(context: SimContext, name: string): string | undefined {
@@ -22,36 +31,39 @@ function bearer(context: SimContext): string | undefined {
   return match === null ? undefined : match[1];
 }
 
-function authenticateAnthropic(context: SimContext): void {
+function authenticateAnthropic(context: SimContext): string {
   const key = header(context, 'x-api-key') ?? bearer(context);
   if (key === undefined || key === '') throw anthropicError(401, 'authentication_error', 'x-api-key header is required');
-  if (key !== context.state.options.apiKey) throw anthropicError(401, 'authentication_error', 'invalid x-api-key');
+  if (!accepted(context, key)) throw anthropicError(401, 'authentication_error', 'invalid x-api-key');
   const version = header(context, 'anthropic-version');
   if (version === undefined) throw anthropicInvalid('anthropic-version: header is required');
   if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) throw anthropicInvalid(`anthropic-version: invalid version "${version}"`);
+  return key;
 }
 
-function authenticateOpenAI(context: SimContext): void {
+function authenticateOpenAI(context: SimContext): string {
   const key = bearer(context);
   if (key === undefined || key === '') {
     throw openaiError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
   }
-  if (key !== context.state.options.apiKey) {
+  if (!accepted(context, key)) {
     throw openaiError(401, `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`, { code: 'invalid_api_key' });
   }
+  return key;
 }
 
-function authenticateGoogle(context: SimContext): void {
+function authenticateGoogle(context: SimContext): string {
   const key = header(context, 'x-goog-api-key') ?? context.query.get('key') ?? undefined;
   if (key === undefined || key === '') {
     throw googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.", 'PERMISSION_DENIED');
   }
-  if (key !== context.state.options.apiKey) {
+  if (!accepted(context, key)) {
     // Google answers a wrong key with 400, not 401.
     throw googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', [
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
     ]);
   }
+  return key;
 }
 
 function maskKey(key: string): string {

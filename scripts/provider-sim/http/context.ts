@@ -48,6 +48,8 @@ export interface SimContext {
   family: ErrorFamily;
   /** Headers every answer of this family carries (request ids). */
   defaultHeaders: Record<string, string>;
+  /** The credential the request authenticated with ('' before, or on unauthenticated routes): prompt caches are per credential. */
+  credential: string;
   /** Set when the simulator itself cut the connection (fault `cut`), so it is not logged as a client abort. */
   serverCut: boolean;
 }

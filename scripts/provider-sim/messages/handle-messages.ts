@@ -18,7 +18,7 @@ export async function handleMessages(context: SimContext, body: unknown, modelNa
     model: modelName,
     plan,
     inputTokens: totalInputTokens(conversation),
-    cache: context.state.promptCache.explicit(`messages:${modelName}`, conversation.segments),
+    cache: context.state.promptCache.explicit(`messages:${modelName}:${context.credential}`, conversation.segments),
     toolIds: plan.toolCalls.map((_, index) => `toolu_01${stableId(`${seed}#${index}`, 22)}`),
   };
   if (!parsed.stream) {

@@ -23,7 +23,7 @@ export async function handleResponses(context: SimContext, body: unknown, modelN
     model: modelName,
     plan,
     inputTokens: totalInputTokens(conversation),
-    cachedTokens: state.promptCache.automatic(`responses:${modelName}`, conversation.segments),
+    cachedTokens: state.promptCache.automatic(`responses:${modelName}:${context.credential}`, conversation.segments),
     request: isRecord(body) ? body : {},
     includeEncrypted: parsed.includeEncrypted,
     summary: parsed.summary,

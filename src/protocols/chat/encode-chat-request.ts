@@ -134,6 +134,7 @@ export function encodeChatRequest(request: IrRequest, target: UpstreamTarget, _c
     if (effort) body.reasoning_effort = effort;
   }
   if (request.user !== undefined) body.user = request.user;
+  if (request.cacheKey !== undefined) body.prompt_cache_key = request.cacheKey;
   if (request.metadata !== undefined) {
     // OpenAI takes metadata only for stored completions, compat vendors not at all.
     warnings.push({ field: 'metadata', message: 'metadata is not sent to a Chat upstream' });

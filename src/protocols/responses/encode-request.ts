@@ -314,6 +314,7 @@ export function encodeResponsesRequest(
 
   if (request.metadata !== undefined) body.metadata = request.metadata;
   if (request.user !== undefined) body.user = request.user;
+  if (request.cacheKey !== undefined) body.prompt_cache_key = request.cacheKey;
   if (request.store !== undefined) body.store = request.store;
   // `previous_response_id` is ours, not the provider's: the relay has resolved it into `turns`.
   body.stream = request.stream;

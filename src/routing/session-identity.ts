@@ -1,0 +1,52 @@
+/**
+ * Which conversation a request belongs to, for prompt-cache affinity: what the clients already send
+ * where they send it (Messages `metadata.user_id`, where Claude Code puts its session; Responses
+ * `prompt_cache_key` or `conversation`; Chat `prompt_cache_key` or `user`; Generate-Content
+ * `cachedContent`), else a hash of the stable prefix every turn of a conversation repeats: system,
+ * tools and first turn. A Responses chain by `previous_response_id` has been resolved into its turns
+ * by then, so its prefix is the chain's first turn: the whole chain is one session.
+ * Scoped by API key: two keys never share a session, whatever they send.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../http/canonical-json';
+import type { Protocol } from '../ir/protocol';
+import type { IrRequest } from '../ir/request';
+
+export interface SessionIdentity {
+  /** Hex digest: the Redis key part and the `prompt_cache_key` sent upstream. */
+  id: string;
+  /** Where it came from (logs): the client field, or `prefix`. */
+  source: string;
+}
+
+const CLIENT_FIELDS: Record<Protocol, ReadonlyArray<readonly string[]>> = {
+  messages: [['metadata', 'user_id']],
+  responses: [['prompt_cache_key'], ['conversation'], ['conversation', 'id']],
+  chat: [['prompt_cache_key'], ['user']],
+  'generate-content': [['cachedContent'], ['cached_content']],
+};
+
+function readPath(body: Record<string, unknown>, path: readonly string[]): string | undefined {
+  let value: unknown = body;
+  for (const step of path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function digest(...parts: string[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\u0000');
+  return hash.digest('hex').slice(0, 32);
+}
+
+export function sessionIdentity(protocol: Protocol, rawBody: Record<string, unknown>, request: IrRequest, keyId: number): SessionIdentity {
+  for (const path of CLIENT_FIELDS[protocol]) {
+    const value = readPath(rawBody, path);
+    if (value !== undefined) return { id: digest(String(keyId), path.join('.'), value), source: path.join('.') };
+  }
+  // Cache markers move from turn to turn (clients mark the newest messages): not part of the identity.
+  const prefix = canonicalJson({ system: request.system, tools: request.tools, builtinTools: request.builtinTools, first: request.turns[0] ?? null }, ['cacheHint']);
+  return { id: digest(String(keyId), 'prefix', request.model, prefix), source: 'prefix' };
+}

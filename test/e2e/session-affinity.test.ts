@@ -1,0 +1,117 @@
+/**
+ * Sticky routing for prompt caching, measured through the simulator (prompt caches per upstream
+ * credential, as providers keep them): a group of 4 accounts of one Messages model and 50 concurrent
+ * 4-turn conversations. With affinity on, ≥ 95 % of what turns 2+ repeat is billed as cache reads;
+ * with it off the same run loses most of it. Sessions spread over every account (weights still
+ * decide the first turn), failover moves a session and it sticks to its new account, and a
+ * translated Chat/Responses target receives the session as `prompt_cache_key`.
+ */
+import { runConversations } from '../../scripts/bench/affinity-conversations';
+import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import { insertApiKey } from '../../src/keys/insert-api-key';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+
+jest.setTimeout(120_000);
+
+const MODEL = 'claude-sonnet-4-5';
+const CREDENTIALS = ['sim-key.a', 'sim-key.b', 'sim-key.c', 'sim-key.d'];
+
+async function fourAccountGroup(gateway: TestGateway, name: string): Promise<{ key: string; accountIds: number[] }> {
+  const groupId = await createGroup(gateway.deps.db, { name, family: null });
+  const accountIds: number[] = [];
+  for (const [index, apiKey] of CREDENTIALS.entries()) {
+    accountIds.push(await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${index}`, protocol: 'messages', baseUrl: gateway.sim.url, apiKey, models: [MODEL] }));
+  }
+  gateway.services.upstreams.invalidate();
+  await gateway.deps.db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 500 WHERE id = $1", [gateway.accountId]);
+  return { key: (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret, accountIds };
+}
+
+/** Which credential served each conversation's turns, from the simulator's request log. */
+function credentialsByConversation(gateway: TestGateway, tag: string): Map<string, string[]> {
+  const byConversation = new Map<string, string[]>();
+  for (const entry of gateway.sim.requests) {
+    const system = JSON.stringify((entry.body as { system?: unknown } | null)?.system ?? '');
+    const match = new RegExp(`\\[${tag}\\] You are planning assistant number (\\d+)`).exec(system);
+    if (!match) continue;
+    byConversation.set(match[1], [...(byConversation.get(match[1]) ?? []), entry.headers['x-api-key']]);
+  }
+  return byConversation;
+}
+
+describe('session affinity keeps prompt caches warm', () => {
+  let on: TestGateway;
+  let off: TestGateway;
+  beforeAll(async () => {
+    [on, off] = await Promise.all([
+      startTestGateway(),
+      startTestGateway({ env: { SESSION_AFFINITY_TTL_SECONDS: '0' } }),
+    ]);
+  });
+  afterAll(async () => { await Promise.all([on?.close(), off?.close()]); });
+
+  it('bills >= 95 % of the repeated input as cache reads with affinity on, and shows the loss with it off', async () => {
+    const [withAffinity, withoutAffinity] = await Promise.all([
+      fourAccountGroup(on, 'affinity-on').then(({ key }) => runConversations({ baseUrl: on.url, key, model: MODEL, conversations: 50, turns: 4, tag: 'on', withUserId: 25 })),
+      fourAccountGroup(off, 'affinity-off').then(({ key }) => runConversations({ baseUrl: off.url, key, model: MODEL, conversations: 50, turns: 4, tag: 'off', withUserId: 25 })),
+    ]);
+    console.log(`session affinity: on ${JSON.stringify(withAffinity)}; off ${JSON.stringify(withoutAffinity)}`);
+    expect(withAffinity.errors).toBe(0);
+    expect(withoutAffinity.errors).toBe(0);
+    expect(withAffinity.cacheableTokens).toBeGreaterThan(100_000);
+    expect(withAffinity.cachedShare).toBeGreaterThanOrEqual(0.95);
+    expect(withoutAffinity.cachedShare).toBeLessThan(0.75);
+
+    // Every conversation stayed on one account; the first turns spread over all four.
+    const served = credentialsByConversation(on, 'on');
+    expect(served.size).toBe(50);
+    for (const credentials of served.values()) expect(new Set(credentials).size).toBe(1);
+    const firstTurns = new Set([...served.values()].map((credentials) => credentials[0]));
+    expect(firstTurns).toEqual(new Set(CREDENTIALS));
+  });
+
+  it('moves a session to another account when its account fails, and keeps it there', async () => {
+    const { key, accountIds } = await fourAccountGroup(on, 'affinity-failover');
+    const turn = (text: string) => fetch(`${on.url}/v1/messages`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: MODEL, max_tokens: 16, metadata: { user_id: 'failover-session' }, messages: [{ role: 'user', content: text }] }),
+    });
+    const credentialOf = () => on.sim.requests.at(-1)!.headers['x-api-key'];
+    expect((await turn('first')).status).toBe(200);
+    const firstCredential = credentialOf();
+    expect((await turn('second')).status).toBe(200);
+    expect(credentialOf()).toBe(firstCredential);
+    // The session's account breaks: its requests now fail, so the session must move.
+    const brokenId = accountIds[CREDENTIALS.indexOf(firstCredential)];
+    await on.deps.db.query("UPDATE upstream_accounts SET base_url = base_url || '/_fault/500' WHERE id = $1", [brokenId]);
+    on.services.upstreams.invalidate();
+    expect((await turn('third')).status).toBe(200);
+    const movedTo = credentialOf();
+    expect(movedTo).not.toBe(firstCredential);
+    await on.deps.db.query("UPDATE upstream_accounts SET base_url = replace(base_url, '/_fault/500', '') WHERE id = $1", [brokenId]);
+    on.services.upstreams.invalidate();
+    for (const text of ['fourth', 'fifth']) {
+      expect((await turn(text)).status).toBe(200);
+      expect(credentialOf()).toBe(movedTo);
+    }
+  });
+
+  it('sends the session as prompt_cache_key when translating to Chat and Responses', async () => {
+    const groupId = await createGroup(on.deps.db, { name: 'affinity-cache-key', family: null });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'chat', baseUrl: on.sim.url, apiKey: 'sim-key', models: ['gpt-4.1'] });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'responses', baseUrl: on.sim.url, apiKey: 'sim-key', models: ['gpt-5'] });
+    on.services.upstreams.invalidate();
+    const key = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-cache-key' })).secret;
+    const keys: unknown[] = [];
+    for (const model of ['gpt-4.1', 'gpt-4.1', 'gpt-5']) {
+      const response = await fetch(`${on.url}/v1/messages`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model, max_tokens: 16, metadata: { user_id: 'cache-key-session' }, messages: [{ role: 'user', content: `hello ${model}` }] }),
+      });
+      expect(response.status).toBe(200);
+      keys.push((on.sim.requests.at(-1)!.body as { prompt_cache_key?: unknown }).prompt_cache_key);
+    }
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(keys).size).toBe(1);
+  });
+});

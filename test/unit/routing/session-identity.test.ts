@@ -1,0 +1,35 @@
+import type { IrRequest } from '../../../src/ir/request';
+import { sessionIdentity } from '../../../src/routing/session-identity';
+
+function request(turns: IrRequest['turns'], system = 'be brief'): IrRequest {
+  return { model: 'm', system: [{ type: 'text', text: system }], turns, tools: [], builtinTools: [], sampling: {}, stream: false };
+}
+
+const first: IrRequest['turns'][number] = { role: 'user', parts: [{ type: 'text', text: 'hello' }] };
+const later: IrRequest['turns'] = [first, { role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }, { role: 'user', parts: [{ type: 'text', text: 'more' }] }];
+
+describe('sessionIdentity', () => {
+  it('reads the field each protocol\'s clients send', () => {
+    const ir = request([first]);
+    expect(sessionIdentity('messages', { metadata: { user_id: 'u_1_session_9' } }, ir, 1).source).toBe('metadata.user_id');
+    expect(sessionIdentity('responses', { prompt_cache_key: 'k', conversation: 'c' }, ir, 1).source).toBe('prompt_cache_key');
+    expect(sessionIdentity('responses', { conversation: { id: 'conv_1' } }, ir, 1).source).toBe('conversation.id');
+    expect(sessionIdentity('chat', { user: 'alice' }, ir, 1).source).toBe('user');
+    expect(sessionIdentity('generate-content', { cachedContent: 'cachedContents/x' }, ir, 1).source).toBe('cachedContent');
+    expect(sessionIdentity('chat', {}, ir, 1).source).toBe('prefix');
+  });
+
+  it('scopes every identity to the API key', () => {
+    const ir = request([first]);
+    expect(sessionIdentity('chat', { user: 'alice' }, ir, 1).id).not.toBe(sessionIdentity('chat', { user: 'alice' }, ir, 2).id);
+    expect(sessionIdentity('chat', {}, ir, 1).id).not.toBe(sessionIdentity('chat', {}, ir, 2).id);
+  });
+
+  it('keeps one prefix identity across the turns of a conversation, whatever cache markers move', () => {
+    const turn1 = sessionIdentity('messages', {}, request([first]), 1);
+    const marked: IrRequest['turns'] = [{ role: 'user', parts: [{ type: 'text', text: 'hello', cacheHint: { type: 'ephemeral' } }] }, ...later.slice(1)];
+    expect(sessionIdentity('messages', {}, request(later), 1).id).toBe(turn1.id);
+    expect(sessionIdentity('messages', {}, request(marked), 1).id).toBe(turn1.id);
+    expect(sessionIdentity('messages', {}, request([first], 'another system'), 1).id).not.toBe(turn1.id);
+  });
+});
