@@ -24,6 +24,7 @@ import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
 import type { Services } from './services';
+import { createRoutingDecisionsRouter } from './routing/routing-decisions-router';
 import { createTasksRouter } from './tasks/tasks-router';
 
 /**
@@ -66,6 +67,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   management.use(createAuthRouter(deps));
   management.use(createKeysRouter(deps, { authenticator: services.authenticator, managementAuth }));
   management.use(createAccountRouter(deps, { managementAuth }));
+  management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
   app.use(management);
 

@@ -5,11 +5,13 @@
  * providers' prompt caches) moved to the front while it is healthy. With no candidate at all the
  * request is refused here, saying why. The relay reports every attempt back (`failed`, `served`);
  * the account that served becomes the session's (so failover moves the session), `refusal`
- * explains a request no account served, and `report` logs the decision chain for operators.
+ * explains a request no account served, and `report` logs the decision chain for operators (and
+ * stores it when eventful: `routing_decisions`, shown by `GET /api/v1/me/usage/{id}/routing`).
  */
 import type { Dependencies } from '../dependencies';
 import type { GatewayError } from '../errors/gateway-error';
 import { refusalWithoutCandidates } from '../routing/explain-refusal';
+import { recordRoutingDecision } from '../routing/routing-decisions';
 import { RoutingTrace } from '../routing/routing-trace';
 import { createSessionAffinity } from '../routing/session-affinity';
 import { sessionIdentity } from '../routing/session-identity';
@@ -49,11 +51,15 @@ export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, servic
   const ordered = bound ? [bound, ...byProtocol.filter((a) => a !== bound)] : byProtocol;
   const trace = new RoutingTrace(scope, ordered, candidates.skipped);
   const report = (message: string) => {
-    const level = trace.eventful ? 'info' : 'debug';
-    deps.logger[level]({
+    const steps = trace.steps();
+    deps.logger[trace.eventful ? 'info' : 'debug']({
       requestId: plan.requestId, group: plan.key.groupName, model: plan.model.id,
-      session: { source: session.source, boundAccountId: boundId ?? null }, routing: trace.steps(),
+      session: { source: session.source, boundAccountId: boundId ?? null }, routing: steps,
     }, message);
+    if (!trace.eventful) return;
+    void recordRoutingDecision(deps.db, {
+      requestId: plan.requestId, accountId: plan.key.accountId, apiKeyId: plan.key.keyId, model: plan.model.id, outcome: trace.outcome, steps,
+    }).catch((error: unknown) => deps.logger.warn({ err: error, requestId: plan.requestId }, 'storing a routing decision failed'));
   };
   if (ordered.length === 0) {
     report('routing refused: no account to try');

@@ -39,6 +39,12 @@ export class RoutingTrace {
     return this.failures.length > 0 ? refusalAfterFailures(this.scope, this.failures, this.offered.length) : lastError;
   }
 
+  /** served: an account answered; refused: none could (or every one failed); abandoned: the client left first. */
+  get outcome(): 'served' | 'refused' | 'abandoned' {
+    if ([...this.outcomes.values()].some((step) => step.outcome === 'served')) return 'served';
+    return this.failures.length > 0 || this.offered.length === 0 ? 'refused' : 'abandoned';
+  }
+
   /** Whether the chain says more than "the first account served" (worth an info log line). */
   get eventful(): boolean {
     return this.skipped.length > 0 || this.failures.length > 0 || ![...this.outcomes.values()].some((step) => step.outcome === 'served');

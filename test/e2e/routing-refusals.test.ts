@@ -114,8 +114,40 @@ describe('routing refusals explain themselves', () => {
     expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
-  it('a request one account served after another failed is answered, not refused', async () => {
-    const { key } = await group('refuse-recovered', [{ prefix: '/_fault/503' }, {}]);
-    expect((await messages(key)).status).toBe(200);
+  async function routingOf(requestId: string, key: string): Promise<{ status: number; body: Record<string, any> }> {
+    // The stored chain is written without delaying the answer: wait for it a little.
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(`${gateway.url}/api/v1/me/usage/${requestId}/routing`, { headers: { 'x-api-key': key } });
+      if (response.status !== 404 || attempt === 20) return { status: response.status, body: await response.json() as Record<string, any> };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('a request one account served after another failed is answered, and its decision chain is stored for the usage detail', async () => {
+    const { key, ids } = await group('refuse-recovered', [{ prefix: '/_fault/503' }, {}, { disabled: true }]);
+    const reply = await messages(key);
+    expect(reply.status).toBe(200);
+    const routing = await routingOf(reply.headers.get('x-request-id')!, key);
+    expect(routing.status).toBe(200);
+    expect(routing.body).toMatchObject({ object: 'routing_decision', model: 'claude-sonnet-4-5', outcome: 'served' });
+    expect(routing.body.steps).toEqual([
+      { upstream_account_id: ids[0], protocol: 'messages', outcome: 'failed', failure: 'overloaded (HTTP 503)' },
+      { upstream_account_id: ids[1], protocol: 'messages', outcome: 'served' },
+      { upstream_account_id: ids[2], protocol: 'messages', outcome: 'skipped', reason: 'disabled' },
+    ]);
+    expect(JSON.stringify(routing.body)).not.toContain('refuse-recovered-');
+
+    // A refusal is stored too (it has no usage row); a plain request and another account's request have no record.
+    const down = await group('refuse-recorded', [{ prefix: '/_fault/529' }, { disabled: true }]);
+    expect((await messages(down.key)).status).toBe(529);
+    const refused = await messages(down.key);
+    expect(refused.status).toBe(503);
+    const refusedRouting = await routingOf(refused.headers.get('x-request-id')!, down.key);
+    expect(refusedRouting.body.outcome).toBe('refused');
+    expect(refusedRouting.body.steps.map((step: { outcome: string; reason?: string }) => `${step.outcome}:${step.reason ?? ''}`))
+      .toEqual(['skipped:cooling_down', 'skipped:disabled']);
+    const plain = await messages(gateway.key);
+    expect(plain.status).toBe(200);
+    expect((await routingOf(plain.headers.get('x-request-id')!, gateway.key)).status).toBe(404);
   });
 });
