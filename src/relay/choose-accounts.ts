@@ -46,8 +46,11 @@ export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, servic
   ]);
   const scope = { groupName: plan.key.groupName, model: plan.model.id };
   const byProtocol = [...candidates.accounts.filter((a) => a.protocol === plan.protocol), ...candidates.accounts.filter((a) => a.protocol !== plan.protocol)];
-  // A bound account cooling down or gone is not among the candidates: the session moves on.
-  const bound = byProtocol.find((a) => a.id === boundId);
+  // A bound account cooling down or gone is not among the candidates: the session moves on. One of
+  // a worse priority than the best candidate is a backup the session failed over to: once the
+  // primary is back, priority wins over the cache (an active session would otherwise stay there).
+  const bestPriority = Math.min(...byProtocol.map((a) => a.priority));
+  const bound = byProtocol.find((a) => a.id === boundId && a.priority <= bestPriority);
   const ordered = bound ? [bound, ...byProtocol.filter((a) => a !== bound)] : byProtocol;
   const trace = new RoutingTrace(scope, ordered, candidates.skipped);
   const report = (message: string) => {

@@ -44,7 +44,7 @@ describe('session affinity keeps prompt caches warm', () => {
   let off: TestGateway;
   beforeAll(async () => {
     [on, off] = await Promise.all([
-      startTestGateway(),
+      startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '300' } }),
       startTestGateway({ env: { SESSION_AFFINITY_TTL_SECONDS: '0' } }),
     ]);
   });
@@ -94,6 +94,32 @@ describe('session affinity keeps prompt caches warm', () => {
       expect((await turn(text)).status).toBe(200);
       expect(credentialOf()).toBe(movedTo);
     }
+  });
+
+  it('returns a session from a backup to its primary once the primary is healthy again (priority wins)', async () => {
+    const groupId = await createGroup(on.deps.db, { name: 'affinity-priority', family: null });
+    const primary = await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.primary', models: [MODEL], priority: 0 });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.backup', models: [MODEL], priority: 1 });
+    on.services.upstreams.invalidate();
+    const key = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-priority' })).secret;
+    const turn = async () => {
+      const response = await fetch(`${on.url}/v1/messages`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: MODEL, max_tokens: 16, metadata: { user_id: 'priority-session' }, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(200);
+      return on.sim.requests.at(-1)!.headers['x-api-key'];
+    };
+    expect(await turn()).toBe('sim-key.primary');
+    await on.deps.db.query("UPDATE upstream_accounts SET base_url = base_url || '/_fault/500' WHERE id = $1", [primary]);
+    on.services.upstreams.invalidate();
+    expect(await turn()).toBe('sim-key.backup');
+    expect(await turn()).toBe('sim-key.backup');
+    await on.deps.db.query("UPDATE upstream_accounts SET base_url = replace(base_url, '/_fault/500', '') WHERE id = $1", [primary]);
+    on.services.upstreams.invalidate();
+    await new Promise((resolve) => setTimeout(resolve, 400)); // past the primary's 300 ms cooldown
+    expect(await turn()).toBe('sim-key.primary');
+    expect(await turn()).toBe('sim-key.primary');
   });
 
   it('sends the session as prompt_cache_key when translating to Chat and Responses', async () => {
