@@ -104,6 +104,17 @@ describe('routing refusals explain themselves', () => {
     expect(reply.headers.get('retry-after')).toBeNull();
   });
 
+  it('the media endpoints say the same (an image model whose one account is disabled)', async () => {
+    const groupId = await createGroup(gateway.deps.db, { name: 'refuse-images', family: null });
+    const id = await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, protocol: 'chat', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['gpt-image-1'] });
+    await gateway.deps.db.query("UPDATE upstream_accounts SET status = 'disabled' WHERE id = $1", [id]);
+    gateway.services.upstreams.invalidate();
+    const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'refuse-images' })).secret;
+    const reply = await call('/v1/images/generations', { model: 'gpt-image-1', prompt: 'a lighthouse' }, { authorization: `Bearer ${key}` });
+    expect(reply.status).toBe(503);
+    expect(reply.json.error.message).toBe('no available account: all 1 account of group refuse-images serving model gpt-image-1 is disabled');
+  });
+
   it('some cooling down and the rest disabled: both counted, the earliest return and Retry-After', async () => {
     const { key } = await group('refuse-mixed', [{ prefix: '/_fault/503' }, { disabled: true }]);
     expect((await messages(key)).status).toBe(503);

@@ -119,6 +119,21 @@ describe('Idempotency-Key on task submit and image generation', () => {
     expect(charges.rows[0].n).toBe(1);
   });
 
+  it('lives in Redis, not in the process: a retry reaching another API instance gets the first answer', async () => {
+    const other = await startTaskApi(h.deps);
+    try {
+      const body = { ...VIDEO, prompt: 'two processes: a kite over the sea' };
+      const first = await submit(body, 'processes-1');
+      const elsewhere = await submit(body, 'processes-1', undefined, other);
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.headers.get('idempotent-replayed')).toBe('true');
+      expect(elsewhere.body.task_id).toBe(first.body.task_id);
+      expect(await tasksWithPrompt(body.prompt)).toEqual([first.body.task_id]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('forgets a key after its window: the same submit then makes a new task', async () => {
     const shortLived = await startTaskApi({ ...h.deps, config: { ...h.deps.config, idempotencyTtlMs: 1_000 } });
     try {
