@@ -80,7 +80,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
           continue;
         }
         // The client's request was refused upstream: re-wrapped in the client's envelope.
-        route.failed(account, decoded); // issue 17
+        route.served(account); // issue 17: routing worked; the answer is the caller's error
         throw decoded;
       }
       const outcome = plan.stream
