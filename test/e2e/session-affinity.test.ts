@@ -23,7 +23,6 @@ async function fourAccountGroup(gateway: TestGateway, name: string): Promise<{ k
     accountIds.push(await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${index}`, protocol: 'messages', baseUrl: gateway.sim.url, apiKey, models: [MODEL] }));
   }
   gateway.services.upstreams.invalidate();
-  await gateway.deps.db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 500 WHERE id = $1", [gateway.accountId]);
   return { key: (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret, accountIds };
 }
 
@@ -47,6 +46,8 @@ describe('session affinity keeps prompt caches warm', () => {
       startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '300' } }),
       startTestGateway({ env: { SESSION_AFFINITY_TTL_SECONDS: '0' } }),
     ]);
+    // 50 to 200 conversations at once: above the pro tier's concurrency cap.
+    for (const gateway of [on, off]) await gateway.deps.db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 500 WHERE id = $1", [gateway.accountId]);
   });
   afterAll(async () => { await Promise.all([on?.close(), off?.close()]); });
 
@@ -68,6 +69,34 @@ describe('session affinity keeps prompt caches warm', () => {
     for (const credentials of served.values()) expect(new Set(credentials).size).toBe(1);
     const firstTurns = new Set([...served.values()].map((credentials) => credentials[0]));
     expect(firstTurns).toEqual(new Set(CREDENTIALS));
+  });
+
+  it('keeps the weights across sessions: a 3:1 pair gets about 3/4 of 200 new sessions, each staying put', async () => {
+    const groupId = await createGroup(on.deps.db, { name: 'affinity-weights', family: null });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.heavy', models: [MODEL], weight: 3 });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.light', models: [MODEL], weight: 1 });
+    on.services.upstreams.invalidate();
+    const key = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-weights' })).secret;
+    const turn = (session: number) => fetch(`${on.url}/v1/messages`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: MODEL, max_tokens: 8, metadata: { user_id: `weights-${session}` }, messages: [{ role: 'user', content: `weights ${session}` }] }),
+    }).then((response) => response.status);
+    const sessions = Array.from({ length: 200 }, (_, index) => index);
+    for (let round = 0; round < 2; round++) {
+      const statuses = await Promise.all(sessions.map(turn));
+      expect(statuses.every((status) => status === 200)).toBe(true);
+    }
+    const served = new Map<string, string[]>();
+    for (const entry of on.sim.requests) {
+      const match = /^weights (\d+)$/.exec(String((entry.body as { messages?: Array<{ content: unknown }> } | null)?.messages?.[0]?.content ?? ''));
+      if (match) served.set(match[1], [...(served.get(match[1]) ?? []), entry.headers['x-api-key']]);
+    }
+    expect(served.size).toBe(200);
+    for (const credentials of served.values()) expect(credentials).toEqual([credentials[0], credentials[0]]);
+    const heavy = [...served.values()].filter((credentials) => credentials[0] === 'sim-key.heavy').length / 200;
+    // 3/4 expected; the bounds are five standard deviations (≈ 0.031) away.
+    expect(heavy).toBeGreaterThan(0.59);
+    expect(heavy).toBeLessThan(0.91);
   });
 
   it('moves a session to another account when its account fails, and keeps it there', async () => {
