@@ -59,6 +59,10 @@ const schema = z.object({
   WORKER_CONCURRENCY: integer(8),
   TASK_DEADLINE_MS: integer(15 * 60_000),
   SECRETS_FILE: z.string().default('.local/secrets.json'),
+  /** On SIGTERM, how long running requests and streams may take to finish before they are cut. */
+  SHUTDOWN_GRACE_MS: integer(30_000),
+  /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`; `*` allows any (never with credentials). */
+  CORS_ALLOWED_ORIGINS: csv,
 });
 
 export interface Config {
@@ -85,6 +89,8 @@ export interface Config {
   imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   worker: { queues: string[]; concurrency: number };
   taskDeadlineMs: number;
+  shutdownGraceMs: number;
+  corsAllowedOrigins: string[];
   /** Warnings produced while loading (e.g. generated development secrets). */
   warnings: string[];
 }
@@ -163,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageFetch: { allowPrivate: e.IMAGE_FETCH_ALLOW_PRIVATE, maxBytes: e.IMAGE_FETCH_MAX_BYTES, timeoutMs: e.IMAGE_FETCH_TIMEOUT_MS },
     worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance'], concurrency: e.WORKER_CONCURRENCY },
     taskDeadlineMs: e.TASK_DEADLINE_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
     warnings,
   };
 }
