@@ -12,6 +12,7 @@ import { createModelsRouter } from './catalog/models-router';
 import type { Dependencies } from './dependencies';
 import { GatewayError } from './errors/gateway-error';
 import { accessLog } from './http/access-log';
+import { corsMiddleware } from './http/cors';
 import { createErrorMiddleware, type ErrorRenderers } from './http/error-middleware';
 import { createHealthRouter } from './http/health-router';
 import { jsonBody } from './http/json-body';
@@ -46,6 +47,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
   const inference = createInferenceHandler(deps, services, renderers);
 
+  app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
   // Only reached when the app is used as a plain handler; the inference handler does its own request id and log.
   app.use((req, res, next) => {
