@@ -23,8 +23,11 @@ function config(port: number, backends: readonly number[]): string {
     '  timeout connect 2s',
     '  timeout client 120s',
     '  timeout server 120s',
-    '  retries 3',
+    '  timeout check 5s',
+    '  retries 10',
     '  option redispatch 1',
+    // A connection the stopping server closed before reading the request: nothing ran, safe to send elsewhere.
+    '  retry-on conn-failure empty-response',
     // One request per server connection: no idle connection a stopping server could close under a request.
     '  option http-server-close',
     'frontend gateway',
@@ -33,7 +36,7 @@ function config(port: number, backends: readonly number[]): string {
     'backend api',
     '  balance roundrobin',
     '  option httpchk GET /readyz',
-    ...backends.map((backend, i) => `  server api${i + 1} 127.0.0.1:${backend} check inter 200ms fall 1 rise 1`),
+    ...backends.map((backend, i) => `  server api${i + 1} 127.0.0.1:${backend} check inter 200ms fall 2 rise 1`),
     '',
   ].join('\n');
 }
