@@ -1,6 +1,8 @@
 /** The API process: `npm run api`. Stateless; run as many as you like behind a load balancer. */
 import type { Server } from 'node:http';
 import { createApp } from './app';
+import { startCatalogSync } from './catalog/catalog-sync';
+import { DEFAULT_CATALOG } from './catalog/default-catalog';
 import { ConfigError, loadConfig } from './config';
 import { migrate } from './db/migrate';
 import { buildDependencies, checkReachable, closeDependencies, ServiceUnreachableError } from './process/build-dependencies';
@@ -14,6 +16,7 @@ export async function startApiServer(options: { port?: number; host?: string; mi
   await checkReachable(config, deps);
   if (options.migrate !== false) await migrate(config.databaseUrl);
   await deps.storage.ensureBucket().catch((error: Error) => deps.logger.warn(`object storage not ready: ${error.message}`));
+  const catalogSync = await startCatalogSync(deps, { defaults: DEFAULT_CATALOG });
   const services = createServices(deps);
   const app = createApp(deps, services);
   const server: Server = await new Promise((resolve) => {
@@ -34,6 +37,7 @@ export async function startApiServer(options: { port?: number; host?: string; mi
     async close(graceMs = config.shutdownGraceMs): Promise<DrainResult> {
       const result = await drainer.drain({ graceMs, isSubscription: (req) => req.url?.startsWith('/v1/tasks/stream/') === true });
       await app.closeRoutes();
+      catalogSync.close();
       await services.close();
       await closeDependencies(deps);
       return result;
