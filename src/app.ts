@@ -21,6 +21,7 @@ import { requestIdMiddleware } from './http/request-id';
 import { createImagesRouter } from './images/images-router';
 import { PROTOCOLS } from './ir/protocol';
 import { createKeysRouter } from './keys/keys-router';
+import { createOpenApiRouter } from './openapi/openapi-router';
 import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
@@ -49,6 +50,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
 
   app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
+  app.use(createOpenApiRouter('0.1.0'));
   // Only reached when the app is used as a plain handler; the inference handler does its own request id and log.
   app.use((req, res, next) => {
     if (!inference.handle(req, res)) next();
