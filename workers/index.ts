@@ -3,6 +3,8 @@
  * Holds nothing but the jobs it has leased; run any number of them. Refuses to start with a queue
  * it has no handler for.
  */
+import { startCatalogSync } from '../src/catalog/catalog-sync';
+import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
 import { ConfigError, loadConfig } from '../src/config';
 import { migrate } from '../src/db/migrate';
 import { buildDependencies, checkReachable, closeDependencies, ServiceUnreachableError } from '../src/process/build-dependencies';
@@ -34,7 +36,9 @@ async function main(): Promise<void> {
   await checkReachable(config, deps);
   await migrate(config.databaseUrl);
   await deps.storage.ensureBucket().catch((error: Error) => deps.logger.warn(`object storage not ready: ${error.message}`));
-  const handles: Handle[] = [];
+  // Task steps look their model up: the catalog follows PostgreSQL here as in the API.
+  const catalogSync = await startCatalogSync(deps, { defaults: DEFAULT_CATALOG });
+  const handles: Handle[] = [{ close: async () => catalogSync.close() }];
   for (const queue of queues) handles.push(await HANDLERS[queue](deps, config.worker.concurrency));
   deps.logger.info({ queues }, 'worker started');
   stopOnSignals(deps, handles);
