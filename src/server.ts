@@ -15,7 +15,8 @@ export async function startApiServer(options: { port?: number; host?: string; mi
   for (const warning of config.warnings) deps.logger.warn(warning);
   await checkReachable(config, deps);
   if (options.migrate !== false) await migrate(config.databaseUrl);
-  await deps.storage.ensureBucket().catch((error: Error) => deps.logger.warn(`object storage not ready: ${error.message}`));
+  // Not awaited: only the media routes need the bucket, and readiness should not wait on S3 (~0.2 s).
+  void deps.storage.ensureBucket().catch((error: Error) => deps.logger.warn(`object storage not ready: ${error.message}`));
   const catalogSync = await startCatalogSync(deps, { defaults: DEFAULT_CATALOG });
   const services = createServices(deps);
   const app = createApp(deps, services);
