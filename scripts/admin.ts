@@ -7,6 +7,7 @@
  *   upstream add --group G --protocol P --base-url U --api-key K --models m1,m2 [--priority N] [--weight N] → {id}
  *   key create --account ID --group G [--custom-key K] [--quota USD] [--name N]        → {id, key}
  *   user create --account ID --email E --password P                                    → {id}
+ *   model list|add|update|retire|alias …                                               → see scripts/admin-model.ts
  */
 import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { loadConfig } from '../src/config';
@@ -19,6 +20,7 @@ import { createRedisKeys } from '../src/redis/keys';
 import { isProtocol } from '../src/ir/protocol';
 import { insertApiKey } from '../src/keys/insert-api-key';
 import { validateCustomKey } from '../src/keys/key-secret';
+import { ModelUsageError, runModelCommand } from './admin-model';
 
 class UsageError extends Error {}
 
@@ -124,6 +126,15 @@ async function main(): Promise<void> {
         break;
       }
       default:
+        if (positional[0] === 'model') {
+          const redis = createRedis(config.redisUrl);
+          try {
+            await runModelCommand(positional[1] ?? '', flags, { db, redis, redisKeys: createRedisKeys(config.redisPrefix) }, print);
+          } finally {
+            redis.disconnect();
+          }
+          break;
+        }
         throw new UsageError(`unknown command "${command}"; see the header of scripts/admin.ts`);
     }
   } finally {
@@ -132,7 +143,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  const message = error instanceof UsageError ? error.message : `admin: ${error.message}`;
+  const message = error instanceof UsageError || error instanceof ModelUsageError ? error.message : `admin: ${error.message}`;
   if (process.argv.includes('--json')) console.log(JSON.stringify({ error: message }));
   else console.error(message);
   process.exit(1);

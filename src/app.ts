@@ -12,6 +12,7 @@ import { createModelsRouter } from './catalog/models-router';
 import type { Dependencies } from './dependencies';
 import { GatewayError } from './errors/gateway-error';
 import { accessLog } from './http/access-log';
+import { corsMiddleware } from './http/cors';
 import { createErrorMiddleware, type ErrorRenderers } from './http/error-middleware';
 import { createHealthRouter } from './http/health-router';
 import { jsonBody } from './http/json-body';
@@ -20,6 +21,7 @@ import { requestIdMiddleware } from './http/request-id';
 import { createImagesRouter } from './images/images-router';
 import { PROTOCOLS } from './ir/protocol';
 import { createKeysRouter } from './keys/keys-router';
+import { createOpenApiRouter } from './openapi/openapi-router';
 import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
@@ -47,7 +49,9 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
   const inference = createInferenceHandler(deps, services, renderers);
 
+  app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
+  app.use(createOpenApiRouter('0.1.0'));
   // Only reached when the app is used as a plain handler; the inference handler does its own request id and log.
   app.use((req, res, next) => {
     if (!inference.handle(req, res)) next();

@@ -63,6 +63,10 @@ const schema = z.object({
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   /** Session affinity for prompt caching: a conversation's account is kept this long after its last request; 0 turns it off. */
   SESSION_AFFINITY_TTL_SECONDS: integer(300),
+  /** On SIGTERM, how long running requests and streams may take to finish before they are cut. */
+  SHUTDOWN_GRACE_MS: integer(30_000),
+  /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`; `*` allows any (never with credentials). */
+  CORS_ALLOWED_ORIGINS: csv,
 });
 
 export interface Config {
@@ -92,6 +96,8 @@ export interface Config {
   idempotencyTtlMs: number;
   /** 0: no session affinity. */
   sessionAffinityTtlMs: number;
+  shutdownGraceMs: number;
+  corsAllowedOrigins: string[];
   /** Warnings produced while loading (e.g. generated development secrets). */
   warnings: string[];
 }
@@ -172,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskDeadlineMs: e.TASK_DEADLINE_MS,
     idempotencyTtlMs: e.IDEMPOTENCY_TTL_SECONDS * 1000,
     sessionAffinityTtlMs: e.SESSION_AFFINITY_TTL_SECONDS * 1000,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
     warnings,
   };
 }

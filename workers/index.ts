@@ -3,6 +3,8 @@
  * Holds nothing but the jobs it has leased; run any number of them. Refuses to start with a queue
  * it has no handler for.
  */
+import { startCatalogSync } from '../src/catalog/catalog-sync';
+import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
 import { ConfigError, loadConfig } from '../src/config';
 import { migrate } from '../src/db/migrate';
 import { buildDependencies, checkReachable, closeDependencies, ServiceUnreachableError } from '../src/process/build-dependencies';
@@ -34,16 +36,39 @@ async function main(): Promise<void> {
   await checkReachable(config, deps);
   await migrate(config.databaseUrl);
   await deps.storage.ensureBucket().catch((error: Error) => deps.logger.warn(`object storage not ready: ${error.message}`));
-  const handles: Handle[] = [];
+  // Task steps look their model up: the catalog follows PostgreSQL here as in the API.
+  const catalogSync = await startCatalogSync(deps, { defaults: DEFAULT_CATALOG });
+  const handles: Handle[] = [{ close: async () => catalogSync.close() }];
   for (const queue of queues) handles.push(await HANDLERS[queue](deps, config.worker.concurrency));
   deps.logger.info({ queues }, 'worker started');
-  const stop = async () => {
-    await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
-    await closeDependencies(deps);
-    process.exit(0);
+  stopOnSignals(deps, handles);
+}
+
+/**
+ * SIGTERM/SIGINT: every queue stops taking jobs and finishes the ones it holds (BullMQ `close()`),
+ * for at most `SHUTDOWN_GRACE_MS`; a job still running then is handed back when its lock expires
+ * (another worker's stalled-job check takes it; settlement is idempotent). Exits 0. A second signal
+ * exits at once.
+ */
+function stopOnSignals(deps: Dependencies, handles: Handle[]): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    deps.logger.info({ signal }, 'worker stopping: finishing the jobs in hand');
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), deps.config.shutdownGraceMs); });
+    const finished = Promise.all(handles.map((h) => h.close().catch(() => undefined))).then(() => true);
+    void Promise.race([finished, expired]).then(async (clean) => {
+      clearTimeout(timer);
+      if (!clean) deps.logger.warn('grace period over: jobs still running are handed back when their locks expire');
+      await closeDependencies(deps).catch(() => undefined);
+      deps.logger.info('worker stopped');
+      process.exit(0);
+    });
   };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {

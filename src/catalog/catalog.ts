@@ -18,13 +18,40 @@ export interface PublicModel {
 }
 
 export class Catalog {
-  private readonly bySlug: Map<string, CatalogModel>;
+  private current: readonly CatalogModel[] = [];
+  private bySlug = new Map<string, CatalogModel>();
 
-  constructor(readonly models: readonly CatalogModel[], private readonly pricingUrl = 'https://example.invalid/pricing') {
-    this.bySlug = new Map(models.map((m) => [m.id, m]));
+  constructor(models: readonly CatalogModel[], private readonly pricingUrl = 'https://example.invalid/pricing') {
+    this.replace(models);
   }
 
-  /** The model for a slug, retired or not. */
+  get models(): readonly CatalogModel[] {
+    return this.current;
+  }
+
+  /**
+   * Swaps in a new model list (the catalog reloaded from PostgreSQL), in place so every holder of
+   * this Catalog sees it. A model kept under the same slug keeps its object, updated field by field:
+   * a request in flight holds that object and prices its usage when it ends, so a price change
+   * applies to every request that ends after it.
+   */
+  replace(models: readonly CatalogModel[]): void {
+    // Copies: the objects are updated in place later, and the caller's (e.g. DEFAULT_CATALOG's) must not be.
+    const next = models.map((given) => {
+      const model = structuredClone(given);
+      const existing = this.bySlug.get(model.id);
+      if (!existing || existing.id !== model.id) return model;
+      for (const field of Object.keys(existing) as Array<keyof CatalogModel>) if (!(field in model)) delete existing[field];
+      return Object.assign(existing, model);
+    });
+    const bySlug = new Map<string, CatalogModel>();
+    for (const model of next) for (const alias of model.aliases ?? []) bySlug.set(alias, model);
+    for (const model of next) bySlug.set(model.id, model);
+    this.current = next;
+    this.bySlug = bySlug;
+  }
+
+  /** The model for a slug or an alias, retired or not. */
   find(slug: string): CatalogModel | undefined {
     return this.bySlug.get(slug);
   }

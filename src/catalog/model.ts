@@ -25,6 +25,8 @@ export interface ModelPrices {
 
 export interface CatalogModel {
   id: string;
+  /** Other names the model answers to (dated names); slugs and aliases share one namespace. */
+  aliases?: string[];
   /** Family number 1–8 of the interface's family table. */
   familyNumber: number;
   /** Vendor-derived family name used by the `family` filter. */

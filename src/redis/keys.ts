@@ -10,6 +10,8 @@ export interface RedisKeys {
   billingSettledChannel(): string;
   /** Pub/sub channel of one task's state changes. */
   taskChannel(taskId: string): string;
+  /** Pub/sub channel: the model catalog changed in PostgreSQL (every process reloads it). */
+  catalogChangedChannel(): string;
   /** Hash of the account's admission state (wallet cache, reservations). */
   account(accountId: number | string): string;
   /** Sorted set of the account's concurrency leases (member: lease id, score: expiry ms). */
@@ -41,6 +43,7 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     keyInvalidationChannel: () => `${prefix}:chan:key-invalidation`,
     billingSettledChannel: () => `${prefix}:chan:billing-settled`,
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
+    catalogChangedChannel: () => `${prefix}:chan:catalog-changed`,
     account: (accountId) => `${prefix}:{a${accountId}}:account`,
     accountLeases: (accountId) => `${prefix}:{a${accountId}}:leases`,
     apiKey: (accountId, keyId) => `${prefix}:{a${accountId}}:key:${keyId}`,

@@ -30,6 +30,7 @@ import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { checkCapabilities, resolveModel } from './resolve-model';
 import { runRelay } from './run-relay';
+import { applyCorsHeaders } from '../http/cors';
 
 const MAX_TOKENS_FIELD: Record<Protocol, string> = {
   messages: 'max_tokens', chat: 'max_tokens', responses: 'max_output_tokens', 'generate-content': 'generationConfig.maxOutputTokens',
@@ -191,6 +192,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       const protocol = routeOf(path);
       if (protocol === undefined) return false;
       assignRequestId(res);
+      applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
       locals(res).surface = protocol;
       locals(res).routeLabel = protocol;
       observeRequest(deps.logger, deps.metrics, req, res, () => protocol);

@@ -65,7 +65,10 @@ export function planCalls(count: number): CallPlan[] {
 }
 
 /** Groups whose simulator accounts fail, fail over, end streams with an error frame or stream slowly. */
-export async function createTrafficKeys(gateway: TestGateway): Promise<TrafficKeys> {
+/** What the traffic needs of a gateway: its URL (a load balancer's will do) and its dependencies. */
+export type TrafficTarget = Pick<TestGateway, 'url' | 'deps'>;
+
+export async function createTrafficKeys(gateway: Pick<TestGateway, 'deps' | 'sim' | 'accountId' | 'key'> & { services?: Pick<TestGateway['services'], 'upstreams'> }): Promise<TrafficKeys> {
   const { db, crypto } = gateway.deps;
   const group = async (name: string, prefixes: string[]) => {
     const groupId = await createGroup(db, { name, family: null });
@@ -83,7 +86,7 @@ export async function createTrafficKeys(gateway: TestGateway): Promise<TrafficKe
     'error-frame': await group('error-frames', ['/_fault/error-event']),
     slow: await group('slow', ['/_latency/0/15']),
   };
-  gateway.services.upstreams.invalidate();
+  gateway.services?.upstreams.invalidate();
   return keys;
 }
 
@@ -127,7 +130,7 @@ function request(baseUrl: string, plan: CallPlan, key: string): { url: string; h
   }
 }
 
-export async function runCall(gateway: TestGateway, keys: TrafficKeys, plan: CallPlan): Promise<CallResult> {
+export async function runCall(gateway: TrafficTarget, keys: TrafficKeys, plan: CallPlan): Promise<CallResult> {
   const key = plan.kind === 'abort' ? keys.slow : plan.kind === 'bad-input' ? keys.ok : keys[plan.kind];
   const { url, headers, body } = request(gateway.url, plan, key);
   const controller = new AbortController();
@@ -151,7 +154,7 @@ export async function runCall(gateway: TestGateway, keys: TrafficKeys, plan: Cal
 }
 
 /** Runs the plans with `concurrency` calls in flight; `onProgress` sees the count of calls finished. */
-export async function runTraffic(gateway: TestGateway, keys: TrafficKeys, plans: readonly CallPlan[], concurrency: number, onProgress?: (done: number) => Promise<void>): Promise<CallResult[]> {
+export async function runTraffic(gateway: TrafficTarget, keys: TrafficKeys, plans: readonly CallPlan[], concurrency: number, onProgress?: (done: number) => Promise<void>): Promise<CallResult[]> {
   const results: CallResult[] = [];
   let next = 0;
   const lane = async () => {
