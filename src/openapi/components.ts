@@ -80,6 +80,7 @@ export const COMPONENTS = {
     Forbidden: errorResponse('Not allowed (403)', 'OpenAIError'),
     NotFound: errorResponse('Not found (404)', 'OpenAIError'),
     Conflict: errorResponse('Conflict (409)', 'OpenAIError'),
+    Unprocessable: errorResponse('Idempotency-Key reused with another body (422)', 'OpenAIError'),
     TooManyRequests: errorResponse('Limit reached (429), with Retry-After', 'OpenAIError'),
     ServerError: errorResponse('Upstream or gateway failure (5xx)', 'OpenAIError'),
     MessagesErrors: errorResponse('Any error, in the Messages envelope', 'MessagesError'),

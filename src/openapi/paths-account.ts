@@ -18,6 +18,10 @@ const get = (operationId: string, summary: string, body: Record<string, unknown>
 export const ACCOUNT_PATHS: Paths = {
   '/api/v1/me/account': { get: get('getAccount', 'The account: balance, tier, limits', object) },
   '/api/v1/me/usage': { get: get('listUsage', 'Usage rows, newest first, cursor-paged', list, usageFilters) },
+  '/api/v1/me/usage/{requestId}/routing': {
+    get: get('getRoutingDecision', 'How one request was routed: each candidate account, why it was skipped or how it failed (stored for eventful requests only)', object,
+      [{ name: 'requestId', in: 'path', required: true, schema: { type: 'string' } }]),
+  },
   '/api/v1/usage': { get: get('listUsageAlias', 'Usage rows (alias of /api/v1/me/usage)', list, usageFilters) },
   '/api/v1/me/billing/transactions': { get: get('listTransactions', 'Ledger entries: top-ups, refunds, adjustments, charges', list, paging) },
   '/api/v1/me/available-models': { get: get('listAvailableModels', "Models the account's groups route", list) },
