@@ -14,9 +14,9 @@ import { jsonBody } from '../http/json-body';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
 import { warningHeader } from '../relay/warning-header';
-import type { TaskServices } from '../tasks/task-services';
 import { createCallerAuthentication } from './authenticate-caller';
 import { generateImages } from './generate-images';
+import type { MediaServices } from './media-services';
 import { billedQuality, planImageCall, type ImageCallPlan } from './image-call-plan';
 import { parseImageEditForm } from './parse-image-edit-form';
 import { routeMediaModel } from './resolve-media-model';
@@ -27,7 +27,7 @@ function objectKeyPrefix(now: number, requestId: string): string {
   return `images/${day}/${requestId}`;
 }
 
-export function createImagesRouter(deps: Dependencies, services: TaskServices): Router {
+export function createImagesRouter(deps: Dependencies, services: MediaServices): Router {
   const router = Router();
   const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
   const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };

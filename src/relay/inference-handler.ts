@@ -23,7 +23,7 @@ import { readJsonBody } from '../http/read-json-body';
 import { locals } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
 import type { Protocol } from '../ir/protocol';
-import { estimateInputTokens, estimateReservationCredits } from '../limits/estimate-reservation';
+import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
 import type { RelayPlan } from './relay-plan';

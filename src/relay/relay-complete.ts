@@ -4,6 +4,7 @@ import type { Dependencies } from '../dependencies';
 import { sendJsonText } from '../http/send-json';
 import { GatewayError } from '../errors/gateway-error';
 import type { IrResponse } from '../ir/response';
+import type { Usage } from '../ir/usage';
 import type { UpstreamResponse } from '../upstream/upstream-client';
 import { readUpstreamText } from '../upstream/upstream-client';
 import { RELEASE, type AttemptOutcome } from './attempt-outcome';
@@ -26,20 +27,32 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
     if (abort.signal.aborted) return leftEarly(isKeyInvalidated);
     return { kind: 'retry', error: error as GatewayError };
   }
-  let ir: IrResponse;
-  try {
-    ir = CODECS[call.account.protocol].upstream.decodeResponse(JSON.parse(text), call.decodeContext);
-  } catch (error) {
-    deps.logger.warn({ requestId: plan.requestId, err: error, body: text.slice(0, 300) }, 'undecodable upstream answer');
-    return { kind: 'retry', error: new GatewayError('upstream_error', 'upstream answered with a body the gateway could not read') };
+  // Pass-through: the body goes out as it came; a light meter reads the usage (nothing is stored,
+  // since Responses passes through only with store: false). Translated: decoded and encoded.
+  let usage: Usage;
+  let body: string;
+  if (call.passThrough) {
+    const meter = CODECS[call.account.protocol].createPassThroughMeter(false);
+    meter.push(text);
+    const metered = meter.end();
+    if (metered.error) return undecodable(plan, text, deps, undefined);
+    if (abort.signal.aborted || res.destroyed) return leftEarly(isKeyInvalidated);
+    usage = metered.usage;
+    body = text;
+  } else {
+    let ir: IrResponse;
+    try {
+      ir = CODECS[call.account.protocol].upstream.decodeResponse(JSON.parse(text), call.decodeContext);
+    } catch (error) {
+      return undecodable(plan, text, deps, error);
+    }
+    // The client left while we waited: nothing was delivered, nothing is billed.
+    if (abort.signal.aborted || res.destroyed) return leftEarly(isKeyInvalidated);
+    usage = ir.usage;
+    body = JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
+    if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
   }
-  // The client left while we waited: nothing was delivered, nothing is billed.
-  if (abort.signal.aborted || res.destroyed) return leftEarly(isKeyInvalidated);
-  const body = call.passThrough
-    ? text
-    : JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
-  if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
-  const charge = relayCharge(plan, ir.usage, call.account.id, 'ok');
+  const charge = relayCharge(plan, usage, call.account.id, 'ok');
   return {
     kind: 'end',
     ending: {
@@ -55,6 +68,11 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
       },
     },
   };
+}
+
+function undecodable(plan: RelayPlan, text: string, deps: Dependencies, error: unknown): AttemptOutcome {
+  deps.logger.warn({ requestId: plan.requestId, err: error, body: text.slice(0, 300) }, 'undecodable upstream answer');
+  return { kind: 'retry', error: new GatewayError('upstream_error', 'upstream answered with a body the gateway could not read') };
 }
 
 /** Nothing delivered: free; a key cut while we waited answers 401 (the client may still be there). */

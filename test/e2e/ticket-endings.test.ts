@@ -6,7 +6,7 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { UsageRecorderHandle } from '../../src/billing/create-usage-recorder';
-import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/db/seed';
+import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { loadWalletCache } from '../../src/limits/rebuild-counters';
 import { startTestGateway, type TestGateway } from '../support/gateway';
