@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../src/db/transaction';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { PoolClient } from 'pg';
-import { BILLING_QUEUE_NAME } from '../src/billing/billing-queue';
 import {
   compareCounters, expectedCounters, sameDrift, LONGEST_WINDOW_MINUTES,
   type CounterDrift, type CounterSnapshot, type KeyCounters, type UnsettledCharge,
@@ -131,14 +130,14 @@ async function withSnapshot<T>(deps: ReconcilerDependencies, read: (client: Pool
 }
 
 /** Charges of these accounts still in the queue and not yet in PostgreSQL. */
-async function unsettledFor(deps: ReconcilerDependencies, queue: Queue, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
-  const { charges } = await readUnsettledEvents(queue);
+async function unsettledFor(deps: ReconcilerDependencies, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
+  const { charges } = await readUnsettledEvents(deps);
   const mine = charges.filter((charge) => accountIds.has(charge.accountId));
   const written = await withSnapshot(deps, (client) => writtenRequestIds(client, mine.map((charge) => charge.requestId)));
   return mine.filter((charge) => !written.has(charge.requestId));
 }
 
-async function measure(deps: ReconcilerDependencies, queue: Queue, accountIds: readonly number[]): Promise<Measurement[]> {
+async function measure(deps: ReconcilerDependencies, accountIds: readonly number[]): Promise<Measurement[]> {
   const keyRows = await deps.db.query<{ id: number; account_id: number }>('SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id', [accountIds]);
   const keysOf = new Map<number, number[]>(accountIds.map((id) => [id, []]));
   for (const row of keyRows.rows) keysOf.get(Number(row.account_id))?.push(Number(row.id));
@@ -148,7 +147,7 @@ async function measure(deps: ReconcilerDependencies, queue: Queue, accountIds: r
   // charge settled after the Redis read can only show up as drift that the second measurement drops.
   const snapshots = await Promise.all(accountIds.map((id) => readRedisCounters(deps, id, keysOf.get(id) ?? [])));
   const wanted = new Set(accountIds);
-  const { charges } = await readUnsettledEvents(queue);
+  const { charges } = await readUnsettledEvents(deps);
   const candidates = charges.filter((charge) => wanted.has(charge.accountId));
   const now = deps.clock.now();
   const { figures, written } = await withSnapshot(deps, (client) => readLedgerFigures(client, accountIds, candidates.map((c) => c.requestId), now));
@@ -164,11 +163,11 @@ async function measure(deps: ReconcilerDependencies, queue: Queue, accountIds: r
   return measurements;
 }
 
-async function repair(deps: ReconcilerDependencies, queue: Queue, settleScript: RedisScript, accountId: number, before: readonly UnsettledCharge[]): Promise<void> {
+async function repair(deps: ReconcilerDependencies, settleScript: RedisScript, accountId: number, before: readonly UnsettledCharge[]): Promise<void> {
   await rebuildAccountCounters(deps, accountId);
   // Only charges unsettled both before and after the rebuild are certainly missing from it: they
   // were in Redis before (now replaced) and not in what PostgreSQL gave the rebuild.
-  const after = new Set((await unsettledFor(deps, queue, new Set([accountId]))).map((charge) => charge.requestId));
+  const after = new Set((await unsettledFor(deps, new Set([accountId]))).map((charge) => charge.requestId));
   const missing = before.filter((charge) => after.has(charge.requestId));
   const perKey = new Map<number | null, number>();
   for (const charge of missing) perKey.set(charge.apiKeyId, (perKey.get(charge.apiKeyId) ?? 0) + charge.credits);
@@ -191,15 +190,13 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
   const logger = deps.logger.child({ component: 'reconciler' });
   const confirmDelayMs = options.confirmDelayMs ?? 1_000;
   const perBatch = options.accountsPerBatch ?? 100;
-  const connection = createRedis(deps.config.redisUrl, { forBullmq: true, name: 'reconciler' });
-  const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
   const settleScript = loadRedisScript('settle-6');
   const report: ReconcileReport = {
     accountsChecked: 0, accountsRepaired: 0, missingCounters: 0,
     drift: { wallet: 0, keySpent: 0, keyWindow: 0 }, unsettledCredits: 0, failedJobs: 0,
   };
   try {
-    const backlog = await readUnsettledEvents(queue);
+    const backlog = await readUnsettledEvents(deps);
     report.failedJobs = backlog.failed.size;
     let after = 0;
     for (;;) {
@@ -207,7 +204,7 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
         ?? (await deps.db.query<{ id: number }>('SELECT id FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, perBatch])).rows.map((row) => Number(row.id));
       if (batch.length === 0) break;
       after = Math.max(...batch);
-      const measurements = await measure(deps, queue, batch);
+      const measurements = await measure(deps, batch);
       report.accountsChecked += measurements.length;
       const drifting: Measurement[] = [];
       for (const measurement of measurements) {
@@ -219,7 +216,7 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
         if (drift.missing && (measurement.recentUsage || measurement.unsettled.length > 0)) {
           // Lost counters (a flush): admission would reload them from PostgreSQL alone, forgetting the
           // unsettled charges; restore them now, with those charges.
-          await repair(deps, queue, settleScript, measurement.accountId, measurement.unsettled);
+          await repair(deps, settleScript, measurement.accountId, measurement.unsettled);
           report.missingCounters += 1;
           report.accountsRepaired += 1;
           logger.warn({ accountId: measurement.accountId }, 'restored missing Redis counters from PostgreSQL');
@@ -229,11 +226,11 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
       }
       if (drifting.length > 0) {
         await sleep(confirmDelayMs);
-        const again = await measure(deps, queue, drifting.map((m) => m.accountId));
+        const again = await measure(deps, drifting.map((m) => m.accountId));
         for (const second of again) {
           const first = drifting.find((m) => m.accountId === second.accountId);
           if (!first || !sameDrift(first.drift, second.drift)) continue;
-          await repair(deps, queue, settleScript, second.accountId, second.unsettled);
+          await repair(deps, settleScript, second.accountId, second.unsettled);
           report.accountsRepaired += 1;
           logger.warn({ accountId: second.accountId, wallet: second.drift.wallet, keySpent: Object.fromEntries(second.drift.keySpent),
             keyWindow: Object.fromEntries(second.drift.keyWindow) }, 'Redis counters drifted from the ledger; rebuilt');
@@ -242,8 +239,6 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
       if (options.accountIds) break;
     }
   } finally {
-    await queue.close().catch(() => undefined);
-    connection.disconnect();
   }
   deps.metrics.reconcileDrift.set({ kind: 'wallet' }, report.drift.wallet);
   deps.metrics.reconcileDrift.set({ kind: 'key_spent' }, report.drift.keySpent);

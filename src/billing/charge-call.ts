@@ -49,9 +49,17 @@ export function tokenCallCharge(input: {
 
 /** Charges the call; returns the accounting headers after the charge (as of admission when Redis cannot say). */
 export async function chargeCall(ticket: AdmissionTicket, recorder: UsageRecorder, charge: CallCharge): Promise<Record<string, string>> {
-  // The usage event goes first: a call that succeeded is billed even if the Redis counters cannot be
-  // settled right now (the reconciler repairs them from the ledger). Not awaited: the recorder keeps
-  // the event until a worker has written it.
-  if (charge.usage) void recorder.record(charge.usage);
-  return ticket.settle(charge.credits).catch(() => ticket.headers());
+  if (!charge.usage) return ticket.settle(charge.credits).catch(() => ticket.headers());
+  // One round trip: the settlement script appends the usage event with the counters. The recorder
+  // keeps the event until a worker has written it, and appends it itself if the script did not run,
+  // so a call that succeeded is billed even when the counters cannot be settled right now (the
+  // reconciler repairs them from the ledger).
+  const held = recorder.hold?.(charge.usage);
+  if (!held) void recorder.record(charge.usage);
+  try {
+    return await ticket.settle(charge.credits, held);
+  } catch {
+    held?.notAppended();
+    return ticket.headers();
+  }
 }
