@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const started: ChildProcess[] = [sim, proxy];
   // Also run when the benchmark fails half-way: no process, database or Redis key outlives it.
   cleanUp = async () => {
-    for (const child of started.reverse()) await stopProcess(child);
+    for (const child of started.reverse()) await stopProcess(child, CPU_PROFILE ? 30_000 : 5_000);
     await dropDatabase(databaseUrl).catch(() => undefined);
     await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX!).catch(() => undefined);
   };
