@@ -1,10 +1,10 @@
 /**
  * The reconciler: a repeatable job on the `maintenance` queue (and `reconcile(deps)` for operators
  * and tests) that compares every account's Redis counters (wallet cache, each key's lifetime spend
- * and spend buckets) with PostgreSQL plus the charges still in the billing queue, reports the drift
+ * and spend buckets) with PostgreSQL plus the charges still in the usage stream, reports the drift
  * through `metrics.reconcileDrift`, and repairs Redis from PostgreSQL.
  *
- * Measuring Redis, the queue and PostgreSQL cannot be one atomic read, so a charge in flight can
+ * Measuring Redis, the usage stream and PostgreSQL cannot be one atomic read, so a charge in flight can
  * look like drift for a moment: an account is repaired only when two measurements `confirmDelayMs`
  * apart find the same drift, or when its counters are missing (a flush) while it has recent usage
  * or unsettled charges. A repair rebuilds the account from PostgreSQL (`rebuildAccountCounters`)
@@ -50,9 +50,9 @@ export interface ReconcileReport {
   missingCounters: number;
   /** Absolute drift seen at the first measurement, credits. */
   drift: { wallet: number; keySpent: number; keyWindow: number };
-  /** Credits in billing jobs not yet written to PostgreSQL. */
+  /** Credits in usage events not yet written to PostgreSQL. */
   unsettledCredits: number;
-  /** Billing jobs that exhausted their attempts. */
+  /** Usage events in the dead-letter stream (never written). */
   failedJobs: number;
 }
 
@@ -129,7 +129,7 @@ async function withSnapshot<T>(deps: ReconcilerDependencies, read: (client: Pool
   return inTransaction(deps.db, read, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
 }
 
-/** Charges of these accounts still in the queue and not yet in PostgreSQL. */
+/** Charges of these accounts still in the usage stream and not yet in PostgreSQL. */
 async function unsettledFor(deps: ReconcilerDependencies, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
   const { charges } = await readUnsettledEvents(deps);
   const mine = charges.filter((charge) => accountIds.has(charge.accountId));
@@ -141,10 +141,11 @@ async function measure(deps: ReconcilerDependencies, accountIds: readonly number
   const keyRows = await deps.db.query<{ id: number; account_id: number }>('SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id', [accountIds]);
   const keysOf = new Map<number, number[]>(accountIds.map((id) => [id, []]));
   for (const row of keyRows.rows) keysOf.get(Number(row.account_id))?.push(Number(row.id));
-  // Order matters: Redis first, then the queue, then PostgreSQL. A charge reaches Redis before its
-  // job is queued, and its row is written before its job leaves the queue, so a charge already in
-  // the Redis read is found in the queue or in PostgreSQL (unless its job is not queued yet). A
-  // charge settled after the Redis read can only show up as drift that the second measurement drops.
+  // Order matters: Redis first, then the usage stream, then PostgreSQL. A charge reaches the counters
+  // and the stream in one script, and its entry leaves the stream only after its row is committed, so
+  // a charge already in the Redis read is found in the stream or in PostgreSQL (unless the recorder
+  // appends it later, when the script could not run). A charge settled after the Redis read can
+  // only show up as drift that the second measurement drops.
   const snapshots = await Promise.all(accountIds.map((id) => readRedisCounters(deps, id, keysOf.get(id) ?? [])));
   const wanted = new Set(accountIds);
   const { charges } = await readUnsettledEvents(deps);

@@ -95,6 +95,10 @@ describe('one owner of the admission ticket', () => {
     expect(after.recorded).toBe(before.recorded + 1);
   }
 
+  function postChat(secret: string): Promise<Response> {
+    return fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(CHAT_BODY) });
+  }
+
   /** Sends a raw request and destroys the socket after `afterMs` (or after `afterBytes` of the answer). */
   function postAndLeave(path: string, secret: string, body: unknown, leave: { afterMs?: number; afterBytes?: number }): Promise<void> {
     const url = new URL(gateway.url + path);
@@ -146,7 +150,7 @@ describe('one owner of the admission ticket', () => {
   it('key deleted while the upstream is silent: 401, back at once, nothing billed', async () => {
     const { secret, keyId, accountId } = await keyFor('key-deleted', `${gateway.sim.url}/_latency/600/0`);
     const before = await standing(accountId);
-    const pending = fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(CHAT_BODY) });
+    const pending = postChat(secret);
     await sleep(150);
     const deleted = await fetch(`${gateway.url}/api/v1/keys/${keyId}`, { method: 'DELETE', headers: { authorization: `Bearer ${secret}` } });
     expect(deleted.status).toBe(200);
@@ -159,7 +163,7 @@ describe('one owner of the admission ticket', () => {
   it('upstream failure: 5xx, back at once, nothing billed', async () => {
     const { secret, accountId } = await keyFor('upstream-fails', `${gateway.sim.url}/_fault/500`);
     const before = await standing(accountId);
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(CHAT_BODY) });
+    const response = await postChat(secret);
     expect(response.status).toBeGreaterThanOrEqual(500);
     await response.text();
     expectFree(await settledWithinOneSecond(accountId), before);
@@ -181,7 +185,7 @@ describe('one owner of the admission ticket', () => {
   it('a whole answer delivered: billed once, back at once', async () => {
     const { secret, accountId } = await keyFor('delivered', gateway.sim.url);
     const before = await standing(accountId);
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(CHAT_BODY) });
+    const response = await postChat(secret);
     expect(response.status).toBe(200);
     await response.text();
     expectBilled(await settledWithinOneSecond(accountId), before);
