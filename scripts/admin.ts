@@ -14,12 +14,12 @@ import { loadConfig } from '../src/config';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { topUpAccount } from '../src/billing/top-up-account';
-import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, findGroupId, type Tier } from '../src/db/seed';
+import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, findGroupId, type Tier } from '../src/process/seed';
 import { createRedis } from '../src/redis/connection';
 import { createRedisKeys } from '../src/redis/keys';
 import { isProtocol } from '../src/ir/protocol';
 import { insertApiKey } from '../src/keys/insert-api-key';
-import { validateCustomKey } from '../src/keys/key-secret';
+import { validateCustomKey } from '../src/auth/key-secret';
 import { ModelUsageError, runModelCommand } from './admin-model';
 
 class UsageError extends Error {}

@@ -10,7 +10,7 @@ import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { Catalog } from '../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
 import { ConfigError, loadConfig } from '../src/config';
-import { bootstrap } from '../src/db/bootstrap';
+import { bootstrap } from '../src/process/bootstrap';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { createRedis } from '../src/redis/connection';

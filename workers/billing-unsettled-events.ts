@@ -1,41 +1,44 @@
 /**
- * The usage events still in the billing queue (waiting, active, delayed, prioritized, failed): charges the
- * API processes have settled in Redis that PostgreSQL may not have yet. Read page by page; a job
- * that moves between states while we read may be seen twice (deduplicated) or missed (the
- * reconciler measures twice before it repairs anything).
+ * The usage events still in Redis: the usage stream (entries are deleted once written, so every
+ * entry is a charge the API processes settled in Redis that PostgreSQL may not have yet) and the
+ * dead-letter stream (events a worker could never write). Read page by page; an entry written and
+ * deleted while we read may be missed (the reconciler measures twice before it repairs anything).
  */
-import type { JobType, Queue } from 'bullmq';
 import type { UnsettledCharge } from '../src/billing/counter-drift';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
+import type { Dependencies } from '../src/dependencies';
 
-const UNFINISHED_STATES: JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'];
 const PAGE = 1_000;
 
 export interface UnsettledEvents {
   charges: UnsettledCharge[];
-  /** Request ids of jobs that exhausted their attempts (their charges are included above). */
+  /** Request ids of events in the dead-letter stream (their charges are included above). */
   failed: Set<string>;
 }
 
-async function readState(queue: Queue, states: JobType[], into: Map<string, UnsettledCharge>, onJob?: (requestId: string) => void): Promise<void> {
-  for (let start = 0; ; start += PAGE) {
-    const jobs = await queue.getJobs(states, start, start + PAGE - 1, true);
-    for (const job of jobs) {
-      const parsed = parseUsageEvent(job.data);
+async function readStream(deps: Pick<Dependencies, 'redis'>, stream: string, into: Map<string, UnsettledCharge>, onEvent?: (requestId: string) => void): Promise<void> {
+  let start = '-';
+  for (;;) {
+    const page = await deps.redis.xrange(stream, start, '+', 'COUNT', PAGE);
+    for (const [, fields] of page) {
+      const at = fields.indexOf('e');
+      let parsed: ReturnType<typeof parseUsageEvent> | undefined;
+      try { parsed = at < 0 ? undefined : parseUsageEvent(JSON.parse(fields[at + 1] ?? '')); } catch { parsed = undefined; }
       // A malformed event was never charged by the worker and never will be: nothing to expect.
-      if ('error' in parsed) continue;
+      if (!parsed || 'error' in parsed) continue;
       const { event } = parsed;
       into.set(event.requestId, { requestId: event.requestId, accountId: event.accountId, apiKeyId: event.apiKeyId, credits: event.credits, startedAt: event.startedAt });
-      onJob?.(event.requestId);
+      onEvent?.(event.requestId);
     }
-    if (jobs.length < PAGE) return;
+    if (page.length < PAGE) return;
+    start = `(${page[page.length - 1]![0]}`;
   }
 }
 
-export async function readUnsettledEvents(queue: Queue): Promise<UnsettledEvents> {
+export async function readUnsettledEvents(deps: Pick<Dependencies, 'redis' | 'redisKeys'>): Promise<UnsettledEvents> {
   const charges = new Map<string, UnsettledCharge>();
   const failed = new Set<string>();
-  await readState(queue, UNFINISHED_STATES, charges);
-  await readState(queue, ['failed'], charges, (requestId) => failed.add(requestId));
+  await readStream(deps, deps.redisKeys.usageStream(), charges);
+  await readStream(deps, deps.redisKeys.usageDeadLetters(), charges, (requestId) => failed.add(requestId));
   return { charges: [...charges.values()], failed };
 }

@@ -16,7 +16,8 @@ import type { Dependencies } from '../src/dependencies';
 type Handle = { close(): Promise<void> };
 
 const HANDLERS: Record<string, (deps: Dependencies, concurrency: number) => Promise<Handle>> = {
-  billing: (deps, concurrency) => startBillingWorker(deps, { concurrency: Math.max(concurrency, 16) }),
+  // Many usage events per transaction is what makes settling cheap: read up to 500 at once.
+  billing: (deps, concurrency) => startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500 }),
   tasks: (deps, concurrency) => startTaskWorker(deps, { concurrency }),
   maintenance: (deps) => startReconciler(deps),
 };

@@ -1,10 +1,10 @@
 /**
  * The reconciler: a repeatable job on the `maintenance` queue (and `reconcile(deps)` for operators
  * and tests) that compares every account's Redis counters (wallet cache, each key's lifetime spend
- * and spend buckets) with PostgreSQL plus the charges still in the billing queue, reports the drift
+ * and spend buckets) with PostgreSQL plus the charges still in the usage stream, reports the drift
  * through `metrics.reconcileDrift`, and repairs Redis from PostgreSQL.
  *
- * Measuring Redis, the queue and PostgreSQL cannot be one atomic read, so a charge in flight can
+ * Measuring Redis, the usage stream and PostgreSQL cannot be one atomic read, so a charge in flight can
  * look like drift for a moment: an account is repaired only when two measurements `confirmDelayMs`
  * apart find the same drift, or when its counters are missing (a flush) while it has recent usage
  * or unsettled charges. A repair rebuilds the account from PostgreSQL (`rebuildAccountCounters`)
@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../src/db/transaction';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { PoolClient } from 'pg';
-import { BILLING_QUEUE_NAME } from '../src/billing/billing-queue';
 import {
   compareCounters, expectedCounters, sameDrift, LONGEST_WINDOW_MINUTES,
   type CounterDrift, type CounterSnapshot, type KeyCounters, type UnsettledCharge,
@@ -51,9 +50,9 @@ export interface ReconcileReport {
   missingCounters: number;
   /** Absolute drift seen at the first measurement, credits. */
   drift: { wallet: number; keySpent: number; keyWindow: number };
-  /** Credits in billing jobs not yet written to PostgreSQL. */
+  /** Credits in usage events not yet written to PostgreSQL. */
   unsettledCredits: number;
-  /** Billing jobs that exhausted their attempts. */
+  /** Usage events in the dead-letter stream (never written). */
   failedJobs: number;
 }
 
@@ -130,25 +129,26 @@ async function withSnapshot<T>(deps: ReconcilerDependencies, read: (client: Pool
   return inTransaction(deps.db, read, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
 }
 
-/** Charges of these accounts still in the queue and not yet in PostgreSQL. */
-async function unsettledFor(deps: ReconcilerDependencies, queue: Queue, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
-  const { charges } = await readUnsettledEvents(queue);
+/** Charges of these accounts still in the usage stream and not yet in PostgreSQL. */
+async function unsettledFor(deps: ReconcilerDependencies, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
+  const { charges } = await readUnsettledEvents(deps);
   const mine = charges.filter((charge) => accountIds.has(charge.accountId));
   const written = await withSnapshot(deps, (client) => writtenRequestIds(client, mine.map((charge) => charge.requestId)));
   return mine.filter((charge) => !written.has(charge.requestId));
 }
 
-async function measure(deps: ReconcilerDependencies, queue: Queue, accountIds: readonly number[]): Promise<Measurement[]> {
+async function measure(deps: ReconcilerDependencies, accountIds: readonly number[]): Promise<Measurement[]> {
   const keyRows = await deps.db.query<{ id: number; account_id: number }>('SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id', [accountIds]);
   const keysOf = new Map<number, number[]>(accountIds.map((id) => [id, []]));
   for (const row of keyRows.rows) keysOf.get(Number(row.account_id))?.push(Number(row.id));
-  // Order matters: Redis first, then the queue, then PostgreSQL. A charge reaches Redis before its
-  // job is queued, and its row is written before its job leaves the queue, so a charge already in
-  // the Redis read is found in the queue or in PostgreSQL (unless its job is not queued yet). A
-  // charge settled after the Redis read can only show up as drift that the second measurement drops.
+  // Order matters: Redis first, then the usage stream, then PostgreSQL. A charge reaches the counters
+  // and the stream in one script, and its entry leaves the stream only after its row is committed, so
+  // a charge already in the Redis read is found in the stream or in PostgreSQL (unless the recorder
+  // appends it later, when the script could not run). A charge settled after the Redis read can
+  // only show up as drift that the second measurement drops.
   const snapshots = await Promise.all(accountIds.map((id) => readRedisCounters(deps, id, keysOf.get(id) ?? [])));
   const wanted = new Set(accountIds);
-  const { charges } = await readUnsettledEvents(queue);
+  const { charges } = await readUnsettledEvents(deps);
   const candidates = charges.filter((charge) => wanted.has(charge.accountId));
   const now = deps.clock.now();
   const { figures, written } = await withSnapshot(deps, (client) => readLedgerFigures(client, accountIds, candidates.map((c) => c.requestId), now));
@@ -164,11 +164,11 @@ async function measure(deps: ReconcilerDependencies, queue: Queue, accountIds: r
   return measurements;
 }
 
-async function repair(deps: ReconcilerDependencies, queue: Queue, settleScript: RedisScript, accountId: number, before: readonly UnsettledCharge[]): Promise<void> {
+async function repair(deps: ReconcilerDependencies, settleScript: RedisScript, accountId: number, before: readonly UnsettledCharge[]): Promise<void> {
   await rebuildAccountCounters(deps, accountId);
   // Only charges unsettled both before and after the rebuild are certainly missing from it: they
   // were in Redis before (now replaced) and not in what PostgreSQL gave the rebuild.
-  const after = new Set((await unsettledFor(deps, queue, new Set([accountId]))).map((charge) => charge.requestId));
+  const after = new Set((await unsettledFor(deps, new Set([accountId]))).map((charge) => charge.requestId));
   const missing = before.filter((charge) => after.has(charge.requestId));
   const perKey = new Map<number | null, number>();
   for (const charge of missing) perKey.set(charge.apiKeyId, (perKey.get(charge.apiKeyId) ?? 0) + charge.credits);
@@ -191,15 +191,13 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
   const logger = deps.logger.child({ component: 'reconciler' });
   const confirmDelayMs = options.confirmDelayMs ?? 1_000;
   const perBatch = options.accountsPerBatch ?? 100;
-  const connection = createRedis(deps.config.redisUrl, { forBullmq: true, name: 'reconciler' });
-  const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
   const settleScript = loadRedisScript('settle-6');
   const report: ReconcileReport = {
     accountsChecked: 0, accountsRepaired: 0, missingCounters: 0,
     drift: { wallet: 0, keySpent: 0, keyWindow: 0 }, unsettledCredits: 0, failedJobs: 0,
   };
   try {
-    const backlog = await readUnsettledEvents(queue);
+    const backlog = await readUnsettledEvents(deps);
     report.failedJobs = backlog.failed.size;
     let after = 0;
     for (;;) {
@@ -207,7 +205,7 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
         ?? (await deps.db.query<{ id: number }>('SELECT id FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, perBatch])).rows.map((row) => Number(row.id));
       if (batch.length === 0) break;
       after = Math.max(...batch);
-      const measurements = await measure(deps, queue, batch);
+      const measurements = await measure(deps, batch);
       report.accountsChecked += measurements.length;
       const drifting: Measurement[] = [];
       for (const measurement of measurements) {
@@ -219,7 +217,7 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
         if (drift.missing && (measurement.recentUsage || measurement.unsettled.length > 0)) {
           // Lost counters (a flush): admission would reload them from PostgreSQL alone, forgetting the
           // unsettled charges; restore them now, with those charges.
-          await repair(deps, queue, settleScript, measurement.accountId, measurement.unsettled);
+          await repair(deps, settleScript, measurement.accountId, measurement.unsettled);
           report.missingCounters += 1;
           report.accountsRepaired += 1;
           logger.warn({ accountId: measurement.accountId }, 'restored missing Redis counters from PostgreSQL');
@@ -229,11 +227,11 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
       }
       if (drifting.length > 0) {
         await sleep(confirmDelayMs);
-        const again = await measure(deps, queue, drifting.map((m) => m.accountId));
+        const again = await measure(deps, drifting.map((m) => m.accountId));
         for (const second of again) {
           const first = drifting.find((m) => m.accountId === second.accountId);
           if (!first || !sameDrift(first.drift, second.drift)) continue;
-          await repair(deps, queue, settleScript, second.accountId, second.unsettled);
+          await repair(deps, settleScript, second.accountId, second.unsettled);
           report.accountsRepaired += 1;
           logger.warn({ accountId: second.accountId, wallet: second.drift.wallet, keySpent: Object.fromEntries(second.drift.keySpent),
             keyWindow: Object.fromEntries(second.drift.keyWindow) }, 'Redis counters drifted from the ledger; rebuilt');
@@ -242,8 +240,6 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
       if (options.accountIds) break;
     }
   } finally {
-    await queue.close().catch(() => undefined);
-    connection.disconnect();
   }
   deps.metrics.reconcileDrift.set({ kind: 'wallet' }, report.drift.wallet);
   deps.metrics.reconcileDrift.set({ kind: 'key_spent' }, report.drift.keySpent);

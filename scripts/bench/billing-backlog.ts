@@ -1,31 +1,28 @@
-/** The benchmark's view of the billing queue: waits until the worker has settled every usage event. */
-import { Queue } from 'bullmq';
-import { BILLING_QUEUE_NAME } from '../../src/billing/billing-queue';
+/** The benchmark's view of the usage stream: waits until the worker has settled every usage event. */
 import { createRedis } from '../../src/redis/connection';
 import { createRedisKeys } from '../../src/redis/keys';
 
 export interface BillingBacklog {
-  /** Resolves once no billing job waits or runs (or after `timeoutMs`), with the seconds it took. */
+  /** Resolves once the usage stream is empty (or after `timeoutMs`), with the seconds it took. */
   drain(timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
 }
 
 export function createBillingBacklog(env: NodeJS.ProcessEnv): BillingBacklog {
-  const connection = createRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { forBullmq: true, name: 'bench-billing-backlog' });
-  const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: createRedisKeys(env.REDIS_PREFIX).bullPrefix() });
+  const redis = createRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { name: 'bench-billing-backlog' });
+  const stream = createRedisKeys(env.REDIS_PREFIX).usageStream();
   return {
     async drain(timeoutMs = 120_000) {
       const started = Date.now();
       for (;;) {
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-        const open = Object.values(counts).reduce((sum, count) => sum + count, 0);
+        // Workers delete an entry once written: the stream's length is the backlog.
+        const open = await redis.xlen(stream);
         if (open === 0 || Date.now() - started > timeoutMs) return Number(((Date.now() - started) / 1000).toFixed(1));
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     },
     async close() {
-      await queue.close();
-      connection.disconnect();
+      redis.disconnect();
     },
   };
 }

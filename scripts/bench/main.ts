@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: the simulator (zero latency), one API process and one billing worker as separate
- * processes; measured side by side, direct to the simulator and through the gateway (authentication,
- * admission, translation and billing all on). Writes bench-results/latest.json and latest.md.
+ * `npm run bench`: the simulator (zero latency), a bare pass-through proxy (the floor), one API
+ * process and one billing worker as separate processes; measured side by side in one run: direct to
+ * the simulator, through the bare proxy, and through the gateway (authentication, admission,
+ * translation and billing all on), pass-through and translated. Writes bench-results/latest.json
+ * and latest.md. `BENCH_PORT_BASE=P` puts the processes on P+1 … P+4 (else random ports).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,10 +15,10 @@ import { Client } from 'pg';
 import { createSecretCrypto } from '../../src/auth/secret-crypto';
 import { Catalog } from '../../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
-import { bootstrap } from '../../src/db/bootstrap';
+import { bootstrap } from '../../src/process/bootstrap';
 import { migrate } from '../../src/db/migrate';
 import { createPool } from '../../src/db/pool';
-import { addUpstreamAccount, createGroup, topUp } from '../../src/db/seed';
+import { addUpstreamAccount, createGroup, topUp } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { createRedis } from '../../src/redis/connection';
 import { createBillingBacklog } from './billing-backlog';
@@ -61,8 +63,10 @@ function chatBody(model: string, text: string, stream: boolean): string {
 async function main(): Promise<void> {
   const databaseUrl = await freshDatabase();
   await migrate(databaseUrl);
-  const simPort = 4300 + Math.floor(Math.random() * 500);
-  const apiPort = 4900 + Math.floor(Math.random() * 500);
+  const portBase = process.env.BENCH_PORT_BASE ? Number(process.env.BENCH_PORT_BASE) : undefined;
+  const simPort = portBase !== undefined ? portBase + 1 : 4300 + Math.floor(Math.random() * 500);
+  const apiPort = portBase !== undefined ? portBase + 2 : 4900 + Math.floor(Math.random() * 500);
+  const proxyPort = portBase !== undefined ? portBase + 3 : 5500 + Math.floor(Math.random() * 400);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
@@ -81,15 +85,18 @@ async function main(): Promise<void> {
   };
   const simUrl = `http://127.0.0.1:${simPort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const sim = startProcess('scripts/provider-sim/main.ts', env);
-  const started: ChildProcess[] = [sim];
+  const proxy = startProcess('scripts/bench/bare-proxy.ts', { ...env, BARE_PROXY_PORT: String(proxyPort), BARE_PROXY_UPSTREAM: simUrl });
+  const started: ChildProcess[] = [sim, proxy];
   // Also run when the benchmark fails half-way: no process, database or Redis key outlives it.
   cleanUp = async () => {
-    for (const child of started.reverse()) await stopProcess(child);
+    for (const child of started.reverse()) await stopProcess(child, CPU_PROFILE ? 30_000 : 5_000);
     await dropDatabase(databaseUrl).catch(() => undefined);
     await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX!).catch(() => undefined);
   };
   await waitFor(`${simUrl}/_sim/requests`);
+  await waitFor(`${proxyUrl}/_sim/requests`);
   await fetch(`${simUrl}/_sim/requests`, { method: 'DELETE' });
 
   const db = createPool(databaseUrl, 2);
@@ -107,7 +114,7 @@ async function main(): Promise<void> {
   const resultsDir = path.resolve(__dirname, '..', '..', 'bench-results');
   mkdirSync(resultsDir, { recursive: true });
   // The inspector stays closed until the heap measurement opens it (SIGUSR1) on this port.
-  const inspectPort = 9300 + Math.floor(Math.random() * 500);
+  const inspectPort = portBase !== undefined ? portBase + 4 : 9300 + Math.floor(Math.random() * 500);
   const api = startProcess('src/server.ts', env, [], [
     `--inspect-port=127.0.0.1:${inspectPort}`, ...(CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', resultsDir] : []), ...API_NODE_ARGS,
   ]);
@@ -120,11 +127,13 @@ async function main(): Promise<void> {
   const gatewayHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const directHeaders = { 'content-type': 'application/json', authorization: 'Bearer sim-key' };
   const rows: Row[] = [];
-  const measure = async (scenario: string, request: (target: 'direct' | 'gateway') => LoadRequest, run: (origin: string, req: LoadRequest) => Promise<LoadResult>) => {
+  type Target = 'direct' | 'proxy' | 'gateway';
+  const measure = async (scenario: string, request: (target: Target) => LoadRequest, run: (origin: string, req: LoadRequest) => Promise<LoadResult>) => {
     // The billing worker shares the machine: let it finish the previous run's usage events first,
-    // or they compete with this run (and with the direct baseline).
+    // or they compete with this run (and with the baselines).
     await billingBacklog.drain();
     const direct = await run(simUrl, request('direct'));
+    const bare = await run(proxyUrl, request('proxy'));
     const cpuBefore = cpuTimes(api.pid!);
     const workerBefore = cpuTimes(worker.pid!);
     const gateway = await run(apiUrl, request('gateway'));
@@ -136,30 +145,39 @@ async function main(): Promise<void> {
     const drainedAfterSeconds = await billingBacklog.drain();
     const workerAfter = cpuTimes(worker.pid!);
     const workerCpuPerRequest = perRequest(workerAfter.user + workerAfter.system - workerBefore.user - workerBefore.system);
+    const ofBare = Math.round((100 * gateway.rps) / Math.max(1, bare.rps));
     rows.push({ scenario, target: 'direct', ...direct });
+    rows.push({ scenario, target: 'bare proxy', ...bare, overheadP50Ms: Number((bare.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((bare.p99Ms - direct.p99Ms).toFixed(2)) });
     rows.push({
-      scenario, target: 'gateway', ...gateway, apiCpuMicrosPerRequest: cpuPerRequest, apiKernelMicrosPerRequest: systemPerRequest,
+      scenario, target: 'gateway', ...gateway, ofBareProxyPercent: ofBare, apiCpuMicrosPerRequest: cpuPerRequest, apiKernelMicrosPerRequest: systemPerRequest,
       workerCpuMicrosPerRequest: workerCpuPerRequest, billingDrainedAfterSeconds: drainedAfterSeconds,
       overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)),
     });
-    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; gateway ${gateway.rps} rps p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run`);
+    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps; gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run`);
   };
-  const chat = (text: string, stream: boolean) => (target: 'direct' | 'gateway'): LoadRequest => ({
-    path: '/v1/chat/completions', headers: target === 'direct' ? directHeaders : gatewayHeaders, body: chatBody('gpt-4.1', text, stream),
+  const chat = (text: string, stream: boolean) => (target: Target): LoadRequest => ({
+    path: '/v1/chat/completions', headers: target === 'gateway' ? gatewayHeaders : directHeaders, body: chatBody('gpt-4.1', text, stream),
   });
+  /** Translated: the gateway is called in Messages for the Chat model; the baselines make the upstream's own call. */
+  const translated = (text: string, stream: boolean) => (target: Target): LoadRequest => (target === 'gateway'
+    ? { path: '/v1/messages', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 1024, stream, messages: [{ role: 'user', content: text }] }) }
+    : chat(text, stream)(target));
 
   // Warm up both paths (JIT, pools, caches).
   await closedLoop(apiUrl, chat('warm up', false)('gateway'), 16, 2);
   await closedLoop(simUrl, chat('warm up', false)('direct'), 16, 1);
 
   if (runs('throughput')) {
-    for (const connections of [32, 128]) {
-      await measure(`non-streaming, ${connections} connections`, chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, connections, SECONDS));
-    }
+    await measure('non-streaming, pass-through, 32 connections', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 32, SECONDS));
+    await measure('non-streaming, translated, 32 connections', translated('Hello, benchmark', false), (o, r) => closedLoop(o, r, 32, SECONDS));
+    await measure('non-streaming, pass-through, 128 connections', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 128, SECONDS));
+    await measure('one at a time, pass-through', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 1, SECONDS));
+    await measure('one at a time, translated', translated('Hello, benchmark', false), (o, r) => closedLoop(o, r, 1, SECONDS));
   }
   if (runs('streaming')) {
-    await measure('streaming 20 chunks, 32 connections', chat('repeat:10:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
-    await measure('streaming 100 chunks, 32 connections', chat('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+    await measure('streaming 100 chunks, pass-through, 32 connections', chat('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+    await measure('streaming 100 chunks, translated, 32 connections', translated('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
   }
   if (runs('paced')) await measure('paced 500 requests/s, non-streaming', chat('Hello, paced', false), (o, r) => paced(o, r, 500, SECONDS));
 
@@ -229,9 +247,9 @@ async function main(): Promise<void> {
   const md = [
     `Benchmark of ${result.date.slice(0, 10)} on ${machine} (${SECONDS} s per run; load generator, simulator, API and worker share the machine).`,
     '',
-    '| Scenario | Target | req/s | p50 ms | p99 ms | API CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
+    '| Scenario | Target | req/s | % of bare proxy | p50 ms | p99 ms | API CPU µs/req | worker CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
     '',
     '| Time to first byte (1 connection) | direct p50 ms | gateway p50 ms | overhead p50 ms | gateway p99 ms |',
     '|---|---|---|---|---|',

@@ -37,11 +37,12 @@ export async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-export async function stopProcess(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after `graceMs` (a CPU profile is written only on a clean exit: give it time). */
+export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 5_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, graceMs);
     child.once('exit', () => { clearTimeout(timer); resolve(); });
   });
 }

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSecretCrypto } from '../../src/auth/secret-crypto';
 import { createPool } from '../../src/db/pool';
-import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/db/seed';
+import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { runConversations, type ConversationFigures } from './affinity-conversations';
 import { startProcess, stopProcess, waitFor } from './processes';

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Dependencies } from '../dependencies';
-import { hashPassword } from '../db/seed';
+import { hashPassword } from '../auth/hash-password';
 import { GatewayError } from '../errors/gateway-error';
 import {
   createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,

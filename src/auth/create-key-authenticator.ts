@@ -6,7 +6,7 @@
  */
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
-import { looksLikeKey } from '../keys/key-secret';
+import { looksLikeKey } from './key-secret';
 import { assertKeyActive, inactiveReason } from './assert-key-active';
 import type { AuthenticatedKey } from './authenticated-key';
 import type { KeyAuthenticator } from './key-authenticator';

@@ -1,4 +1,4 @@
-/** Checks a password against a `scrypt$<salt b64>$<hash b64>` record (see hashPassword in src/db/seed.ts). */
+/** Checks a password against a `scrypt$<salt b64>$<hash b64>` record (see src/auth/hash-password.ts). */
 import { scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 

@@ -1,7 +1,7 @@
 /**
  * What the Redis counters of one account should hold, and how far they are from it (pure; the
  * reconciler does the reading). Redis holds every settled charge at once; PostgreSQL holds those
- * the billing worker has written. So expected = PostgreSQL + the unsettled charges (billing jobs not
+ * the billing worker has written. So expected = PostgreSQL + the unsettled charges (usage events not
  * yet written): wallet = balance − unsettled, key lifetime spend = spent + unsettled, and the key's
  * spend buckets (minute → credits) = usage rows by the minute they started + unsettled.
  */

@@ -1,32 +1,32 @@
 /**
- * The API side of settlement: usage events become BullMQ `billing` jobs (job id = request id, so
- * enqueueing is idempotent), coalesced into one bulk add per event-loop tick. Nothing here ever
- * throws into the request path. Every event is also kept in memory until a billing worker confirms
- * it is in PostgreSQL (pub/sub, or the job's state when a confirmation was missed), so a Redis that
- * loses its jobs (flush, failover without persistence) gets them enqueued again. See docs/billing.md.
+ * The API side of settlement: usage events are entries of the Redis stream that billing workers
+ * consume. Normally the settlement script appends a call's event with its counters (`hold`, one
+ * round trip); events it could not append, and `record`ed ones, are appended here, coalesced into
+ * one pipeline per event-loop tick. Nothing here ever throws into the request path. Every event is
+ * also kept in memory until a billing worker confirms it is in PostgreSQL (pub/sub; when a
+ * confirmation was missed, its stream entry and PostgreSQL are checked), so a Redis that loses its
+ * entries (flush, failover without persistence) gets them appended again. See docs/billing.md.
  */
-import { Queue } from 'bullmq';
 import type { Dependencies } from '../dependencies';
 import { createRedis } from '../redis/connection';
-import { BILLING_QUEUE_NAME, USAGE_JOB_NAME, USAGE_JOB_OPTIONS } from './billing-queue';
 import { PendingUsageEvents, type PendingState } from './pending-usage-events';
-import type { UsageEvent, UsageRecorder } from './usage-event';
+import type { HeldUsageEvent, UsageEvent, UsageRecorder } from './usage-event';
 
 export interface UsageRecorderOptions {
   /** Events held in memory at most (default 100,000); past it the oldest are dropped and logged whole. */
   maxPending?: number;
-  /** An enqueued event not confirmed after this long has its job state checked (default 10 s). */
+  /** An appended event not confirmed after this long is looked for in the stream and PostgreSQL (default 10 s). */
   confirmAfterMs?: number;
   /** How often held events are checked (default 2 s). */
   sweepIntervalMs?: number;
   /** `record` resolves at the latest after this long, the event kept in memory (default 1 s). */
   acceptTimeoutMs?: number;
-  /** Jobs per bulk add (default 200) and bulk adds in flight at once (default 4). */
+  /** Events per pipeline of appends (default 200) and pipelines in flight at once (default 4). */
   maxBulk?: number;
   maxInFlightBulks?: number;
   /** Pause after a failed enqueue before trying again (default 1 s). */
   retryDelayMs?: number;
-  /** Job-state checks per sweep (default 5,000), run this many at a time (default 32). */
+  /** Events checked per sweep (default 5,000), this many per round trip (default 500). */
   maxChecksPerSweep?: number;
   checkConcurrency?: number;
   /** On close, how long to wait for unsent events to reach Redis (default 5 s). */
@@ -41,6 +41,7 @@ export interface UsageRecorderStats {
 }
 
 export interface UsageRecorderHandle extends UsageRecorder {
+  hold(event: UsageEvent): HeldUsageEvent | undefined;
   /** Resolves true once no held event is waiting to reach Redis, false after `timeoutMs`. */
   flush(timeoutMs?: number): Promise<boolean>;
   /** Resolves true once every held event is confirmed written, false after `timeoutMs`. */
@@ -51,7 +52,7 @@ export interface UsageRecorderHandle extends UsageRecorder {
   close(): Promise<void>;
 }
 
-type RecorderDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger' | 'clock' | 'subscriber'>;
+type RecorderDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db'>;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -65,13 +66,12 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
     maxInFlightBulks: options.maxInFlightBulks ?? 4,
     retryDelayMs: options.retryDelayMs ?? 1_000,
     maxChecksPerSweep: options.maxChecksPerSweep ?? 5_000,
-    checkConcurrency: options.checkConcurrency ?? 32,
+    checkConcurrency: options.checkConcurrency ?? 500,
     closeTimeoutMs: options.closeTimeoutMs ?? 5_000,
   };
   const logger = deps.logger.child({ component: 'usage-recorder' });
-  const connection = createRedis(deps.config.redisUrl, { forBullmq: true, name: 'billing-producer' });
-  const queue = new Queue<UsageEvent>(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
-  queue.on('error', (error) => logger.warn({ err: error }, 'billing queue error'));
+  const connection = createRedis(deps.config.redisUrl, { name: 'billing-producer' });
+  const stream = deps.redisKeys.usageStream();
   const pending = new PendingUsageEvents(settings.maxPending);
   const channel = deps.redisKeys.billingSettledChannel();
   // record() callers waiting for their event to reach Redis.
@@ -99,21 +99,33 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
     }
   };
 
+  const append = async (batch: UsageEvent[]): Promise<Array<string | undefined>> => {
+    const pipeline = connection.pipeline();
+    for (const event of batch) pipeline.xadd(stream, '*', 'e', JSON.stringify(event));
+    const results = (await pipeline.exec()) ?? [];
+    return batch.map((_event, index) => {
+      const [error, id] = results[index] ?? [new Error('no reply')];
+      return error ? undefined : String(id);
+    });
+  };
+
   const pump = () => {
     pumpScheduled = false;
     while (retryTimer === undefined && inFlightBulks < settings.maxInFlightBulks && pending.unsentCount > 0) {
       const batch = pending.takeUnsent(settings.maxBulk);
       if (batch.length === 0) break;
       inFlightBulks += 1;
-      const ids = batch.map((event) => event.requestId);
-      queue.addBulk(batch.map((event) => ({ name: USAGE_JOB_NAME, data: event, opts: { ...USAGE_JOB_OPTIONS, jobId: event.requestId } })))
-        .then(() => {
-          pending.markEnqueued(ids, deps.clock.now());
-          for (const id of ids) resolveWaiter(id);
+      append(batch)
+        .then((entryIds) => {
+          const sent = batch.filter((_event, index) => entryIds[index] !== undefined);
+          pending.markEnqueued(sent.map((event) => event.requestId), deps.clock.now(), entryIds.filter((id) => id !== undefined));
+          for (const event of sent) resolveWaiter(event.requestId);
+          if (sent.length < batch.length) throw new Error(`${batch.length - sent.length} appends refused`);
         })
         .catch((error: unknown) => {
-          pending.markUnsent(ids, deps.clock.now());
-          logger.warn({ err: error, events: ids.length }, 'enqueueing usage events failed; kept in memory, retrying');
+          const unsent = batch.filter((event) => pending.state(event.requestId) === 'sending').map((event) => event.requestId);
+          pending.markUnsent(unsent, deps.clock.now());
+          logger.warn({ err: error, events: unsent.length }, 'appending usage events failed; kept in memory, retrying');
           if (retryTimer === undefined) {
             retryTimer = setTimeout(() => { retryTimer = undefined; pump(); }, settings.retryDelayMs);
             retryTimer.unref();
@@ -129,7 +141,7 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
   const schedulePump = () => {
     if (pumpScheduled || pending.unsentCount === 0) return;
     pumpScheduled = true;
-    // One bulk add per tick: events recorded in the same tick share a Redis round trip.
+    // One pipeline per tick: events recorded in the same tick share a Redis round trip.
     setImmediate(pump);
   };
 
@@ -146,56 +158,47 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
   deps.subscriber.subscribe(channel).catch((error: unknown) => logger.warn({ err: error }, 'cannot subscribe to billing confirmations; relying on job-state checks'));
 
   /**
-   * Enqueues a held event again (safe: the worker writes nothing for a request id already in
-   * PostgreSQL). A leftover of the old job (a hash without its payload, after keys were lost or
-   * evicted one by one) would make the add a no-op, so it is removed first.
+   * Appended events not confirmed for a while: still in the stream → a worker will get to them;
+   * else written in PostgreSQL → confirmed; else Redis lost them → appended again (safe: a worker
+   * writes nothing for a request id already in PostgreSQL). Redis is read before PostgreSQL, and a
+   * worker deletes an entry only after its commit, so an event is never taken for lost while written.
    */
-  const enqueueAgain = async (requestId: string, reason: string) => {
-    logger.warn({ requestId }, reason);
-    await queue.remove(requestId).catch(() => 0);
-    pending.markUnsent([requestId], deps.clock.now());
-    schedulePump();
-  };
-
-  const checkOne = async (requestId: string) => {
-    const state = await queue.getJobState(requestId);
-    if (state === 'completed') {
-      pending.confirm([requestId]);
-    } else if (state === 'failed') {
-      const job = await queue.getJob(requestId);
-      const data: unknown = job?.data;
-      const intact = typeof data === 'object' && data !== null && (data as { requestId?: unknown }).requestId === requestId;
-      if (!intact) {
-        await enqueueAgain(requestId, 'billing job failed without its payload (Redis lost part of it); enqueueing it again');
-        return;
-      }
-      // Retries are exhausted; the failed job keeps the event in Redis for an operator.
-      logger.error({ usageEvent: pending.event(requestId), reason: job?.failedReason }, 'billing job failed after all attempts');
-      pending.confirm([requestId]);
-    } else if (state === 'unknown') {
-      // Neither written (we would have had a confirmation or a completed job) nor queued: Redis lost it.
-      await enqueueAgain(requestId, 'billing job vanished from Redis; enqueueing it again');
-    } else {
-      pending.touch(requestId, deps.clock.now());
+  const checkBatch = async (requestIds: string[]) => {
+    const pipeline = connection.pipeline();
+    for (const requestId of requestIds) {
+      const entryId = pending.streamId(requestId) ?? '0-1';
+      pipeline.xrange(stream, entryId, entryId);
     }
+    const results = (await pipeline.exec()) ?? [];
+    const missing: string[] = [];
+    requestIds.forEach((requestId, index) => {
+      const [error, entries] = results[index] ?? [new Error('no reply')];
+      if (error) throw error;
+      if (Array.isArray(entries) && entries.length > 0) pending.touch(requestId, deps.clock.now());
+      else missing.push(requestId);
+    });
+    if (missing.length === 0) return;
+    const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE request_id = ANY($1::text[])', [missing]);
+    const writtenIds = new Set(written.rows.map((row) => row.request_id));
+    pending.confirm([...writtenIds]);
+    for (const id of writtenIds) resolveWaiter(id);
+    const lost = missing.filter((requestId) => !writtenIds.has(requestId) && pending.state(requestId) === 'enqueued');
+    if (lost.length === 0) return;
+    logger.warn({ events: lost.length }, 'usage events vanished from Redis before a worker wrote them; appending them again');
+    pending.markUnsent(lost, deps.clock.now());
+    schedulePump();
   };
 
   const runSweep = async () => {
     const due = pending.dueForCheck(deps.clock.now(), settings.confirmAfterMs, settings.maxChecksPerSweep);
-    let next = 0;
-    const lane = async () => {
-      while (next < due.length && !closed) {
-        const requestId = due[next++];
-        if (requestId === undefined || pending.state(requestId) !== 'enqueued') continue;
-        try {
-          await checkOne(requestId);
-        } catch (error) {
-          logger.warn({ err: error }, 'checking a billing job failed; will check again');
-          return;
-        }
+    for (let start = 0; start < due.length && !closed; start += settings.checkConcurrency) {
+      try {
+        await checkBatch(due.slice(start, start + settings.checkConcurrency));
+      } catch (error) {
+        logger.warn({ err: error }, 'checking unconfirmed usage events failed; will check again');
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(settings.checkConcurrency, due.length) }, lane));
+    }
   };
 
   const sweep = (): Promise<void> => {
@@ -216,6 +219,25 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
   };
 
   return {
+    hold(event: UsageEvent): HeldUsageEvent | undefined {
+      if (closed) return undefined;
+      const { added, dropped } = pending.add(event, deps.clock.now(), 'sending');
+      logDropped(dropped);
+      if (!added) return undefined;
+      const notAppended = () => {
+        if (pending.state(event.requestId) !== 'sending') return;
+        pending.markUnsent([event.requestId], deps.clock.now());
+        schedulePump();
+      };
+      return {
+        payload: JSON.stringify(event),
+        appended: (entryId) => {
+          if (entryId === '') notAppended();
+          else pending.markEnqueued([event.requestId], deps.clock.now(), [entryId]);
+        },
+        notAppended,
+      };
+    },
     record(event: UsageEvent): Promise<void> {
       try {
         if (closed) {
@@ -256,7 +278,6 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
       deps.subscriber.off('message', onMessage);
       await deps.subscriber.unsubscribe(channel).catch(() => undefined);
       await sweeping?.catch(() => undefined);
-      await queue.close().catch(() => undefined);
       connection.disconnect();
     },
   };

@@ -1,12 +1,12 @@
 /**
  * The API process's copy of every usage event it produced that no billing worker has confirmed as
- * written to PostgreSQL yet. Billing jobs live in Redis; if Redis loses them (flush, failover
- * without persistence) this copy is enqueued again. Bounded: past `maxEntries` the oldest entries
- * are dropped, those already in Redis first.
+ * written to PostgreSQL yet. Usage events wait in a Redis stream; if Redis loses them (flush,
+ * failover without persistence) this copy is appended again. Bounded: past `maxEntries` the oldest
+ * entries are dropped, those already in Redis first.
  */
 import type { UsageEvent } from './usage-event';
 
-/** `unsent`: not in Redis yet; `sending`: an enqueue is in flight; `enqueued`: a job exists (as far as we know). */
+/** `unsent`: not in Redis yet; `sending`: an append is in flight; `enqueued`: in the usage stream (as far as we know). */
 export type PendingState = 'unsent' | 'sending' | 'enqueued';
 
 interface PendingEntry {
@@ -14,6 +14,8 @@ interface PendingEntry {
   state: PendingState;
   /** Unix ms of the last enqueue or state check. */
   since: number;
+  /** Its entry in the usage stream, once appended. */
+  streamId?: string;
 }
 
 export class PendingUsageEvents {
@@ -45,10 +47,10 @@ export class PendingUsageEvents {
    * Adds an event as unsent. Returns false when the request id is already held (a repeated record
    * is a no-op), and the events dropped to stay within bounds.
    */
-  add(event: UsageEvent, now: number): { added: boolean; dropped: Array<{ event: UsageEvent; state: PendingState }> } {
+  add(event: UsageEvent, now: number, state: 'unsent' | 'sending' = 'unsent'): { added: boolean; dropped: Array<{ event: UsageEvent; state: PendingState }> } {
     if (this.entries.has(event.requestId)) return { added: false, dropped: [] };
-    this.entries.set(event.requestId, { event, state: 'unsent', since: now });
-    this.unsent.add(event.requestId);
+    this.entries.set(event.requestId, { event, state, since: now });
+    if (state === 'unsent') this.unsent.add(event.requestId);
     const dropped: Array<{ event: UsageEvent; state: PendingState }> = [];
     while (this.entries.size > this.maxEntries) {
       const victim = this.oldestIn('enqueued') ?? this.oldestIn('unsent') ?? this.oldestIn('sending');
@@ -74,14 +76,15 @@ export class PendingUsageEvents {
     return taken;
   }
 
-  markEnqueued(requestIds: readonly string[], now: number): void {
-    for (const requestId of requestIds) {
+  markEnqueued(requestIds: readonly string[], now: number, streamIds: readonly (string | undefined)[] = []): void {
+    requestIds.forEach((requestId, index) => {
       const entry = this.entries.get(requestId);
-      if (!entry) continue;
+      if (!entry) return;
       entry.state = 'enqueued';
       entry.since = now;
+      entry.streamId = streamIds[index];
       this.unsent.delete(requestId);
-    }
+    });
   }
 
   /** Back to unsent: the enqueue failed, or the job vanished from Redis. */
@@ -118,6 +121,10 @@ export class PendingUsageEvents {
       if (entry.state === 'enqueued' && now - entry.since >= olderThanMs) due.push(requestId);
     }
     return due;
+  }
+
+  streamId(requestId: string): string | undefined {
+    return this.entries.get(requestId)?.streamId;
   }
 
   event(requestId: string): UsageEvent | undefined {

@@ -7,7 +7,6 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../db/transaction';
-import { applyLedgerEntry } from './ledger';
 import type { UsageEvent } from './usage-event';
 
 export interface SettlementOutcome {
@@ -33,6 +32,46 @@ ORDER BY request_id
 ON CONFLICT (request_id) DO NOTHING
 RETURNING request_id`;
 
+/**
+ * The `charge` ledger entries of a batch in two statements, whatever its size: the accounts are
+ * locked in ascending order, then one statement moves each wallet by its batch total and inserts the
+ * entries with their running balance after each (same rows as `applyLedgerEntry` one by one).
+ */
+const CHARGE_ENTRIES = `
+WITH entries AS (
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
+    WITH ORDINALITY AS t(account_id, amount, reference, api_key_id, description, ord)
+), totals AS (
+  SELECT account_id, sum(amount) AS total FROM entries GROUP BY account_id
+), moved AS (
+  UPDATE accounts a SET balance_credits = a.balance_credits + t.total FROM totals t
+   WHERE a.id = t.account_id RETURNING a.id, a.balance_credits - t.total AS before
+)
+INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, api_key_id, description)
+SELECT e.account_id, 'charge', e.amount,
+       m.before + sum(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.ord),
+       e.reference, e.api_key_id, e.description
+FROM entries e JOIN moved m ON m.id = e.account_id
+ORDER BY e.ord
+ON CONFLICT (kind, reference) DO NOTHING
+RETURNING id`;
+
+async function writeCharges(client: PoolClient, fresh: readonly UsageEvent[]): Promise<void> {
+  // A zero-cost request moves no money, so it gets no ledger row (the wallet still equals the sum).
+  const charged = fresh.filter((event) => event.credits !== 0)
+    .sort((a, b) => a.accountId - b.accountId || (a.requestId < b.requestId ? -1 : 1));
+  if (charged.length === 0) return;
+  const accounts = [...new Set(charged.map((event) => event.accountId))];
+  await client.query('SELECT id FROM accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', [accounts]);
+  const inserted = await client.query(CHARGE_ENTRIES, [
+    charged.map((e) => e.accountId), charged.map((e) => -e.credits), charged.map((e) => e.requestId),
+    charged.map((e) => e.apiKeyId), charged.map((e) => `${e.model} (${e.protocol})`),
+  ]);
+  // Fewer rows: an account vanished, or a charge with this reference already existed (a race the
+  // usage row's uniqueness should have prevented). Either way the transaction must not commit.
+  if (inserted.rowCount !== charged.length) throw new Error(`wrote ${inserted.rowCount ?? 0} of ${charged.length} charge entries; retrying the batch`);
+}
+
 /** Writes the batch in the caller's transaction (`client` inside BEGIN … COMMIT). */
 export async function writeUsageEvents(client: PoolClient, events: readonly UsageEvent[]): Promise<SettlementOutcome[]> {
   // A request id twice in one batch (a replay racing its original) is written once.
@@ -51,19 +90,7 @@ export async function writeUsageEvents(client: PoolClient, events: readonly Usag
   const written = new Set(inserted.rows.map((row) => row.request_id));
   const fresh = rows.filter((event) => written.has(event.requestId));
 
-  const byAccount = [...fresh].sort((a, b) => a.accountId - b.accountId || (a.requestId < b.requestId ? -1 : 1));
-  for (const event of byAccount) {
-    // A zero-cost request moves no money, so it gets no ledger row (the wallet still equals the sum).
-    if (event.credits === 0) continue;
-    await applyLedgerEntry(client, {
-      accountId: event.accountId,
-      kind: 'charge',
-      amountCredits: -event.credits,
-      reference: event.requestId,
-      apiKeyId: event.apiKeyId,
-      description: `${event.model} (${event.protocol})`,
-    });
-  }
+  await writeCharges(client, fresh);
 
   const perKey = new Map<number, { credits: number; lastUsedMs: number }>();
   for (const event of fresh) {

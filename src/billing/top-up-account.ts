@@ -3,7 +3,7 @@
  * admission reads, so the new credits can be spent at once rather than after the next reconcile.
  */
 import type { Dependencies } from '../dependencies';
-import { topUp } from '../db/seed';
+import { topUp } from './top-up';
 import { createWalletCache } from '../limits/wallet-cache';
 
 export async function topUpAccount(deps: Pick<Dependencies, 'db' | 'redis' | 'redisKeys'>, accountId: number, credits: number,

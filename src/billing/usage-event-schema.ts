@@ -1,6 +1,6 @@
 /**
- * The worker's edge: a billing job's payload is validated before it can touch money. A payload
- * that fails here is a producer bug, so the job fails for good instead of being retried.
+ * The worker's edge: a usage event from the stream is validated before it can touch money. A payload
+ * that fails here is a producer bug, so the event goes to the dead-letter stream instead of being retried.
  */
 import { z } from 'zod';
 import type { UsageEvent } from './usage-event';

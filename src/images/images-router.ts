@@ -6,6 +6,8 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { computeImageCost } from '../billing/compute-cost';
+import { runPaidCall } from '../billing/run-paid-call';
+import type { UsageEvent } from '../billing/usage-event';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { jsonBody } from '../http/json-body';
@@ -13,9 +15,9 @@ import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
 import { warningHeader } from '../relay/warning-header';
-import type { TaskServices } from '../tasks/task-services';
 import { createCallerAuthentication } from './authenticate-caller';
 import { generateImages } from './generate-images';
+import type { MediaServices } from './media-services';
 import { billedQuality, planImageCall, type ImageCallPlan } from './image-call-plan';
 import { parseImageEditForm } from './parse-image-edit-form';
 import { routeMediaModel } from './resolve-media-model';
@@ -26,10 +28,11 @@ function objectKeyPrefix(now: number, requestId: string): string {
   return `images/${day}/${requestId}`;
 }
 
-export function createImagesRouter(deps: Dependencies, services: TaskServices): Router {
+export function createImagesRouter(deps: Dependencies, services: MediaServices): Router {
   const router = Router();
   const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
   const idempotent = createIdempotentRoute(deps, { authenticate: (req) => caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key) }); // issue 17
+  const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
   const upstreamContext = { config: deps.config, metrics: deps.metrics, logger: deps.logger, upstreams: services.upstreams, upstreamClient: services.upstreamClient };
 
   /** Errors before admission still carry the caller's accounting headers. */
@@ -47,37 +50,34 @@ export function createImagesRouter(deps: Dependencies, services: TaskServices): 
     const { generation } = plan;
     const accounts = await withPeekedHeaders(key, res, () => routeMediaModel(services.upstreams, key, generation.model));
     const startedAt = deps.clock.now();
-    const ticket = await services.admission.admit({
-      key, clientIp: caller.clientIp(req), requestId, reserveCredits: plan.estimatedCredits, takesLease: true,
-    });
-    locals(res).accountingHeaders = ticket.headers();
     const abort = new AbortController();
     const onClose = () => { if (!res.writableEnded) abort.abort(); };
     res.on('close', onClose);
-    let settled = false;
     try {
-      const outcome = await generateImages(upstreamContext, accounts, generation, abort.signal);
-      const stored = await storeImages(deps.storage, outcome.images, (index, extension) => `${objectKeyPrefix(startedAt, requestId)}-${index}.${extension}`);
-      const credits = computeImageCost(generation.model.prices, generation.size, billedQuality(generation.quality), stored.length);
-      const headers = await ticket.settle(credits);
-      settled = true;
-      void services.usage.record({
-        requestId, accountId: key.accountId, apiKeyId: key.keyId, model: generation.model.id, protocol: 'images',
-        upstreamAccountId: outcome.account.id, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
-        reasoningTokens: 0, images: stored.length, videoSeconds: 0, credits, stream: false, status: 'ok', startedAt,
-      });
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-      res.setHeader('x-request-cost-credits', String(credits));
-      const warnings = warningHeader(outcome.warnings);
-      if (warnings) res.setHeader('x-gateway-warnings', warnings);
-      res.json({
-        created: Math.floor(startedAt / 1000),
-        data: stored.map((image) => ({ url: image.url, ...(image.revisedPrompt !== undefined ? { revised_prompt: image.revisedPrompt } : {}) })),
-      });
-    } catch (error) {
-      // Failed calls are free: the reservation and the lease go back.
-      if (!settled) await ticket.release().catch((releaseError: unknown) => deps.logger.error({ err: releaseError, requestId }, 'releasing an image admission failed'));
-      throw error;
+      await runPaidCall(paid, { key, clientIp: caller.clientIp(req), requestId, reserveCredits: plan.estimatedCredits, takesLease: true }, async () => {
+        const outcome = await generateImages(upstreamContext, accounts, generation, abort.signal);
+        const stored = await storeImages(deps.storage, outcome.images, (index, extension) => `${objectKeyPrefix(startedAt, requestId)}-${index}.${extension}`);
+        const credits = computeImageCost(generation.model.prices, generation.size, billedQuality(generation.quality), stored.length);
+        const usage: UsageEvent = {
+          requestId, accountId: key.accountId, apiKeyId: key.keyId, model: generation.model.id, protocol: 'images',
+          upstreamAccountId: outcome.account.id, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
+          reasoningTokens: 0, images: stored.length, videoSeconds: 0, credits, stream: false, status: 'ok', startedAt,
+        };
+        return {
+          kind: 'settle',
+          charge: { credits, usage },
+          deliver(headers) {
+            for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+            res.setHeader('x-request-cost-credits', String(credits));
+            const warnings = warningHeader(outcome.warnings);
+            if (warnings) res.setHeader('x-gateway-warnings', warnings);
+            res.json({
+              created: Math.floor(startedAt / 1000),
+              data: stored.map((image) => ({ url: image.url, ...(image.revisedPrompt !== undefined ? { revised_prompt: image.revisedPrompt } : {}) })),
+            });
+          },
+        };
+      }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
     } finally {
       res.off('close', onClose);
     }

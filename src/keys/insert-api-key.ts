@@ -2,7 +2,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import { GatewayError } from '../errors/gateway-error';
-import { generateKeySecret } from './key-secret';
+import { generateKeySecret } from '../auth/key-secret';
 
 export interface NewApiKey {
   accountId: number;

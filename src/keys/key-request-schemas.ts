@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { parseCidr } from '../auth/ip-rules';
-import { validateCustomKey } from './key-secret';
+import { validateCustomKey } from '../auth/key-secret';
 
 const MAX_USD = 1_000_000_000;
 const MAX_EXPIRY_DAYS = 36_500;

@@ -10,7 +10,7 @@ import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
-import { findGroupId } from '../db/seed';
+import { findGroupId } from './find-group-id';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { markKeySecret } from '../limits/mark-key-secret';
@@ -18,7 +18,7 @@ import { insertApiKey } from './insert-api-key';
 import { inTransaction } from '../db/transaction';
 import { deleteKey, findKey, listKeys, updateKey, type ApiKeyRow, type KeyChanges } from './key-repository';
 import { createKeySchema, rotateKeySchema, updateKeySchema } from './key-request-schemas';
-import { generateKeySecret } from './key-secret';
+import { generateKeySecret } from '../auth/key-secret';
 import { presentKey } from './present-key';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 /** A key as the management API shows it: masked secret (unless this is the one plaintext answer), USD amounts, derived status. */
 import type { ApiKeyRow } from './key-repository';
-import { maskKey } from './key-secret';
+import { maskKey } from '../auth/key-secret';
 
 export type PresentedStatus = 'active' | 'disabled' | 'revoked' | 'expired';
 

@@ -15,6 +15,15 @@ export interface AdmissionRequest {
   takesLease: boolean;
 }
 
+/**
+ * A usage record appended to the usage stream by the same atomic script that settles the counters
+ * (billing's entry, docs/billing.md). `appended` is told the stream entry id once it is in Redis.
+ */
+export interface SettlementRecord {
+  payload: string;
+  appended(entryId: string): void;
+}
+
 /** A granted admission. Exactly one of `settle` or `release` must be called, in every outcome. */
 export interface AdmissionTicket {
   readonly requestId: string;
@@ -26,7 +35,7 @@ export interface AdmissionTicket {
    * Replaces the reservation by the actual cost on every Redis counter (windows, key lifetime spend,
    * wallet cache), releases the lease, and returns the accounting headers after the charge.
    */
-  settle(actualCredits: number): Promise<Record<string, string>>;
+  settle(actualCredits: number, record?: SettlementRecord): Promise<Record<string, string>>;
   /** No charge: drops the reservation and the lease (failed requests are free). */
   release(): Promise<void>;
 }

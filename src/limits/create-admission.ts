@@ -11,7 +11,7 @@ import { createIpRuleEvaluator } from '../auth/ip-rules';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import type { ErrorSurface } from '../http/request-context';
-import type { Admission, AdmissionRequest, AdmissionTicket } from './admission';
+import type { Admission, AdmissionRequest, AdmissionTicket, SettlementRecord } from './admission';
 import { parseScriptReply, type AdmissionFigures, type ScriptReply } from './admission-figures';
 import { admissionRedisKeys } from './admission-redis-keys';
 import { buildAccountingHeaders, buildMessagesRateLimitHeaders, formatUsd, rateLimitHeaders } from './accounting-headers';
@@ -52,7 +52,7 @@ function credits(value: number, what: string): number {
 
 export function createAdmission(deps: Dependencies): GatewayAdmission {
   const admitScript = loadRedisScript('admit-6');
-  const settleScript = loadRedisScript('settle-6');
+  const settleScript = loadRedisScript('settle-record-7');
   const loadScript = loadKeyCountersScript();
   const evaluateIp = createIpRuleEvaluator();
 
@@ -165,10 +165,11 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
     const keys = admissionRedisKeys(deps.redisKeys, key.accountId, key.keyId);
     let ending: Promise<Record<string, string>> | undefined;
 
-    async function end(mode: 'settle' | 'release', actual: number): Promise<Record<string, string>> {
-      const raw = await redisCall(() => runRedisScript(deps.redis, settleScript, keys, [
-        mode, deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key),
+    async function end(mode: 'settle' | 'release', actual: number, record?: SettlementRecord): Promise<Record<string, string>> {
+      const raw = await redisCall(() => runRedisScript(deps.redis, settleScript, [...keys, deps.redisKeys.usageStream()], [
+        mode, deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key), record?.payload ?? '',
       ]));
+      if (record && Array.isArray(raw)) record.appended(String(raw[raw.length - 1]));
       const reply = parseScriptReply(raw);
       // Counters vanished mid-request (Redis flushed): the peek reloads them from PostgreSQL.
       const figures = reply.status === 'ok' ? reply.figures : await peekFigures(key);
@@ -188,9 +189,9 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
           .zadd(keys[2], 'XX', expiry, request.requestId)
           .exec());
       },
-      settle(actualCredits) {
+      settle(actualCredits, record) {
         // Exactly one ending counts; a second call returns the first one's headers.
-        ending ??= end('settle', credits(actualCredits, 'actual cost'));
+        ending ??= end('settle', credits(actualCredits, 'actual cost'), record);
         return ending;
       },
       async release() {

@@ -21,9 +21,17 @@ export interface RedisScript {
 export function loadRedisScript(name: string): RedisScript {
   const match = /-(\d+)$/.exec(name);
   if (!match) throw new Error(`script name ${name} must end with -<numberOfKeys>`);
-  const raw = readFileSync(path.join(SCRIPTS_DIR, `${name}.lua`), 'utf8');
-  const source = raw.replace(INCLUDE, (_line, include: string) => readFileSync(path.join(SCRIPTS_DIR, `${include}.lua`), 'utf8'));
+  const source = inlineIncludes(readFileSync(path.join(SCRIPTS_DIR, `${name}.lua`), 'utf8'), new Set());
   return { name, numberOfKeys: Number(match[1]), source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** Each file is inlined once (an include of an include it already has is dropped). */
+function inlineIncludes(text: string, seen: Set<string>): string {
+  return text.replace(INCLUDE, (_line, include: string) => {
+    if (seen.has(include)) return '';
+    seen.add(include);
+    return inlineIncludes(readFileSync(path.join(SCRIPTS_DIR, `${include}.lua`), 'utf8'), seen);
+  });
 }
 
 export async function runRedisScript(redis: Redis, script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {

@@ -8,6 +8,10 @@ export interface RedisKeys {
   keyInvalidationChannel(): string;
   /** Pub/sub channel on which billing workers announce the request ids they durably wrote. */
   billingSettledChannel(): string;
+  /** Stream of usage events waiting for a billing worker (appended by the settlement script). */
+  usageStream(): string;
+  /** Stream of usage events a billing worker could never write (for an operator). */
+  usageDeadLetters(): string;
   /** Pub/sub channel of one task's state changes. */
   taskChannel(taskId: string): string;
   /** Pub/sub channel: the model catalog changed in PostgreSQL (every process reloads it). */
@@ -42,6 +46,8 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     prefix,
     keyInvalidationChannel: () => `${prefix}:chan:key-invalidation`,
     billingSettledChannel: () => `${prefix}:chan:billing-settled`,
+    usageStream: () => `${prefix}:billing:usage`,
+    usageDeadLetters: () => `${prefix}:billing:dead`,
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
     catalogChangedChannel: () => `${prefix}:chan:catalog-changed`,
     account: (accountId) => `${prefix}:{a${accountId}}:account`,

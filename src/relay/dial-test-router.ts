@@ -11,7 +11,7 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { isProtocol, type Protocol } from '../ir/protocol';
 import type { IrRequest } from '../ir/request';
-import type { AdmissionTicket } from '../limits/admission';
+import type { AdmittedCall } from '../billing/run-paid-call';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
 import type { RelayPlan } from './relay-plan';
@@ -29,9 +29,7 @@ const bodySchema = z.object({
 
 interface Stage { stage: string; ok: boolean; detail: string; [extra: string]: unknown }
 
-const FREE_TICKET: AdmissionTicket = {
-  requestId: 'dial', headers: () => ({}), heartbeat: async () => undefined, settle: async () => ({}), release: async () => undefined,
-};
+const NOT_ADMITTED: AdmittedCall = { requestId: 'dial', headers: () => ({}), heartbeat: async () => undefined };
 
 const PROTOCOL_ALIASES: Record<string, Protocol> = {
   messages: 'messages', responses: 'responses', chat: 'chat', 'chat-completions': 'chat', chat_completions: 'chat',
@@ -100,7 +98,7 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     };
     const plan: RelayPlan = {
       protocol, requestId: `dial_${Date.now()}`, startedAt: deps.clock.now(), key, model, rawBody: {}, request, warnings: [], stream: false,
-      streamOptions: { model: model.id }, context, ticket: FREE_TICKET, inputEstimate: 0, betaQuery: false, passThroughAllowed: false,
+      streamOptions: { model: model.id }, context, admitted: NOT_ADMITTED, inputEstimate: 0, betaQuery: false, passThroughAllowed: false,
     };
     const call = prepareUpstreamCall(plan, account);
     const started = process.hrtime.bigint();

@@ -13,6 +13,7 @@ import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import { createClientIpResolver } from '../auth/client-ip';
 import { extractCredential } from '../auth/extract-credential';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { observeRequest } from '../http/access-log';
@@ -22,10 +23,9 @@ import { readJsonBody } from '../http/read-json-body';
 import { locals } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
 import type { Protocol } from '../ir/protocol';
-import { estimateInputTokens, estimateReservationCredits } from '../limits/estimate-reservation';
+import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
-import { onceTicket } from './once-ticket';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { checkCapabilities, resolveModel } from './resolve-model';
@@ -72,6 +72,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
   const clientIp = createClientIpResolver(deps.config.trustedProxies);
   // Compressed or non-UTF-8 bodies still go through body-parser, as before.
   const bodyFallback = jsonBody(deps.config.maxBodyBytes);
+  const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
 
   async function withHeaders<T>(key: AuthenticatedKey, res: ServerResponse, work: () => T | Promise<T>): Promise<T> {
     try {
@@ -126,17 +127,15 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     const reserveCredits = estimateReservationCredits({
       model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
     });
-    const ticket = onceTicket(await services.admission.admit({
+    const admission = {
       key,
       clientIp: clientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for')),
       requestId: locals(res).requestId,
       reserveCredits,
       takesLease: true,
       surface: protocol,
-    }));
-    locals(res).accountingHeaders = ticket.headers();
-
-    try {
+    };
+    await runPaidCall(paid, admission, async (admitted) => {
       let passThroughAllowed = true;
       if (protocol === 'responses') {
         // Stored answers carry the gateway's own ids, so Responses is translated unless nothing is stored.
@@ -166,21 +165,15 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
           responseId: protocol === 'responses' ? context.newId('resp_') : undefined,
         },
         context,
-        ticket,
+        admitted,
         inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
         betaHeader,
         betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
       };
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
-      await runRelay(plan, res, deps, services);
-    } catch (error) {
-      await ticket.release().catch(() => undefined);
-      throw error;
-    } finally {
-      // Whatever ended the request, the lease is gone (settle or release already did it).
-      if (!res.headersSent && !res.destroyed) await ticket.release().catch(() => undefined);
-    }
+      return runRelay(plan, res, deps, services);
+    }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
   }
 
   return {

@@ -1,21 +1,22 @@
-/** A non-streamed answer: read whole, decode (or pass through unchanged), bill, send. */
+/** A non-streamed answer: read whole, decode (or pass through unchanged); the pipeline bills it, then it is sent. */
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { sendJsonText } from '../http/send-json';
 import { GatewayError } from '../errors/gateway-error';
 import type { IrResponse } from '../ir/response';
+import type { Usage } from '../ir/usage';
 import type { UpstreamResponse } from '../upstream/upstream-client';
+import { readUpstreamText } from '../upstream/upstream-client';
+import { RELEASE, type AttemptOutcome } from './attempt-outcome';
+import { relayCharge } from './call-charge';
 import { CODECS } from './codec-registry';
+import { keyInvalidatedError } from './key-invalidated-error';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
-import { keyInvalidatedError } from './run-relay';
-import { readUpstreamText } from '../upstream/upstream-client';
-import { settleUsage } from './settle-usage';
+import { reportWarnings } from './report-warnings';
 import { storeResponse } from './store-response';
 import type { PreparedUpstreamCall } from './upstream-request';
 import { warningHeader } from './warning-header';
-
-export type AttemptOutcome = { kind: 'done' } | { kind: 'retry'; error: GatewayError };
 
 export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: ServerResponse,
   abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
@@ -23,42 +24,59 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   try {
     text = await readUpstreamText(response);
   } catch (error) {
-    if (abort.signal.aborted) return { kind: 'done' };
+    if (abort.signal.aborted) return leftEarly(isKeyInvalidated);
     return { kind: 'retry', error: error as GatewayError };
   }
-  let ir: IrResponse;
-  try {
-    ir = CODECS[call.account.protocol].upstream.decodeResponse(JSON.parse(text), call.decodeContext);
-  } catch (error) {
-    deps.logger.warn({ requestId: plan.requestId, err: error, body: text.slice(0, 300) }, 'undecodable upstream answer');
-    return { kind: 'retry', error: new GatewayError('upstream_error', 'upstream answered with a body the gateway could not read') };
-  }
-  // The client left while we waited: nothing was delivered, nothing is billed.
-  if (abort.signal.aborted || res.destroyed) {
-    await plan.ticket.release();
-    if (isKeyInvalidated()) throw keyInvalidatedError();
-    return { kind: 'done' };
-  }
+  // Pass-through: the body goes out as it came; a light meter reads the usage (nothing is stored,
+  // since Responses passes through only with store: false). Translated: decoded and encoded.
+  let usage: Usage;
   let body: string;
   if (call.passThrough) {
+    const meter = CODECS[call.account.protocol].createPassThroughMeter(false);
+    meter.push(text);
+    const metered = meter.end();
+    if (metered.error) return undecodable(plan, text, deps, undefined);
+    if (abort.signal.aborted || res.destroyed) return leftEarly(isKeyInvalidated);
+    usage = metered.usage;
     body = text;
   } else {
+    let ir: IrResponse;
+    try {
+      ir = CODECS[call.account.protocol].upstream.decodeResponse(JSON.parse(text), call.decodeContext);
+    } catch (error) {
+      return undecodable(plan, text, deps, error);
+    }
+    // The client left while we waited: nothing was delivered, nothing is billed.
+    if (abort.signal.aborted || res.destroyed) return leftEarly(isKeyInvalidated);
+    usage = ir.usage;
     body = JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
+    if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
   }
-  if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
-  const { credits, headers } = await settleUsage(plan, ir.usage, services.usage, { upstreamAccountId: call.account.id, status: 'ok' });
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('x-request-cost-credits', String(credits));
-  const warnings = warningHeader(plan.warnings);
-  if (warnings) res.setHeader('x-gateway-warnings', warnings);
-  reportWarnings(plan, deps);
-  sendJsonText(res, 200, body);
-  return { kind: 'done' };
+  const charge = relayCharge(plan, usage, call.account.id, 'ok');
+  return {
+    kind: 'end',
+    ending: {
+      kind: 'settle',
+      charge,
+      deliver(headers) {
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        res.setHeader('x-request-cost-credits', String(charge.credits));
+        const warnings = warningHeader(plan.warnings);
+        if (warnings) res.setHeader('x-gateway-warnings', warnings);
+        reportWarnings(plan, deps);
+        sendJsonText(res, 200, body);
+      },
+    },
+  };
 }
 
-export function reportWarnings(plan: RelayPlan, deps: Dependencies): void {
-  for (const warning of plan.warnings) {
-    deps.metrics.translationWarnings.inc({ from: plan.protocol, to: plan.model.nativeProtocols[0], field: warning.field.replace(/\[\d+\]/g, '[]') });
-  }
-  if (plan.warnings.length > 0) deps.logger.info({ requestId: plan.requestId, warnings: plan.warnings }, 'translation warnings');
+function undecodable(plan: RelayPlan, text: string, deps: Dependencies, error: unknown): AttemptOutcome {
+  deps.logger.warn({ requestId: plan.requestId, err: error, body: text.slice(0, 300) }, 'undecodable upstream answer');
+  return { kind: 'retry', error: new GatewayError('upstream_error', 'upstream answered with a body the gateway could not read') };
+}
+
+/** Nothing delivered: free; a key cut while we waited answers 401 (the client may still be there). */
+function leftEarly(isKeyInvalidated: () => boolean): AttemptOutcome {
+  if (isKeyInvalidated()) throw keyInvalidatedError();
+  return RELEASE;
 }

@@ -1,10 +1,10 @@
 /** Everything decided about one inference request before the first upstream attempt. */
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { AdmittedCall } from '../billing/run-paid-call';
 import type { CatalogModel } from '../catalog/model';
 import type { Protocol } from '../ir/protocol';
 import type { IrRequest } from '../ir/request';
 import type { TranslationWarning } from '../ir/warning';
-import type { AdmissionTicket } from '../limits/admission';
 import type { CodecContext, InboundStreamOptions } from '../protocols/codec';
 
 export interface RelayPlan {
@@ -20,7 +20,8 @@ export interface RelayPlan {
   stream: boolean;
   streamOptions: InboundStreamOptions;
   context: CodecContext;
-  ticket: AdmissionTicket;
+  /** The admission, owned by the pipeline: the relay reads its headers and keeps its lease alive, never ends it. */
+  admitted: AdmittedCall;
   /** Estimated input tokens, used to bill an abandoned stream whose upstream never reported usage. */
   inputEstimate: number;
   /** Messages: `anthropic-beta` / `messages-beta` to forward; `?beta=true`. */

@@ -10,23 +10,23 @@ import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import type { IrResponse } from '../ir/response';
-import type { ContentPart } from '../ir/parts';
 import type { FinishReason } from '../ir/finish-reason';
 import type { IrStreamEvent } from '../ir/stream-event';
 import { SseParser } from '../protocols/shared/sse-parser';
 import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+import { RELEASE, type AttemptOutcome } from './attempt-outcome';
+import { relayCharge } from './call-charge';
 import { CODECS } from './codec-registry';
-import { reportWarnings, type AttemptOutcome } from './relay-complete';
+import { collectParts } from './collect-parts';
+import { keyInvalidatedError } from './key-invalidated-error';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
-import { settleUsage } from './settle-usage';
+import { reportWarnings } from './report-warnings';
 import { storeResponse } from './store-response';
 import type { PreparedUpstreamCall } from './upstream-request';
 import { UsageTracker } from './usage-tracker';
 import { warningHeader } from './warning-header';
-import { keyInvalidatedError } from './run-relay';
 import { writeWithBackpressure } from './write-with-backpressure';
-import { collectParts } from './collect-parts';
 
 /** Chat pass-through when the client did not ask for usage: drop the usage-only chunk we requested. */
 function createChatUsageFilter(): (chunk: string) => string {
@@ -68,7 +68,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
       'content-type': CODECS[plan.protocol].inbound.streamContentType(plan.streamOptions),
       'cache-control': 'no-cache',
       'x-accel-buffering': 'no',
-      ...plan.ticket.headers(),
+      ...plan.admitted.headers(),
     };
     const warnings = warningHeader(plan.warnings);
     if (warnings) headers['x-gateway-warnings'] = warnings;
@@ -89,7 +89,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     lastWrite = Date.now();
     res.write(plan.protocol === 'generate-content' && !plan.streamOptions.sse ? '\n' : ': keepalive\n\n');
   }, Math.max(250, Math.floor(deps.config.streamKeepaliveMs / 2)));
-  const heartbeat = setInterval(() => { void plan.ticket.heartbeat().catch(() => undefined); }, Math.max(1_000, Math.floor(deps.config.leaseTtlMs / 3)));
+  const heartbeat = setInterval(() => { void plan.admitted.heartbeat().catch(() => undefined); }, Math.max(1_000, Math.floor(deps.config.leaseTtlMs / 3)));
 
   const handle = async (events: IrStreamEvent[]): Promise<boolean> => {
     for (const event of events) {
@@ -147,20 +147,14 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
         for (const frame of frames) res.write(frame);
         res.end();
       } else if (!committed) {
-        await plan.ticket.release();
         throw error;
       }
-      await plan.ticket.release();
-      return { kind: 'done' };
+      return RELEASE;
     }
     // The client went away: the upstream is already aborted; bill what was produced.
     if (abort.signal.aborted || res.destroyed) {
-      if (committed) {
-        await settleUsage(plan, tracker.untilAbort(), services.usage, { upstreamAccountId: call.account.id, status: 'aborted' });
-      } else {
-        await plan.ticket.release();
-      }
-      return { kind: 'done' };
+      if (!committed) return RELEASE;
+      return { kind: 'end', ending: { kind: 'settle', charge: relayCharge(plan, tracker.untilAbort(), call.account.id, 'aborted') } };
     }
     if (failure) {
       if (!committed) return { kind: 'retry', error: failure };
@@ -172,9 +166,8 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
         await write(passThroughErrorFrame(plan, failure));
       }
       res.end();
-      await plan.ticket.release();
       deps.logger.warn({ requestId: plan.requestId, err: failure.message }, 'stream failed after the first byte');
-      return { kind: 'done' };
+      return RELEASE;
     }
     // A streamed Responses answer is stored before its terminal event reaches the client, so a
     // previous_response_id sent right after it always finds it.
@@ -187,9 +180,8 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (encoder) for (const frame of encoder.end()) await write(frame);
     commit();
     res.end();
-    await settleUsage(plan, tracker.final(), services.usage, { upstreamAccountId: call.account.id, status: 'ok' });
     reportWarnings(plan, deps);
-    return { kind: 'done' };
+    return { kind: 'end', ending: { kind: 'settle', charge: relayCharge(plan, tracker.final(), call.account.id, 'ok') } };
   } finally {
     clearInterval(keepalive);
     clearInterval(heartbeat);
@@ -210,4 +202,3 @@ function passThroughErrorFrame(plan: RelayPlan, error: GatewayError): string {
   }
 }
 
-export type { ContentPart };

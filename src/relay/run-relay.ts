@@ -1,15 +1,18 @@
 /**
  * The attempt loop: the group's accounts that serve the model, same-protocol (pass-through) first;
  * a failure before the first byte reaches the client cools the account down and tries the next one;
- * after the first byte, failures become the protocol's error frame.
+ * after the first byte, failures become the protocol's error frame. Returns how the call ends
+ * (settle with its charge, or release); the admission itself belongs to the pipeline that admitted it.
  */
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { readUpstreamText, toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
+import type { CallEnding } from '../billing/run-paid-call';
 import { chooseAccounts } from './choose-accounts';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
+import { keyInvalidatedError } from './key-invalidated-error';
 import { relayComplete } from './relay-complete';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
@@ -22,11 +25,7 @@ function worthFailover(status: number): boolean {
 }
 
 
-export function keyInvalidatedError(): GatewayError {
-  return new GatewayError('authentication', 'API key was revoked, rotated or deleted');
-}
-
-export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<void> {
+export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<CallEnding> {
   const route = await chooseAccounts(plan, deps, services); // issue 17: candidates, affinity, explained refusals
   const ordered = route.ordered;
 
@@ -86,7 +85,10 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
       const outcome = plan.stream
         ? await relayStream(plan, call, response, res, abort, isKeyInvalidated, deps, services)
         : await relayComplete(plan, call, response, res, abort, isKeyInvalidated, deps, services);
-      if (outcome.kind === 'done') return route.served(account); // issue 17
+      if (outcome.kind === 'end') {
+        route.served(account); // issue 17
+        return outcome.ending;
+      }
       lastError = outcome.error;
       route.failed(account, lastError); // issue 17
       services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
@@ -97,6 +99,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
     route.report(); // issue 17: the decision chain in the logs
   }
   if (keyInvalidated) throw keyInvalidatedError();
-  if (abort.signal.aborted) return;
+  // The client left before an answer started: nothing delivered, nothing billed.
+  if (abort.signal.aborted) return { kind: 'release' };
   throw route.refusal(lastError) ?? new GatewayError('no_available_account', 'no available account'); // issue 17
 }

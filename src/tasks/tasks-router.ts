@@ -5,6 +5,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { createIdempotentRoute } from '../idempotency/idempotent-route';
@@ -49,6 +50,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
   const json = jsonBody(deps.config.maxBodyBytes);
   const wallet = createWalletCache(deps);
   const idempotent = createIdempotentRoute(deps, { authenticate: (req) => caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key) }); // issue 17
+  const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
 
   /** Free endpoints still carry the accounting headers, errors included. */
   async function freeCall(req: Request, res: Response): Promise<AuthenticatedKey> {
@@ -75,32 +77,32 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
       locals(res).accountingHeaders = await services.admission.peekHeaders(key).catch(() => ({}));
       throw error;
     }
-    const ticket = await services.admission.admit({
-      key, clientIp: caller.clientIp(req), requestId, reserveCredits: submission.estimatedCredits, takesLease: true,
-    });
-    locals(res).accountingHeaders = ticket.headers();
-    const taskId = newTaskId();
-    try {
+    const admission = { key, clientIp: caller.clientIp(req), requestId, reserveCredits: submission.estimatedCredits, takesLease: true };
+    await runPaidCall(paid, admission, async () => {
+      const taskId = newTaskId();
       await insertTask(deps.db, {
         id: taskId, accountId: key.accountId, apiKeyId: key.keyId, kind: submission.request.kind, model: submission.model.id,
         request: submission.request, estimatedCredits: submission.estimatedCredits,
         deadlineAt: new Date(deps.clock.now() + deps.config.taskDeadlineMs),
       }, new Date(deps.clock.now()));
-    } catch (error) {
-      await ticket.release().catch(() => undefined);
-      throw error;
-    }
-    // The hold is now in the ledger; settling the admission with it makes the Redis counters (wallet
-    // cache, spend windows, key quota) see it at once, and frees the lease: a submit is short.
-    const headers = await ticket.settle(submission.estimatedCredits);
-    try {
-      await queue.enqueue(taskId);
-    } catch (error) {
-      // The row is durable; the workers' sweeper enqueues tasks that have no job.
-      deps.logger.error({ err: error, taskId }, 'enqueueing a task failed; the sweeper will pick it up');
-    }
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.json({ task_id: taskId, object: 'task', status: 'queued', estimated_credits: submission.estimatedCredits });
+      // The hold is now in the ledger; settling the admission with it makes the Redis counters (wallet
+      // cache, spend windows, key quota) see it at once, and frees the lease: a submit is short. The
+      // task worker records the usage when the task ends.
+      return {
+        kind: 'settle',
+        charge: { credits: submission.estimatedCredits },
+        async deliver(headers) {
+          try {
+            await queue.enqueue(taskId);
+          } catch (error) {
+            // The row is durable; the workers' sweeper enqueues tasks that have no job.
+            deps.logger.error({ err: error, taskId }, 'enqueueing a task failed; the sweeper will pick it up');
+          }
+          for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+          res.json({ task_id: taskId, object: 'task', status: 'queued', estimated_credits: submission.estimatedCredits });
+        },
+      };
+    }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
   }));
 
   router.post('/v1/tasks/query', json, async (req, res) => {

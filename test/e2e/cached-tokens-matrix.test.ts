@@ -13,7 +13,7 @@
 import { Catalog } from '../../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
 import type { ModelPrices } from '../../src/catalog/model';
-import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import type { Protocol } from '../../src/ir/protocol';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { SseParser } from '../../src/protocols/shared/sse-parser';

@@ -2,7 +2,7 @@
  * POST /api/v1/dial/test (interface 4.9, issue 7): cookie auth only, a minimal real request through
  * the routing and translation path, never billed, per-stage results.
  */
-import { addUpstreamAccount, createConsoleUser, createGroup } from '../../src/db/seed';
+import { addUpstreamAccount, createConsoleUser, createGroup } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 

@@ -3,7 +3,7 @@
  * previous_response_id on a family-1 model, client disconnects, failover and cut streams.
  */
 import OpenAI from 'openai';
-import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 

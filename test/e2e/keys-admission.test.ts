@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { Agent, request } from 'undici';
-import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/db/seed';
+import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/process/seed';
 import type { Protocol } from '../../src/ir/protocol';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startBillingWorker, type BillingWorker } from '../../workers/billing-worker';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { startSimulator, type Simulator } from '../../scripts/provider-sim/server';
 import { createApp } from '../../src/app';
-import { bootstrap } from '../../src/db/bootstrap';
+import { bootstrap } from '../../src/process/bootstrap';
 import { createLogger } from '../../src/http/logger';
 import { createServices, type Services } from '../../src/services';
 import { createTestDependencies, type TestDependencies } from '../support/dependencies';

@@ -3,7 +3,7 @@
  * group serves the model; all cooling down (earliest return, Retry-After); all disabled; a mix;
  * all failed this request (each failure's class). Never an upstream URL or credential.
  */
-import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 

@@ -7,7 +7,7 @@
  * translated Chat/Responses target receives the session as `prompt_cache_key`.
  */
 import { runConversations } from '../../scripts/bench/affinity-conversations';
-import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 

@@ -11,7 +11,7 @@ import { startSimulator, type Simulator } from '../../scripts/provider-sim/serve
 import { computeTokenCost } from '../../src/billing/compute-cost';
 import { parseCatalogModel } from '../../src/catalog/catalog-model-schema';
 import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
-import { bootstrap } from '../../src/db/bootstrap';
+import { bootstrap } from '../../src/process/bootstrap';
 import { createTestDependencies, type TestDependencies } from '../support/dependencies';
 import { ensureBuilt, ROOT, startDistApi, type DistApi } from './dist-processes';
 

@@ -7,8 +7,8 @@
  * to the instance that did not take the submission.
  */
 import { startSimulator, type Simulator } from '../../scripts/provider-sim/server';
-import { bootstrap } from '../../src/db/bootstrap';
-import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/db/seed';
+import { bootstrap } from '../../src/process/bootstrap';
+import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { eventually, readTotals } from '../integration/billing/billing-fixtures';
 import { createTrafficKeys, planCalls, runTraffic, type CallResult, type TrafficKeys } from '../integration/billing/gateway-traffic';

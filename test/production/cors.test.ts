@@ -4,7 +4,7 @@
  * and nothing at all when no origin is configured (the default).
  */
 import { createConsoleSession, SESSION_COOKIE } from '../../src/auth/console-session';
-import { createConsoleUser } from '../../src/db/seed';
+import { createConsoleUser } from '../../src/process/seed';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(60_000);

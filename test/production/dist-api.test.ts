@@ -4,8 +4,8 @@
  * finish, flushes its usage event and exits 0 (the stream is billed once).
  */
 import { startSimulator, type Simulator } from '../../scripts/provider-sim/server';
-import { bootstrap } from '../../src/db/bootstrap';
-import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import { bootstrap } from '../../src/process/bootstrap';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { eventually } from '../integration/billing/billing-fixtures';
 import { createTestDependencies, type TestDependencies } from '../support/dependencies';

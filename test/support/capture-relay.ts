@@ -19,9 +19,10 @@ import { createLogger } from '../../src/http/logger';
 import { createMetrics } from '../../src/http/metrics';
 import type { Protocol } from '../../src/ir/protocol';
 import type { IrRequest } from '../../src/ir/request';
-import type { AdmissionTicket } from '../../src/limits/admission';
+import type { AdmittedCall } from '../../src/billing/run-paid-call';
 import type { GatewayAdmission } from '../../src/limits/create-admission';
-import { relayComplete, type AttemptOutcome } from '../../src/relay/relay-complete';
+import type { AttemptOutcome } from '../../src/relay/attempt-outcome';
+import { relayComplete } from '../../src/relay/relay-complete';
 import type { RelayPlan } from '../../src/relay/relay-plan';
 import type { RelayServices } from '../../src/relay/relay-services';
 import { relayStream } from '../../src/relay/relay-stream';
@@ -102,18 +103,12 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
       model: model.id, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'capture' }] }], tools: [], builtinTools: [],
       sampling: {}, stream: testCase.stream, includeUsage: testCase.includeUsage ?? true, store: false,
     };
-    const ticket: AdmissionTicket = {
-      requestId: 'req_capture',
-      headers: () => ({}),
-      heartbeat: async () => undefined,
-      settle: async () => ({}),
-      release: async () => { run.released = true; },
-    };
+    const admitted: AdmittedCall = { requestId: 'req_capture', headers: () => ({}), heartbeat: async () => undefined };
     const plan: RelayPlan = {
       protocol: testCase.protocol, requestId: 'req_capture', startedAt: 0, key: KEY, model, rawBody: {}, request, warnings: [],
       stream: testCase.stream,
       streamOptions: { model: model.id, includeUsage: request.includeUsage, sse: true, request, responseId: 'resp_capture' },
-      context, ticket, inputEstimate: 1, betaQuery: false, passThroughAllowed: true,
+      context, admitted, inputEstimate: 1, betaQuery: false, passThroughAllowed: true,
     };
     const call: PreparedUpstreamCall = {
       account: { id: 7, groupId: 1, name: 'capture', protocol: testCase.protocol, baseUrl: 'http://127.0.0.1:9', credential: 'x', models: ['*'], priority: 0, weight: 1 },
@@ -122,7 +117,7 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
     const services: RelayServices = {
       authenticator: { authenticate: async () => KEY, onInvalidated: () => () => undefined } satisfies KeyAuthenticator,
       admission: {} as GatewayAdmission,
-      usage: { record: async (event) => { run.usageEvents.push(event); } },
+      usage: { record: async () => undefined },
       upstreams: {} as UpstreamDirectory,
       upstreamClient: {} as UpstreamClient,
       responses: { save: async () => undefined, load: async () => ({ system: [], turns: [] }) },
@@ -130,8 +125,15 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
     const response: UpstreamResponse = { status: 200, headers: {}, body: upstreamBody(testCase.upstreamPieces) };
     const relay = testCase.stream ? relayStream : relayComplete;
     relay(plan, call, response, res, new AbortController(), () => false, deps, services).then(
-      (outcome) => {
+      async (outcome) => {
         run.outcome = outcome;
+        // The pipeline's part (runPaidCall): record the charge and deliver, or release.
+        if (outcome.kind === 'end' && outcome.ending.kind === 'settle') {
+          if (outcome.ending.charge.usage) run.usageEvents.push(outcome.ending.charge.usage);
+          await outcome.ending.deliver?.({});
+        } else if (outcome.kind === 'end') {
+          run.released = true;
+        }
         // A failure before the first byte is the attempt loop's to fail over; here it ends the test request.
         if (!res.headersSent) res.status(599).end();
         run.finished();

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSimulator, type Simulator } from '../../scripts/provider-sim/server';
 import { createApp } from '../../src/app';
-import { bootstrap } from '../../src/db/bootstrap';
+import { bootstrap } from '../../src/process/bootstrap';
 import type { Dependencies } from '../../src/dependencies';
 import { createRedis } from '../../src/redis/connection';
 import { createServices, type Services } from '../../src/services';

@@ -6,7 +6,7 @@ import type { FinishReason } from '../../ir/finish-reason';
 import { ZERO_USAGE, type Usage } from '../../ir/usage';
 import type { PassThroughMeter } from '../codec';
 import { SseParser } from '../shared/sse-parser';
-import { chatChunkSchema, chatCompletionSchema } from './chat-upstream-schema';
+import { chatChunkSchema, type ChatUpstreamUsage } from './chat-upstream-schema';
 import { convertChatUsage } from './convert-chat-usage';
 import { mapChatFinishReason } from './map-chat-finish-reason';
 
@@ -68,6 +68,7 @@ class StreamMeter implements PassThroughMeter {
   }
 }
 
+/** One JSON body: read without schema validation (the body goes out untouched; only billing reads it). */
 class BodyMeter implements PassThroughMeter {
   private text = '';
 
@@ -77,15 +78,21 @@ class BodyMeter implements PassThroughMeter {
 
   end(): { usage: Usage; finish: FinishReason | null; error: boolean } {
     const json = parseJson(this.text);
-    const parsed = chatCompletionSchema.safeParse(json);
-    if (json === undefined || hasError(json) || !parsed.success) return { usage: ZERO_USAGE, finish: null, error: true };
-    const choice = parsed.data.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+    if (!isRecord(json) || hasError(json) || !Array.isArray(json.choices)) return { usage: ZERO_USAGE, finish: null, error: true };
+    const choice: unknown = json.choices.find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0);
+    const finishRaw = isRecord(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
+    const message = isRecord(choice) && isRecord(choice.message) ? choice.message : undefined;
+    const toolCalls = Array.isArray(message?.tool_calls) ? message.tool_calls.length : 0;
     return {
-      usage: convertChatUsage(parsed.data.usage),
-      finish: choice ? mapChatFinishReason(choice.finish_reason, (choice.message?.tool_calls?.length ?? 0) > 0) : null,
+      usage: convertChatUsage(isRecord(json.usage) ? (json.usage as ChatUpstreamUsage) : undefined),
+      finish: finishRaw === undefined ? null : mapChatFinishReason(finishRaw, toolCalls > 0),
       error: false,
     };
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function createChatPassThroughMeter(stream: boolean): PassThroughMeter {

@@ -11,7 +11,7 @@ import { createManagementAuth } from '../../../src/auth/management-auth';
 import { applyLedgerEntry } from '../../../src/billing/ledger';
 import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
 import type { UsageEvent } from '../../../src/billing/usage-event';
-import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, topUp } from '../../../src/db/seed';
+import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, topUp } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { startMiniApp, type MiniApp } from '../../support/mini-app';

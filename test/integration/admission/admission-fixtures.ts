@@ -1,7 +1,7 @@
 /** Shared by the admission and keys integration tests: seeded accounts and keys, a movable clock. */
 import type { AuthenticatedKey } from '../../../src/auth/authenticated-key';
 import { loadAuthenticatedKeyById } from '../../../src/auth/load-authenticated-key';
-import { createAccount, createGroup, findGroupId, topUp, type Tier } from '../../../src/db/seed';
+import { createAccount, createGroup, findGroupId, topUp, type Tier } from '../../../src/process/seed';
 import type { Clock, Dependencies } from '../../../src/dependencies';
 import { insertApiKey, type NewApiKey } from '../../../src/keys/insert-api-key';
 

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import type { SecretCrypto } from '../../../src/auth/secret-crypto';
 import type { UsageEvent } from '../../../src/billing/usage-event';
-import { createAccount, createGroup, topUp } from '../../../src/db/seed';
+import { createAccount, createGroup, topUp } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 
 export interface BillingFixture {

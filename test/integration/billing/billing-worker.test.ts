@@ -1,14 +1,11 @@
 /**
  * Settlement on real Redis and PostgreSQL with the worker in this process: exactness, batching,
- * replays, poison events, and a Redis that loses its queued jobs.
+ * replays, poison events, and a Redis that loses its usage stream, entries or consumer group.
  */
-import { Queue } from 'bullmq';
-import { BILLING_QUEUE_NAME, USAGE_JOB_NAME } from '../../../src/billing/billing-queue';
 import { createUsageRecorder, type UsageRecorderHandle } from '../../../src/billing/create-usage-recorder';
 import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
 import type { UsageEvent } from '../../../src/billing/usage-event';
-import { createRedis } from '../../../src/redis/connection';
-import { startBillingWorker, type BillingWorker } from '../../../workers/billing-worker';
+import { BILLING_GROUP, startBillingWorker, type BillingWorker } from '../../../workers/billing-worker';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { createBillingFixture, creditsByKey, deleteKeysWithPrefix, eventually, readTotals, sumCredits, usageEvent, type BillingFixture } from './billing-fixtures';
 
@@ -27,6 +24,10 @@ describe('billing worker (in process)', () => {
     await deps.close();
   });
 
+  const stream = () => deps.redisKeys.usageStream();
+  /** The request ids of a stream's entries. */
+  const requestIdsIn = async (key: string) => (await deps.redis.xrange(key, '-', '+'))
+    .map(([, fields]) => (JSON.parse(fields[fields.indexOf('e') + 1] ?? '{}') as { requestId?: string }).requestId);
   const startWorker = async () => {
     worker = await startBillingWorker(deps, { concurrency: 25, lingerMs: 20, lockDurationMs: 5_000 });
   };
@@ -67,19 +68,15 @@ describe('billing worker (in process)', () => {
     }
   });
 
-  it('writes nothing for a replayed event, whatever the job id', async () => {
+  it('writes nothing for a replayed event, however often it is appended', async () => {
     const fixture = await createBillingFixture(deps.db, deps.crypto);
     const event = usageEvent(fixture);
     await recorder.record(event);
     await recorder.record(event);
     expect(await recorder.drain()).toBe(true);
-    // The same request id under another job id (e.g. its first job was removed): a no-op.
-    const connection = createRedis(deps.config.redisUrl, { forBullmq: true });
-    const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
-    const replay = await queue.add(USAGE_JOB_NAME, event, { jobId: `${event.requestId}-replay` });
-    await eventually('replay to finish', async () => (await queue.getJob(String(replay.id)))?.returnvalue, (value) => value === 'duplicate');
-    await queue.close();
-    connection.disconnect();
+    // The same event appended again (e.g. a recorder that took it for lost): a no-op.
+    const replay = await deps.redis.xadd(stream(), '*', 'e', JSON.stringify(event));
+    await eventually('replay to be consumed', () => deps.redis.xrange(stream(), replay!, replay!), (entries) => entries.length === 0);
     await expectExact(fixture, [event]);
     // And directly: the second settlement reports the row as not written.
     expect(await settleUsageEvents(deps.db, [event, event])).toEqual([
@@ -94,53 +91,44 @@ describe('billing worker (in process)', () => {
     const malformed = { ...usageEvent(fixture), credits: -5 };
     await Promise.all([...good, orphan, malformed].map((event) => recorder.record(event)));
     await eventually('good events written', () => readTotals(deps.db, fixture.accountId), (totals) => totals.rows === good.length);
-    const connection = createRedis(deps.config.redisUrl, { forBullmq: true });
-    const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
-    for (const bad of [orphan, malformed]) {
-      await eventually(`${bad.requestId} failed`, () => queue.getJobState(bad.requestId), (state) => state === 'failed');
-      const job = await queue.getJob(bad.requestId);
-      // Failed at once (unrecoverable), not after twelve backed-off attempts.
-      expect(job?.attemptsMade).toBe(1);
-    }
-    expect((await queue.getJob(malformed.requestId))?.failedReason).toMatch(/credits/);
-    await queue.close();
-    connection.disconnect();
+    // Both set aside at once in the dead-letter stream, not retried for ever; the stream is empty.
+    await eventually('bad events dead-lettered', () => requestIdsIn(deps.redisKeys.usageDeadLetters()),
+      (ids) => ids.includes(orphan.requestId) && ids.includes(malformed.requestId));
+    await eventually('usage stream emptied', () => deps.redis.xlen(stream()), (length) => length === 0);
     await expectExact(fixture, good);
   });
 
-  it('enqueues again a job Redis lost only part of (its payload, or its place in the queue)', async () => {
+  it('appends again an entry Redis lost, and creates the consumer group again when Redis lost it', async () => {
     await stopWorker();
     const fixture = await createBillingFixture(deps.db, deps.crypto);
-    const [payloadLost, unlisted] = [usageEvent(fixture), usageEvent(fixture)];
-    await Promise.all([recorder.record(payloadLost), recorder.record(unlisted)]);
+    const [lost, kept] = [usageEvent(fixture), usageEvent(fixture)];
+    await Promise.all([recorder.record(lost), recorder.record(kept)]);
     expect(await recorder.flush()).toBe(true);
-    const bull = `${deps.redisKeys.bullPrefix()}:${BILLING_QUEUE_NAME}`;
-    // The job's hash is gone but its id still waits: the worker finds no payload and fails it.
-    expect(await deps.redis.del(`${bull}:${payloadLost.requestId}`)).toBe(1);
-    // The job's hash is there but it waits nowhere: its id blocks a plain re-enqueue.
-    expect(await deps.redis.lrem(`${bull}:wait`, 0, unlisted.requestId)).toBe(1);
+    const entries = await deps.redis.xrange(stream(), '-', '+');
+    const lostEntry = entries.find(([, fields]) => fields.includes(JSON.stringify(lost)));
+    expect(await deps.redis.xdel(stream(), lostEntry![0])).toBe(1);
     await startWorker();
+    // The group vanishes under a running worker (NOGROUP): it is created again.
+    expect(await deps.redis.xgroup('DESTROY', stream(), BILLING_GROUP)).toBe(1);
+    const later = Array.from({ length: 5 }, () => usageEvent(fixture));
+    await Promise.all(later.map((event) => recorder.record(event)));
     expect(await recorder.drain(30_000)).toBe(true);
-    await expectExact(fixture, [payloadLost, unlisted]);
+    await expectExact(fixture, [lost, kept, ...later]);
   });
 
-  it('loses nothing when Redis loses the queued jobs: the API copy is enqueued again', async () => {
+  it('loses nothing when Redis loses the usage stream: the API copy is appended again', async () => {
     await stopWorker();
     const fixture = await createBillingFixture(deps.db, deps.crypto);
     const events = Array.from({ length: 60 }, () => usageEvent(fixture));
     await Promise.all(events.map((event) => recorder.record(event)));
     expect(await recorder.flush()).toBe(true);
-    const connection = createRedis(deps.config.redisUrl, { forBullmq: true });
-    const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
-    expect(await queue.getJobState(events[0]!.requestId)).toBe('waiting');
+    expect(await requestIdsIn(stream())).toEqual(expect.arrayContaining([events[0]!.requestId]));
     // The flush: every key of this test's prefix (the shared test Redis serves other tests too).
     await deleteKeysWithPrefix(deps.redis, deps.redisKeys.prefix);
-    expect(await queue.getJobState(events[0]!.requestId)).toBe('unknown');
+    expect(await deps.redis.exists(stream())).toBe(0);
     await startWorker();
     expect(recorder.stats().pending).toBeGreaterThanOrEqual(events.length);
     expect(await recorder.drain(30_000)).toBe(true);
-    await queue.close();
-    connection.disconnect();
     await expectExact(fixture, events);
   });
 });

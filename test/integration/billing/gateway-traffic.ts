@@ -6,7 +6,7 @@
  */
 import { computeTokenCost } from '../../../src/billing/compute-cost';
 import type { Catalog } from '../../../src/catalog/catalog';
-import { addUpstreamAccount, createGroup } from '../../../src/db/seed';
+import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import type { Protocol } from '../../../src/ir/protocol';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import type { TestGateway } from '../../support/gateway';

@@ -1,15 +1,13 @@
 /**
  * Redis flushed in the middle of traffic, on real Redis and PostgreSQL with the real admission
- * scripts: nothing is lost (the API copies re-enqueue the lost billing jobs), and the reconciler
+ * scripts: nothing is lost (the API copies append the lost usage events again), and the reconciler
  * restores the counters (wallet cache, lifetime spend, spend windows) from the ledger, plus the
- * charges still in the queue.
+ * charges still in the usage stream.
  */
 import { randomBytes } from 'node:crypto';
-import { Queue } from 'bullmq';
-import { BILLING_QUEUE_NAME } from '../../../src/billing/billing-queue';
-import { createRedis } from '../../../src/redis/connection';
 import type { AuthenticatedKey } from '../../../src/auth/authenticated-key';
 import { loadAuthenticatedKeyById } from '../../../src/auth/load-authenticated-key';
+import { chargeCall } from '../../../src/billing/charge-call';
 import { createUsageRecorder, type UsageRecorderHandle } from '../../../src/billing/create-usage-recorder';
 import type { UsageEvent } from '../../../src/billing/usage-event';
 import { createAdmission, type GatewayAdmission } from '../../../src/limits/create-admission';
@@ -44,15 +42,14 @@ describe('reconciler', () => {
     return key;
   };
 
-  /** What the relay does for one successful request: admit, settle the actual cost, record the event. */
+  /** What the relay does for one successful request: admit, then charge (counters settled and event appended in one script). */
   const admit = async (fixture: BillingFixture, key: AuthenticatedKey, credits: number) => {
     const event: UsageEvent = usageEvent(fixture, { apiKeyId: key.keyId, credits, requestId: `req_${randomBytes(12).toString('hex')}` });
     const ticket = await admission.admit({ key, clientIp: '127.0.0.1', requestId: event.requestId, reserveCredits: credits * 2, takesLease: true });
     return {
       event,
       async finish() {
-        await ticket.settle(credits);
-        void recorder.record(event);
+        await chargeCall(ticket, recorder, { credits, usage: event });
         return event;
       },
     };
@@ -157,12 +154,8 @@ describe('reconciler', () => {
     const queued = await traffic(fixture, keys, 20);
     expect(await recorder.flush()).toBe(true);
     await deleteKeysWithPrefix(deps.redis, deps.redisKeys.prefix);
-    // The recorder notices the lost jobs and enqueues them again before the reconciler looks.
-    const connection = createRedis(deps.config.redisUrl, { forBullmq: true });
-    const queue = new Queue(BILLING_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
-    await eventually('lost jobs re-enqueued', () => queue.getJobCounts('waiting'), (counts) => counts.waiting === queued.length);
-    await queue.close();
-    connection.disconnect();
+    // The recorder notices the lost events and appends them again before the reconciler looks.
+    await eventually('lost events appended again', () => deps.redis.xlen(deps.redisKeys.usageStream()), (length) => length === queued.length);
     const missing = await redisFigures(fixture);
     expect(missing.wallet).toBeNull();
 

@@ -1,5 +1,5 @@
 import { topUpAccount } from '../../../src/billing/top-up-account';
-import { createAccount, createGroup } from '../../../src/db/seed';
+import { createAccount, createGroup } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { createKeyAuthenticator } from '../../../src/auth/create-key-authenticator';
 import { createAdmission } from '../../../src/limits/create-admission';

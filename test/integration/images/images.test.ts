@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { startBillingWorker } from '../../../workers/billing-worker';
 import { encodeMultipart } from '../../../src/images/encode-multipart';
-import { createGroup } from '../../../src/db/seed';
+import { createGroup } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { startTaskHarness, type TaskHarness } from '../tasks/task-harness';
 

@@ -1,5 +1,5 @@
 /** Console login, session, logout, CSRF and login throttling. */
-import { createConsoleUser } from '../../../src/db/seed';
+import { createConsoleUser } from '../../../src/process/seed';
 import { hashSessionToken } from '../../../src/auth/console-session';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { seedKey, type SeededKey } from '../admission/admission-fixtures';

@@ -1,5 +1,5 @@
 /** Account B can never see or touch account A's keys: every operation answers 404, and A's key is unchanged. */
-import { createConsoleUser } from '../../../src/db/seed';
+import { createConsoleUser } from '../../../src/process/seed';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { seedKey, type SeededKey } from '../admission/admission-fixtures';
 import { callJson, startGatewayInstance, type GatewayInstance } from './gateway-instance';

@@ -1,5 +1,5 @@
 /** Key management over HTTP: every field and default of interface 2.1, masking, reveal, statuses, validation. */
-import { createConsoleUser, createGroup } from '../../../src/db/seed';
+import { createConsoleUser, createGroup } from '../../../src/process/seed';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { seedKey, type SeededKey } from '../admission/admission-fixtures';
 import { callJson, startGatewayInstance, type GatewayInstance } from './gateway-instance';

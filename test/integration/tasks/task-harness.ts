@@ -8,7 +8,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../scripts/provider-sim/server';
-import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../../src/db/seed';
+import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { SseParser, type SseEvent } from '../../../src/protocols/shared/sse-parser';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';

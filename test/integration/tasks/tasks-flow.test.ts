@@ -1,5 +1,5 @@
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
-import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../../src/db/seed';
+import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { readTaskStream, startTaskHarness, type ChildHandle, type TaskHarness } from './task-harness';
 

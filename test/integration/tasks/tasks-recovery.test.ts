@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
-import { addUpstreamAccount, createGroup } from '../../../src/db/seed';
+import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { createRedis } from '../../../src/redis/connection';
 import { TASK_QUEUE_NAME } from '../../../src/tasks/task-queue';

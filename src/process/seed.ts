@@ -2,15 +2,15 @@
  * Operator primitives shared by the admin CLI, the first-start bootstrap and tests:
  * accounts, top-ups, groups, upstream accounts, console users.
  */
-import { scrypt as scryptCallback, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
-import { applyLedgerEntry } from '../billing/ledger';
-import { inTransaction } from './transaction';
+import { hashPassword } from '../auth/hash-password';
 import type { Protocol } from '../ir/protocol';
 
-const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+// The primitives that live with their owners, offered here too for the CLI, bootstrap and tests.
+export { hashPassword } from '../auth/hash-password';
+export { topUp } from '../billing/top-up';
+export { findGroupId } from '../keys/find-group-id';
 
 export type Tier = 'free' | 'pro' | 'max' | 'enterprise';
 
@@ -22,24 +22,10 @@ export async function createAccount(db: Pool, input: { name: string; tier: Tier;
   return result.rows[0].id;
 }
 
-/** Adds credits through the ledger; returns the balance after. */
-export async function topUp(db: Pool, accountId: number, credits: number, reference: string | null = null, description = 'top-up'): Promise<number> {
-  const result = await inTransaction(db, (client) => applyLedgerEntry(client, { accountId, kind: 'topup', amountCredits: credits, reference, description }));
-  return result.balanceAfter;
-}
-
 export async function createGroup(db: Pool, input: { name: string; family?: string | null }): Promise<number> {
   const result = await db.query<{ id: number }>(
     'INSERT INTO routing_groups (name, family) VALUES ($1, $2) RETURNING id', [input.name, input.family ?? null]);
   return result.rows[0].id;
-}
-
-export async function findGroupId(db: Pool, idOrName: string | number): Promise<number | undefined> {
-  const asNumber = typeof idOrName === 'number' ? idOrName : /^\d+$/.test(idOrName) ? Number(idOrName) : undefined;
-  const result = asNumber !== undefined
-    ? await db.query<{ id: number }>('SELECT id FROM routing_groups WHERE id = $1', [asNumber])
-    : await db.query<{ id: number }>('SELECT id FROM routing_groups WHERE name = $1', [idOrName]);
-  return result.rows[0]?.id;
 }
 
 export async function addUpstreamAccount(db: Pool, crypto: SecretCrypto, input: {
@@ -52,12 +38,6 @@ export async function addUpstreamAccount(db: Pool, crypto: SecretCrypto, input: 
       crypto.encrypt(input.apiKey), input.models, input.priority ?? 0, input.weight ?? 1],
   );
   return result.rows[0].id;
-}
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, 64);
-  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
 export async function createConsoleUser(db: Pool, input: { accountId: number; email: string; password: string }): Promise<number> {

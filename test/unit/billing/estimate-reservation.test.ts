@@ -1,6 +1,6 @@
 import { DEFAULT_CATALOG } from '../../../src/catalog/default-catalog';
 import type { CatalogModel } from '../../../src/catalog/model';
-import { estimateInputTokens, estimateReservationCredits } from '../../../src/limits/estimate-reservation';
+import { estimateInputTokens, estimateReservationCredits } from '../../../src/billing/estimate-reservation';
 
 const model: CatalogModel = { ...DEFAULT_CATALOG[0], contextWindow: 1_000, maxOutputTokens: 8_000, prices: { inputPerMillion: 3_000_000, outputPerMillion: 15_000_000 } };
 

@@ -8,7 +8,7 @@
  * estimate covers the actual cost).
  */
 import type { CatalogModel } from '../catalog/model';
-import { computeTokenCost } from '../billing/compute-cost';
+import { computeTokenCost } from './compute-cost';
 
 const BYTES_PER_TOKEN = 4;
 
