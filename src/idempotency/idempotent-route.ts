@@ -13,7 +13,7 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { locals } from '../http/request-context';
 import { createIdempotencyStore, type IdempotencyRecord, type IdempotencyStore } from './idempotency-store';
-import { requestFingerprint } from './request-fingerprint';
+import { requestFingerprint, type BinaryContent } from './request-fingerprint';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -27,6 +27,8 @@ export type WhileRunning = 'wait' | 'conflict';
 export interface IdempotentRouteOptions {
   authenticate(req: Request): Promise<AuthenticatedKey>;
   peekHeaders(key: AuthenticatedKey): Promise<Record<string, string>>;
+  /** How the route reads a binary (multipart) body for comparison; its bytes by default. */
+  binaryContent?: BinaryContent;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -105,7 +107,7 @@ export function createIdempotentRoute(deps: Dependencies, options: IdempotentRou
       const value = headerValue(req);
       if (value === undefined) return handler(req, res);
       const key = await options.authenticate(req);
-      const fingerprint = await requestFingerprint(req.path, req.body, req.headers['content-type'] ?? '');
+      const fingerprint = await requestFingerprint(req.path, req.body, req.headers['content-type'] ?? '', options.binaryContent);
       for (;;) {
         const claim = await store.claim(key.keyId, value, fingerprint);
         if (claim.claimed) return runClaimed(handler, req, res, key.keyId, value, { ...claim, fingerprint });

@@ -11,6 +11,7 @@ import type { UsageEvent } from '../billing/usage-event';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { jsonBody } from '../http/json-body';
+import { imageEditContent } from './image-edit-content';
 import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
@@ -31,7 +32,7 @@ function objectKeyPrefix(now: number, requestId: string): string {
 export function createImagesRouter(deps: Dependencies, services: MediaServices): Router {
   const router = Router();
   const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
-  const idempotent = createIdempotentRoute(deps, { authenticate: (req) => caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key) }); // issue 17
+  const idempotent = createIdempotentRoute(deps, { authenticate: (req) => caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key), binaryContent: imageEditContent }); // issue 17
   const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
   const upstreamContext = { config: deps.config, metrics: deps.metrics, logger: deps.logger, upstreams: services.upstreams, upstreamClient: services.upstreamClient };
 

@@ -1,4 +1,5 @@
 import { encodeMultipart } from '../../../src/images/encode-multipart';
+import { imageEditContent } from '../../../src/images/image-edit-content';
 import { requestFingerprint } from '../../../src/idempotency/request-fingerprint';
 
 // The smallest PNG header the edit form's type sniffing accepts.
@@ -23,11 +24,11 @@ describe('requestFingerprint', () => {
     const first = editForm('make it blue');
     const retry = editForm('make it blue');
     expect(first.contentType).not.toBe(retry.contentType);
-    const fingerprint = await requestFingerprint('/v1/images/edits', first.body, first.contentType);
-    expect(await requestFingerprint('/v1/images/edits', retry.body, retry.contentType)).toBe(fingerprint);
+    const fingerprint = await requestFingerprint('/v1/images/edits', first.body, first.contentType, imageEditContent);
+    expect(await requestFingerprint('/v1/images/edits', retry.body, retry.contentType, imageEditContent)).toBe(fingerprint);
     const other = editForm('make it red');
-    expect(await requestFingerprint('/v1/images/edits', other.body, other.contentType)).not.toBe(fingerprint);
+    expect(await requestFingerprint('/v1/images/edits', other.body, other.contentType, imageEditContent)).not.toBe(fingerprint);
     const otherImage = editForm('make it blue', Buffer.concat([PNG, Buffer.from([7])]));
-    expect(await requestFingerprint('/v1/images/edits', otherImage.body, otherImage.contentType)).not.toBe(fingerprint);
+    expect(await requestFingerprint('/v1/images/edits', otherImage.body, otherImage.contentType, imageEditContent)).not.toBe(fingerprint);
   });
 });
