@@ -19,11 +19,11 @@ async function keySecret(keyId: number): Promise<string> {
   return (await get<{ key: string }>(`/api/v1/keys/${keyId}/reveal`)).key;
 }
 
-async function taskCall(path: string, keyId: number, body: unknown): Promise<Task> {
+async function taskCall<T = Task>(path: string, keyId: number, body: unknown): Promise<T> {
   const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': await keySecret(keyId) }, body: JSON.stringify(body), credentials: 'omit' });
   const parsed: unknown = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(`${response.status}: ${errorMessage(parsed, response.status).message}`);
-  return parsed as Task;
+  return parsed as T;
 }
 
 export function Tasks() {
@@ -66,8 +66,9 @@ export function Tasks() {
       const body = chosenModel.kind === 'video'
         ? { model: chosenModel.id, prompt, duration_seconds: Number(duration) }
         : { model: chosenModel.id, prompts: prompt.split('\n').map((line) => line.trim()).filter(Boolean) };
-      const submitted = await taskCall('/v1/tasks/submit', chosenKey.id, body);
-      setTask(submitted);
+      // The submit answer is short (id, status, estimate); the stream's first event carries the whole task.
+      const submitted = await taskCall<Pick<Task, 'task_id' | 'status' | 'estimated_credits'>>('/v1/tasks/submit', chosenKey.id, body);
+      setTask({ progress: 0, result: null, error: null, actual_credits: null, kind: '', model: chosenModel.id, ...submitted });
       await follow(submitted.task_id, chosenKey.id);
     } catch (caught) {
       if (!(caught instanceof DOMException && caught.name === 'AbortError')) setError(caught);
@@ -109,8 +110,8 @@ export function Tasks() {
       {task && (
         <section aria-labelledby="task-title">
           <h2 id="task-title">Task <code>{task.task_id}</code></h2>
-          <p role="status">Status: <strong data-testid="task-status">{task.status}</strong> · {task.progress}%
-            {' '}· estimated {task.estimated_credits.toLocaleString('en-US')} credits{task.actual_credits !== null ? ` · charged ${task.actual_credits.toLocaleString('en-US')} credits` : ''}</p>
+          <p role="status">Status: <strong data-testid="task-status">{task.status}</strong> · {task.progress ?? 0}%
+            {' '}· estimated {task.estimated_credits.toLocaleString('en-US')} credits{typeof task.actual_credits === 'number' ? ` · charged ${task.actual_credits.toLocaleString('en-US')} credits` : ''}</p>
           <progress max={100} value={task.progress} aria-label="Task progress" />
           {task.error && <p className="error">{task.error.code}: {task.error.message}</p>}
           {task.result?.items.map((item) => item.content_type.startsWith('video/')
