@@ -10,16 +10,14 @@ import { GatewayError } from '../errors/gateway-error';
 
 export function createRequireOperator(deps: Dependencies): RequestHandler {
   const requireSession = createRequireSession(deps);
-  return (req, res, next) => {
-    requireSession(req, res, (error?: unknown) => {
-      if (error) return next(error);
-      const { userId } = managementPrincipal(res);
-      deps.db.query<{ role: string }>('SELECT role FROM console_users WHERE id = $1', [userId])
-        .then((result) => {
-          if (result.rows[0]?.role !== 'operator') throw new GatewayError('permission', 'this console user is not an operator');
-          next();
-        })
-        .catch(next);
+  return async (req, res, next) => {
+    // The session middleware either calls back or rejects (no session, bad CSRF token).
+    await new Promise<void>((resolve, reject) => {
+      Promise.resolve(requireSession(req, res, (error?: unknown) => (error ? reject(error) : resolve()))).catch(reject);
     });
+    const { userId } = managementPrincipal(res);
+    const result = await deps.db.query<{ role: string }>('SELECT role FROM console_users WHERE id = $1', [userId]);
+    if (result.rows[0]?.role !== 'operator') throw new GatewayError('permission', 'this console user is not an operator');
+    next();
   };
 }
