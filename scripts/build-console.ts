@@ -1,11 +1,11 @@
 /**
  * Builds the web console (`console/src`, React + Chart.js) with esbuild into `console/dist`: content-
  * hashed JS and CSS under `assets/` and an `index.html` naming them. `npm run build:console` always
- * builds; `npm start` calls `ensureConsoleBuilt()`, which rebuilds only when the sources changed
- * since the last build (a hash of every source file, stored beside the output).
+ * builds; `npm start` calls `ensureConsoleBuilt()`, which rebuilds only when a file the last build
+ * read changed (their hash and list are stored beside the output).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -13,26 +13,23 @@ const ROOT = path.resolve(__dirname, '..');
 const SOURCE_DIR = path.join(ROOT, 'console');
 // Beside its sources, not in the root `dist/` (the server build's output).
 const OUT_DIR = path.join(SOURCE_DIR, 'dist');
-const STAMP = path.join(OUT_DIR, 'build-stamp.txt');
+const STAMP = path.join(OUT_DIR, 'build-stamp.json');
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const full = path.join(directory, name);
-    return statSync(full).isDirectory() ? sourceFiles(full) : [full];
-  }).sort();
-}
-
-/** A hash of the console sources, this script and the locked dependency versions. */
-function sourceHash(): string {
+/**
+ * A hash of what the last build read: its own input files (the console's sources and the server
+ * modules it shares, e.g. the CIDR parser), the page template, this script and the lock file.
+ */
+function sourceHash(inputs: string[]): string {
   const hash = createHash('sha256');
-  for (const file of [...sourceFiles(path.join(SOURCE_DIR, 'src')), path.join(SOURCE_DIR, 'index.html'), __filename, path.join(ROOT, 'package-lock.json')]) {
-    hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of [...inputs, path.join(SOURCE_DIR, 'index.html'), __filename, path.join(ROOT, 'package-lock.json')]) {
+    hash.update(path.relative(ROOT, file)).update('\0').update(existsSync(file) ? readFileSync(file) : 'missing').update('\0');
   }
   return hash.digest('hex');
 }
 
+interface Stamp { hash: string; inputs: string[] }
+
 export async function buildConsole(): Promise<void> {
-  const hash = sourceHash();
   rmSync(OUT_DIR, { recursive: true, force: true });
   mkdirSync(OUT_DIR, { recursive: true });
   const result = await build({
@@ -60,12 +57,24 @@ export async function buildConsole(): Promise<void> {
     .replace('<!--styles-->', style ? `<link rel="stylesheet" href="/console/assets/${style}">` : '')
     .replace('<!--scripts-->', `<script type="module" src="/console/assets/${script}"></script>`);
   writeFileSync(path.join(OUT_DIR, 'index.html'), html);
-  writeFileSync(STAMP, hash);
+  // esbuild names inputs relative to the working directory; node_modules are covered by the lock file.
+  const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules')).map((file) => path.resolve(file)).sort();
+  const stamp: Stamp = { hash: sourceHash(inputs), inputs };
+  writeFileSync(STAMP, JSON.stringify(stamp));
+}
+
+function readStamp(): Stamp | undefined {
+  try {
+    return JSON.parse(readFileSync(STAMP, 'utf8')) as Stamp;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function ensureConsoleBuilt(): Promise<'built' | 'fresh'> {
-  const current = existsSync(STAMP) ? readFileSync(STAMP, 'utf8') : '';
-  if (current === sourceHash() && existsSync(path.join(OUT_DIR, 'index.html'))) return 'fresh';
+  const stamp = readStamp();
+  // A new source file changes an existing one (its importer), so the old input list is enough.
+  if (stamp && stamp.hash === sourceHash(stamp.inputs) && existsSync(path.join(OUT_DIR, 'index.html'))) return 'fresh';
   await buildConsole();
   return 'built';
 }

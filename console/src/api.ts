@@ -73,3 +73,11 @@ export interface Model {
   input_modalities: string[]; output_modalities: string[]; protocols: string[]; groups: string[];
   pricing: Record<string, number | Record<string, number> | string | undefined>;
 }
+
+// The server's own list (a pure module), so the console cannot drift from it.
+export { PROTOCOLS } from '../../src/ir/protocol';
+
+/** A key's plaintext, for the playground's and the tasks page's own calls only: never rendered. */
+export async function keySecret(keyId: number): Promise<string> {
+  return (await get<{ key: string }>(`/api/v1/keys/${keyId}/reveal`)).key;
+}

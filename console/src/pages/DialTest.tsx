@@ -1,10 +1,9 @@
 /** Dial test: does this key, its group, a model and a protocol line up? Stage by stage; never billed. */
 import { useState, type FormEvent } from 'react';
-import { api, get, type ApiKey, type Model, type Page } from '../api';
+import { api, get, PROTOCOLS, type ApiKey, type Model, type Page } from '../api';
 import { ErrorNote, useLoad } from '../components';
 
 interface Stage { stage: string; ok: boolean; detail: string; status?: number; latency_ms?: number }
-const PROTOCOLS = ['messages', 'responses', 'chat', 'generate-content'];
 
 export function DialTest() {
   const keys = useLoad(() => get<Page<ApiKey>>('/api/v1/keys'));

@@ -1,12 +1,11 @@
 /** Operator: routing groups and their upstream accounts: add, edit priority/weight/models, disable, test reachability. */
 import { useState, type FormEvent } from 'react';
-import { api, get, type Page } from '../api';
+import { api, get, PROTOCOLS, type Page } from '../api';
 import { ErrorNote, useLoad } from '../components';
 import { dateTime } from '../format';
 
 interface Group { id: number; name: string; family: string | null; upstreams: number; keys: number }
 interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null }
-const PROTOCOLS = ['messages', 'responses', 'chat', 'generate-content'];
 const EMPTY = { group_id: '', name: '', protocol: 'chat', base_url: '', api_key: '', models: '*', priority: '0', weight: '1' };
 
 export function OperatorUpstreams() {

@@ -19,6 +19,8 @@ const METRICS: Array<{ value: Metric; label: string }> = [
   { value: 'cost', label: 'Spend (USD)' }, { value: 'requests', label: 'Requests' }, { value: 'total_tokens', label: 'Tokens' },
 ];
 
+const requests = (n: number) => `${count(n)} ${n === 1 ? 'request' : 'requests'}`;
+
 function days(from: string, n: number): string[] {
   const start = new Date(from).getTime();
   return Array.from({ length: n }, (_, i) => new Date(start + i * 86_400_000).toISOString().slice(0, 10));
@@ -48,7 +50,10 @@ export function Overview() {
           data: labels.map((day) => points.filter((p) => p.day === day && name(p) === n).reduce((sum, p) => sum + p[metric], 0)),
         })),
       },
-      options: { scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } }, plugins: { legend: { position: 'bottom' } } },
+      options: {
+        scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { callback: (value) => (metric === 'cost' ? usd(Number(value)) : count(Number(value))) } } },
+        plugins: { legend: { position: 'bottom' } },
+      },
     };
     const rows = points.map((p) => [p.day, name(p), metric === 'cost' ? usd(p.cost) : count(p[metric])]);
     return { config, rows };
@@ -64,9 +69,9 @@ export function Overview() {
           {a?.organization && <small>Organization wallet: {a.organization.name}</small>}
           {a && a.held > 0 && <small>{usd(a.held)} held by running tasks</small>}
         </div>
-        <div className="card"><h2>Spend today</h2><p className="figure" data-testid="spend-today">{t ? usd(t.today.cost) : '…'}</p><small>{t ? `${count(t.today.requests)} requests` : ''}</small></div>
-        <div className="card"><h2>Last 7 days</h2><p className="figure">{t ? usd(t.last_7d.cost) : '…'}</p><small>{t ? `${count(t.last_7d.requests)} requests` : ''}</small></div>
-        <div className="card"><h2>Last 30 days</h2><p className="figure">{t ? usd(t.last_30d.cost) : '…'}</p><small>{t ? `${count(t.last_30d.requests)} requests` : ''}</small></div>
+        <div className="card"><h2>Spend today</h2><p className="figure" data-testid="spend-today">{t ? usd(t.today.cost) : '…'}</p><small>{t ? requests(t.today.requests) : ''}</small></div>
+        <div className="card"><h2>Last 7 days</h2><p className="figure">{t ? usd(t.last_7d.cost) : '…'}</p><small>{t ? requests(t.last_7d.requests) : ''}</small></div>
+        <div className="card"><h2>Last 30 days</h2><p className="figure">{t ? usd(t.last_30d.cost) : '…'}</p><small>{t ? requests(t.last_30d.requests) : ''}</small></div>
         {a && <div className="card"><h2>Plan</h2><p className="figure">{a.tier}</p><small>{a.concurrency_cap} concurrent requests</small></div>}
       </section>
 

@@ -3,8 +3,7 @@
  * The key's secret is fetched (reveal) only for the call and never put on the page.
  */
 import { useRef, useState, type FormEvent } from 'react';
-import { get, type ApiKey, type Model, type Page, type UsageRow } from '../api';
-import { errorMessage } from '../api';
+import { errorMessage, get, keySecret, type ApiKey, type Model, type Page, type UsageRow } from '../api';
 import { ErrorNote, useLoad } from '../components';
 import { usd } from '../format';
 import { readSse } from '../sse';
@@ -71,7 +70,7 @@ export function Playground() {
       const input: PlaygroundInput = { model: chosenModel.id, prompt };
       if (image) input.image = await readImage(image);
       if (useTool) input.tool = JSON.parse(tool) as PlaygroundInput['tool'];
-      const secret = (await get<{ key: string }>(`/api/v1/keys/${chosenKey.id}/reveal`)).key;
+      const secret = await keySecret(chosenKey.id);
       const call = protocolCall(chosenProtocol, input, secret);
       const response = await fetch(call.url, { method: 'POST', headers: call.headers, body: JSON.stringify(call.body), signal: controller.signal, credentials: 'omit' });
       setHeaders(SHOWN_HEADERS.map((name) => [name, response.headers.get(name) ?? '']).filter(([, value]) => value) as Array<[string, string]>);

@@ -3,8 +3,7 @@
  * see the result (video player, images), cancel. The key's secret is used for the calls only.
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { get, type ApiKey, type Model, type Page } from '../api';
-import { errorMessage } from '../api';
+import { errorMessage, get, keySecret, type ApiKey, type Model, type Page } from '../api';
 import { ErrorNote, useLoad } from '../components';
 import { readSse } from '../sse';
 
@@ -14,10 +13,6 @@ interface Task {
 }
 
 const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
-
-async function keySecret(keyId: number): Promise<string> {
-  return (await get<{ key: string }>(`/api/v1/keys/${keyId}/reveal`)).key;
-}
 
 async function taskCall<T = Task>(path: string, keyId: number, body: unknown): Promise<T> {
   const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': await keySecret(keyId) }, body: JSON.stringify(body), credentials: 'omit' });

@@ -1,12 +1,11 @@
 /** Usage rows with filters (key, model, protocol, status, time), cursor paging and CSV export of the filtered rows. */
 import { useState } from 'react';
-import { get, type ApiKey, type Page, type UsageRow } from '../api';
+import { get, PROTOCOLS, type ApiKey, type Page, type UsageRow } from '../api';
 import { ErrorNote, useLoad } from '../components';
 import { count, dateTime, latencyMs, usd } from '../format';
 
 interface Filters { api_key_id: string; model: string; protocol: string; status: string; from: string; to: string }
 const EMPTY: Filters = { api_key_id: '', model: '', protocol: '', status: '', from: '', to: '' };
-const PROTOCOLS = ['messages', 'responses', 'chat', 'generate-content'];
 
 function query(filters: Filters, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
