@@ -37,7 +37,8 @@ export interface ConsoleWorld {
 }
 
 export async function startConsoleWorld(): Promise<ConsoleWorld> {
-  const gateway = await startTestGateway({ s3: true });
+  // Video operations take a few seconds, so the tasks page can be seen following one and cancelling one.
+  const gateway = await startTestGateway({ s3: true, simulator: { videoMs: 3_000 } });
   await gateway.deps.storage.ensureBucket();
   const member = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: MEMBER.email, password: MEMBER.password });
   const operator = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: OPERATOR.email, password: OPERATOR.password });

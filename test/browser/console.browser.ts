@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { eventually, MEMBER, OPERATOR, startConsoleWorld, type ConsoleWorld } from './console-harness';
 
 const FULL_SECRET = /sk-svc-[A-Za-z0-9_-]{24,}/g;
+const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 let world: ConsoleWorld;
 let page: Page;
@@ -217,6 +218,19 @@ describe('the console', () => {
     expect(answer.length).toBeGreaterThan(0);
   });
 
+  it('Playground: an image reaches the upstream (Chat Completions in, Messages out)', async () => {
+    await page.getByLabel('Offer a tool').uncheck();
+    await page.getByLabel('Model').selectOption('claude-sonnet-4-5');
+    await page.getByLabel('Protocol').selectOption('chat');
+    await page.getByLabel('Prompt').fill('What is in this picture?');
+    await page.getByLabel('Image (optional)').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(ONE_PIXEL_PNG, 'base64') });
+    world.gateway.sim.clearRequests();
+    await page.getByRole('button', { name: 'Send (billed)' }).click();
+    await page.getByTestId('pg-done').waitFor({ timeout: 30_000 });
+    const upstream = world.gateway.sim.requests.find((request) => request.model === 'claude-sonnet-4-5');
+    expect(JSON.stringify(upstream?.body)).toContain(ONE_PIXEL_PNG);
+  });
+
   it('Dial test: every stage passes for a key in the default group', async () => {
     await world.go(page, '/dial', 'Dial test');
     await page.getByLabel('Key').selectOption(String(createdKey.id));
@@ -254,6 +268,14 @@ describe('the console', () => {
     expect(events).toContain('succeeded');
     await expectNoSecret(page);
     await world.shot(page, '08-tasks');
+  });
+
+  it('Tasks: cancels a running video task', async () => {
+    await page.getByLabel('Model').selectOption('veo-3');
+    await page.getByRole('button', { name: 'Submit (billed)' }).click();
+    await page.getByTestId('task-status').filter({ hasText: /queued|running/ }).waitFor();
+    await page.getByRole('button', { name: 'Cancel task' }).click();
+    await page.getByTestId('task-status').filter({ hasText: 'cancelled' }).waitFor();
   });
 
   it('Tasks: a batch image task shows its images', async () => {
