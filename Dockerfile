@@ -14,7 +14,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
 COPY scripts ./scripts
-RUN npm run build
+COPY console ./console
+RUN npm run build && npm run build:console
 
 FROM node:20-bookworm-slim AS production-dependencies
 WORKDIR /app
@@ -26,6 +27,7 @@ ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=production-dependencies --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/console/dist ./console/dist
 COPY --chown=node:node package.json ./
 USER node
 EXPOSE 8080

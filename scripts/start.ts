@@ -1,8 +1,9 @@
 /**
- * `npm start`, the quick start: applies migrations, starts the embedded S3 server (when no S3 endpoint
- * is configured), the provider simulator, one API process and one worker process, bootstraps an empty
- * database, and prints a banner with the base URL, the bootstrap key and one example call per
- * protocol. Ctrl-C or SIGTERM stops all of them.
+ * `npm start`, the quick start: applies migrations, builds the web console when its sources changed,
+ * starts the embedded S3 server (when no S3 endpoint is configured), the provider simulator, one API
+ * process and one worker process, bootstraps an empty database (with a demo console login, an
+ * operator of the local install), and prints a banner with the base URL, the console URL and login,
+ * the bootstrap key and one example call per protocol. Ctrl-C or SIGTERM stops all of them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { ConfigError, loadConfig } from '../src/config';
 import { bootstrap } from '../src/process/bootstrap';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
+import { createConsoleUser } from '../src/process/seed';
+import { ensureConsoleBuilt } from './build-console';
 import { createRedis } from '../src/redis/connection';
 import { redactUrl } from '../src/process/build-dependencies';
 import { startEmbeddedS3, type EmbeddedS3 } from '../src/storage/embedded-s3';
@@ -21,6 +24,10 @@ const ROOT = path.resolve(__dirname, '..');
 const children: ChildProcess[] = [];
 let embeddedS3: EmbeddedS3 | undefined;
 let stopping = false;
+
+/** The quick start's console login; override with CONSOLE_DEMO_EMAIL / CONSOLE_DEMO_PASSWORD. */
+const DEMO_EMAIL = process.env.CONSOLE_DEMO_EMAIL ?? 'demo@gateway.local';
+const DEMO_PASSWORD = process.env.CONSOLE_DEMO_PASSWORD ?? 'demo-console-password';
 
 function fail(message: string): never {
   console.error(message);
@@ -94,6 +101,8 @@ async function main(): Promise<void> {
   for (const warning of config.warnings) console.warn(`warning: ${warning}`);
   await reachable(config.databaseUrl, config.redisUrl);
   await migrate(config.databaseUrl);
+  const consoleBuild = await ensureConsoleBuilt().catch((error: Error) => fail(`the web console did not build: ${error.message}`));
+  if (consoleBuild === 'built') console.log('web console built (console/dist)');
 
   const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, process.env.SECRETS_FILE ?? '.local/secrets.json') };
   if (!config.s3.endpoint) {
@@ -112,6 +121,7 @@ async function main(): Promise<void> {
   // The operator's own machine: show the bootstrap key again on later starts (decrypted from its reveal ciphertext).
   const keyRow = await db.query<{ secret_encrypted: string }>("SELECT secret_encrypted FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
   const key = boot.key ?? (keyRow.rows[0] ? crypto.decrypt(keyRow.rows[0].secret_encrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
+  const demoLogin = await ensureDemoConsoleUser(db);
   await db.end();
 
   run('api', 'src/server.ts', env);
@@ -121,6 +131,7 @@ async function main(): Promise<void> {
 
   console.log(`
   Gateway ready at ${base}   (provider simulator at ${simulatorUrl}${embeddedS3 ? `, embedded S3 at ${embeddedS3.endpoint}` : ''})
+  Console: ${base}/console   ${demoLogin}
   ${boot.created ? 'Bootstrap key (created now)' : 'Bootstrap key'}: ${key}
 
   curl -s ${base}/v1/models -H "Authorization: Bearer ${key}"
@@ -135,6 +146,20 @@ async function main(): Promise<void> {
 
   Ctrl-C stops everything.
 `);
+}
+
+/**
+ * The demo console login on the bootstrap key's account, as an operator of this local install;
+ * created once (an existing user with that email is left as it is, its password unknown here).
+ */
+async function ensureDemoConsoleUser(db: ReturnType<typeof createPool>): Promise<string> {
+  const existing = await db.query('SELECT 1 FROM console_users WHERE email = $1', [DEMO_EMAIL.toLowerCase()]);
+  if (existing.rowCount) return `login ${DEMO_EMAIL} / ${DEMO_PASSWORD} (unless its password was changed)`;
+  const account = await db.query<{ account_id: number }>("SELECT account_id FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
+  if (!account.rows[0]) return '(no demo login: create one with npm run admin -- user create)';
+  const userId = await createConsoleUser(db, { accountId: Number(account.rows[0].account_id), email: DEMO_EMAIL, password: DEMO_PASSWORD });
+  await db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
+  return `login ${DEMO_EMAIL} / ${DEMO_PASSWORD} (operator of this install)`;
 }
 
 main().catch((error: Error) => {

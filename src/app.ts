@@ -8,6 +8,7 @@ import express, { type Express } from 'express';
 import { createAuthRouter } from './auth/auth-router';
 import { createManagementAuth } from './auth/management-auth';
 import { createAccountRouter } from './account/account-router';
+import { createConsoleRouter } from './console/console-static';
 import { createModelsRouter } from './catalog/models-router';
 import type { Dependencies } from './dependencies';
 import { GatewayError } from './errors/gateway-error';
@@ -22,6 +23,7 @@ import { createImagesRouter } from './images/images-router';
 import { PROTOCOLS } from './ir/protocol';
 import { createKeysRouter } from './keys/keys-router';
 import { createOpenApiRouter } from './openapi/openapi-router';
+import { createOperatorRouter } from './operator/operator-router';
 import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
@@ -73,7 +75,9 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   management.use(createAccountRouter(deps, { managementAuth }));
   management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
+  management.use(createOperatorRouter(deps));
   app.use(management);
+  app.use(createConsoleRouter());
 
   app.use((req, res) => {
     if (req.path.startsWith('/v1/messages')) locals(res).surface = 'messages';

@@ -5,11 +5,15 @@
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error';
 import type { LedgerKind } from '../billing/ledger';
+import { PROTOCOLS } from '../ir/protocol';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
 const LEDGER_KINDS: readonly LedgerKind[] = ['topup', 'refund', 'adjustment', 'charge', 'hold', 'hold_release'];
+/** What a billing transaction is (interface 2.7) when no `kind` is asked for: per-request charges and task holds only on demand. */
+export const DEFAULT_TRANSACTION_KINDS: readonly LedgerKind[] = ['topup', 'refund', 'adjustment'];
+const USAGE_STATUSES = ['ok', 'aborted'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 const limit = z.string()
@@ -43,11 +47,22 @@ export const usageQuerySchema = z.object({
   cursor: z.string().min(1).max(200).optional(),
   api_key_id: positiveId.optional(),
   model: z.string().min(1, { error: 'must not be empty' }).max(200).optional(),
+  protocol: z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}` }).optional(),
+  status: z.enum(USAGE_STATUSES, { error: `must be one of ${USAGE_STATUSES.join(', ')}` }).optional(),
   from: time.optional(),
   to: time.optional(),
 }).superRefine(timeRange);
 
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
+
+/** `GET /api/v1/me/usage/daily`: how many UTC days back, today included. */
+export const seriesQuerySchema = z.object({
+  days: z.string()
+    .regex(/^\d+$/, { error: 'must be an integer from 1 to 90' })
+    .transform(Number)
+    .pipe(z.number().int().min(1, { error: 'must be an integer from 1 to 90' }).max(90, { error: 'must be an integer from 1 to 90' }))
+    .default(30),
+});
 
 export const transactionsQuerySchema = z.object({
   limit,

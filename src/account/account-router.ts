@@ -7,11 +7,15 @@ import express, { type RequestHandler, type Router } from 'express';
 import { managementPrincipal } from '../auth/management-auth';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
-import { parseQuery, transactionsQuerySchema, usageQuerySchema } from './account-query-schemas';
+import { DEFAULT_TRANSACTION_KINDS, parseQuery, seriesQuerySchema, transactionsQuerySchema, usageQuerySchema, type UsageQuery } from './account-query-schemas';
+import { keyWindows } from './key-windows';
+import { usageCsv } from './usage-csv';
+import { usageSeries } from './usage-series';
 import { listLedgerEntries } from './list-ledger-entries';
-import { listUsageRows } from './list-usage-rows';
+import { listUsageRows, type UsageFilters } from './list-usage-rows';
 import { decodeCursor, encodeCursor } from './page-cursor';
 import { presentAccount } from './present-account';
+import { presentPrices } from './present-prices';
 import { presentLedgerEntry } from './present-ledger-entry';
 import { presentUsageRow } from './present-usage-row';
 import { readAccount } from './read-account';
@@ -22,6 +26,7 @@ type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
 
 const USAGE_CURSOR = 'usage';
 const LEDGER_CURSOR = 'ledger';
+const CSV_MAX_ROWS = 10_000;
 
 /** `{object: list, data, has_more, next_cursor}` from `limit + 1` fetched rows. */
 function page<T extends { id: number }>(rows: T[], limit: number, cursorKind: string, present: (row: T) => Record<string, unknown>) {
@@ -47,20 +52,51 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
     res.json(presentAccount(account, principal));
   });
 
+  const usageFilters = (accountId: number, query: UsageQuery, limit: number): UsageFilters => ({
+    accountId,
+    limit,
+    beforeId: query.cursor === undefined ? undefined : decodeCursor(USAGE_CURSOR, query.cursor),
+    apiKeyId: query.api_key_id,
+    model: query.model,
+    protocol: query.protocol,
+    status: query.status,
+    from: query.from,
+    to: query.to,
+  });
+
   const usage: RequestHandler = async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
-    const rows = await listUsageRows(deps.db, {
-      accountId: principal.accountId,
-      limit: query.limit,
-      beforeId: query.cursor === undefined ? undefined : decodeCursor(USAGE_CURSOR, query.cursor),
-      apiKeyId: query.api_key_id,
-      model: query.model,
-      from: query.from,
-      to: query.to,
-    });
+    const rows = await listUsageRows(deps.db, usageFilters(principal.accountId, query, query.limit));
     res.json(page(rows, query.limit, USAGE_CURSOR, presentUsageRow));
   };
+
+  // The usage rows matching the listing's filters as CSV, newest first, at most CSV_MAX_ROWS.
+  router.get('/api/v1/me/usage/export', managementAuth, async (req, res) => {
+    const principal = managementPrincipal(res);
+    const query = parseQuery(usageQuerySchema, req.query);
+    const rows = await listUsageRows(deps.db, usageFilters(principal.accountId, query, CSV_MAX_ROWS));
+    res.setHeader('content-type', 'text/csv; charset=utf-8');
+    res.setHeader('content-disposition', 'attachment; filename="usage.csv"');
+    res.send(usageCsv(rows.slice(0, CSV_MAX_ROWS)));
+  });
+
+  router.get('/api/v1/me/usage/daily', managementAuth, async (req, res) => {
+    const principal = managementPrincipal(res);
+    const query = parseQuery(seriesQuerySchema, req.query);
+    res.json(await usageSeries(deps.db, principal.accountId, deps.clock.now(), query.days));
+  });
+
+  // The groups a key can be created in (the key form's choices).
+  router.get('/api/v1/me/routing-groups', managementAuth, async (_req, res) => {
+    const result = await deps.db.query<{ id: string; name: string; family: string | null }>('SELECT id, name, family FROM routing_groups ORDER BY id');
+    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family })) });
+  });
+
+  router.get('/api/v1/me/key-windows', managementAuth, async (_req, res) => {
+    const principal = managementPrincipal(res);
+    res.json({ object: 'list', data: await keyWindows(deps.db, principal.accountId, deps.clock.now()) });
+  });
   router.get('/api/v1/me/usage', managementAuth, usage);
   router.get('/api/v1/usage', managementAuth, usage);
 
@@ -71,7 +107,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
       accountId: principal.accountId,
       limit: query.limit,
       beforeId: query.cursor === undefined ? undefined : decodeCursor(LEDGER_CURSOR, query.cursor),
-      kinds: query.kind,
+      kinds: query.kind ?? [...DEFAULT_TRANSACTION_KINDS],
       from: query.from,
       to: query.to,
     });
@@ -84,7 +120,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
     const models = routableModels(deps.catalog, groups);
     res.json({
       object: 'list',
-      data: models.map(({ model, groups: names }) => ({ ...deps.catalog.toPublic(model), groups: names })),
+      data: models.map(({ model, groups: names }) => ({ ...deps.catalog.toPublic(model), kind: model.kind, pricing: presentPrices(model.prices), groups: names })),
     });
   });
 

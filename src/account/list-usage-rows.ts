@@ -29,6 +29,8 @@ export interface UsageFilters {
   beforeId?: number;
   apiKeyId?: number;
   model?: string;
+  protocol?: string;
+  status?: string;
   /** On the request's start time: from inclusive, to exclusive. */
   from?: Date;
   to?: Date;
@@ -47,6 +49,8 @@ export async function listUsageRows(db: Pool, filters: UsageFilters): Promise<Us
   if (filters.beforeId !== undefined) add('id < ?', filters.beforeId);
   if (filters.apiKeyId !== undefined) add('api_key_id = ?', filters.apiKeyId);
   if (filters.model !== undefined) add('model = ?', filters.model);
+  if (filters.protocol !== undefined) add('protocol = ?', filters.protocol);
+  if (filters.status !== undefined) add('status = ?', filters.status);
   if (filters.from !== undefined) add('started_at >= ?', filters.from);
   if (filters.to !== undefined) add('started_at < ?', filters.to);
   const limit = sql.param(filters.limit + 1);

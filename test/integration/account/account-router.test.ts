@@ -236,7 +236,7 @@ describe('account router', () => {
       const rows: Json[] = [];
       let cursor: string | null = null;
       do {
-        const { status, body } = await get(`/api/v1/me/billing/transactions?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+        const { status, body } = await get(`/api/v1/me/billing/transactions?kind=topup,refund,adjustment,charge&limit=10${cursor ? `&cursor=${cursor}` : ''}`);
         expect(status).toBe(200);
         rows.push(...body.data);
         cursor = body.next_cursor;
@@ -257,7 +257,9 @@ describe('account router', () => {
       expect(charge).toMatchObject({ amount_credits: -eventsA[0]!.credits, reference: eventsA[0]!.requestId, api_key_id: eventsA[0]!.apiKeyId });
     });
 
-    it('filters by kind', async () => {
+    it('lists top-ups, refunds and adjustments by default; per-request charges only when asked', async () => {
+      const byDefault = await get('/api/v1/me/billing/transactions?limit=100');
+      expect(byDefault.body.data.map((row) => row.kind)).toEqual(['adjustment', 'refund', 'topup']);
       const { body } = await get('/api/v1/me/billing/transactions?kind=topup,refund,adjustment');
       expect(body.data.map((row) => row.kind)).toEqual(['adjustment', 'refund', 'topup']);
       const charges = await get('/api/v1/me/billing/transactions?kind=charge&limit=100');
@@ -272,7 +274,7 @@ describe('account router', () => {
     });
 
     it("shows only the caller's account", async () => {
-      const { body } = await get('/api/v1/me/billing/transactions?limit=100', { key: keyB.secret });
+      const { body } = await get('/api/v1/me/billing/transactions?kind=topup,charge&limit=100', { key: keyB.secret });
       expect(body.data.map((row) => row.kind).sort()).toEqual(['charge', 'charge', 'charge', 'topup']);
     });
   });

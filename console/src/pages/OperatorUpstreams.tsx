@@ -1,0 +1,124 @@
+/** Operator: routing groups and their upstream accounts: add, edit priority/weight/models, disable, test reachability. */
+import { useState, type FormEvent } from 'react';
+import { api, get, PROTOCOLS, type Page } from '../api';
+import { ErrorNote, useLoad } from '../components';
+import { dateTime } from '../format';
+
+interface Group { id: number; name: string; family: string | null; upstreams: number; keys: number }
+interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null }
+const EMPTY = { group_id: '', name: '', protocol: 'chat', base_url: '', api_key: '', models: '*', priority: '0', weight: '1' };
+
+export function OperatorUpstreams() {
+  const groups = useLoad(() => get<Page<Group>>('/api/v1/operator/groups'));
+  const upstreams = useLoad(() => get<Page<Upstream>>('/api/v1/operator/upstreams'));
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState('');
+  const [group, setGroup] = useState({ name: '', family: '' });
+  const [draft, setDraft] = useState(EMPTY);
+
+  async function run(action: () => Promise<string>) {
+    setError(undefined);
+    setNotice('');
+    try {
+      setNotice(await action());
+      groups.reload();
+      upstreams.reload();
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+  const patch = (u: Upstream, changes: Record<string, unknown>) => void run(async () => {
+    await api('PATCH', `/api/v1/operator/upstreams/${u.id}`, changes);
+    return `Upstream ${u.id} updated (routing picks it up within seconds).`;
+  });
+  const test = (u: Upstream) => void run(async () => {
+    const result = await api<{ reachable: boolean; detail: string; latency_ms: number }>('POST', `/api/v1/operator/upstreams/${u.id}/test`);
+    return `Upstream ${u.id}: ${result.reachable ? 'reachable' : 'NOT reachable'} (${result.detail}, ${result.latency_ms} ms).`;
+  });
+  const addGroup = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const created = await api<{ id: number }>('POST', '/api/v1/operator/groups', { name: group.name, family: group.family || null });
+      setGroup({ name: '', family: '' });
+      return `Group ${created.id} created.`;
+    });
+  };
+  const addUpstream = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const created = await api<{ id: number }>('POST', '/api/v1/operator/upstreams', {
+        group_id: Number(draft.group_id), name: draft.name || undefined, protocol: draft.protocol, base_url: draft.base_url, api_key: draft.api_key,
+        models: draft.models.split(',').map((m) => m.trim()).filter(Boolean), priority: Number(draft.priority), weight: Number(draft.weight),
+      });
+      setDraft(EMPTY);
+      return `Upstream ${created.id} added.`;
+    });
+  };
+  const numberField = (u: Upstream, field: 'priority' | 'weight') => (
+    <>
+      <label className="sr-only" htmlFor={`${field}-${u.id}`}>{field} of upstream {u.id}</label>
+      <input id={`${field}-${u.id}`} className="narrow" inputMode="numeric" defaultValue={u[field]}
+        onBlur={(e) => { if (e.target.value !== String(u[field])) patch(u, { [field]: Number(e.target.value) }); }} />
+    </>
+  );
+
+  return (
+    <>
+      <ErrorNote error={error ?? groups.error ?? upstreams.error} />
+      {notice && <p className="notice" role="status">{notice}</p>}
+      <h2>Routing groups</h2>
+      <div className="scroll">
+        <table className="list" aria-label="Routing groups">
+          <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Routes</th><th scope="col">Upstreams</th><th scope="col">Keys</th></tr></thead>
+          <tbody>{groups.data?.data.map((g) => <tr key={g.id}><td>{g.id}</td><td>{g.name}</td><td>{g.family ?? 'every family'}</td><td>{g.upstreams}</td><td>{g.keys}</td></tr>)}</tbody>
+        </table>
+      </div>
+      <h2>Upstream accounts</h2>
+      <p><small>Lower priority runs first; weight splits traffic within a priority. Cooldowns after upstream failures are kept per API process and not shown here.</small></p>
+      <div className="scroll">
+        <table className="list" aria-label="Upstream accounts">
+          <thead><tr><th scope="col">Id</th><th scope="col">Group</th><th scope="col">Name</th><th scope="col">Protocol</th><th scope="col">Models</th><th scope="col">Priority</th><th scope="col">Weight</th><th scope="col">Status</th><th scope="col">Requests 24 h / last</th><th scope="col">Actions</th></tr></thead>
+          <tbody>
+            {upstreams.data?.data.map((u) => (
+              <tr key={u.id} data-testid={`upstream-row-${u.id}`}>
+                <td>{u.id}</td><td>{u.group_name}</td><td>{u.name}<br /><small>{u.base_url}</small></td><td>{u.protocol}</td>
+                <td className="wrap">{u.models.join(', ')}</td>
+                <td>{numberField(u, 'priority')}</td><td>{numberField(u, 'weight')}</td>
+                <td><span className={`status status-${u.status}`}>{u.status}</span></td>
+                <td>{u.requests_24h} / {dateTime(u.last_used_at)}</td>
+                <td className="row-actions">
+                  <button type="button" onClick={() => test(u)} aria-label={`Test upstream ${u.id}`}>Test</button>
+                  <button type="button" onClick={() => patch(u, { status: u.status === 'active' ? 'disabled' : 'active' })} aria-label={`${u.status === 'active' ? 'Disable' : 'Enable'} upstream ${u.id}`}>{u.status === 'active' ? 'Disable' : 'Enable'}</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="two">
+        <form className="panel" onSubmit={addUpstream} aria-label="Add upstream account">
+          <h2>Add upstream account</h2>
+          <div className="field"><label htmlFor="up-group">Group</label>
+            <select id="up-group" required value={draft.group_id} onChange={(e) => setDraft({ ...draft, group_id: e.target.value })}>
+              <option value="">Choose…</option>{groups.data?.data.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
+            </select></div>
+          <div className="field"><label htmlFor="up-name">Name</label><input id="up-name" value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-protocol">Protocol</label>
+            <select id="up-protocol" value={draft.protocol} onChange={(e) => setDraft({ ...draft, protocol: e.target.value })}>{PROTOCOLS.map((p) => <option key={p}>{p}</option>)}</select></div>
+          <div className="field"><label htmlFor="up-url">Base URL</label><input id="up-url" type="url" required value={draft.base_url} onChange={(e) => setDraft({ ...draft, base_url: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-key">Provider API key</label><input id="up-key" type="password" autoComplete="off" required value={draft.api_key} onChange={(e) => setDraft({ ...draft, api_key: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-models">Models (comma-separated, * for all)</label><input id="up-models" required value={draft.models} onChange={(e) => setDraft({ ...draft, models: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-priority">Priority</label><input id="up-priority" inputMode="numeric" value={draft.priority} onChange={(e) => setDraft({ ...draft, priority: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-weight">Weight</label><input id="up-weight" inputMode="numeric" value={draft.weight} onChange={(e) => setDraft({ ...draft, weight: e.target.value })} /></div>
+          <div className="actions"><button type="submit">Add</button></div>
+        </form>
+        <form className="panel" onSubmit={addGroup} aria-label="Create routing group">
+          <h2>Create routing group</h2>
+          <div className="field"><label htmlFor="group-name">Name</label><input id="group-name" required value={group.name} onChange={(e) => setGroup({ ...group, name: e.target.value })} /></div>
+          <div className="field"><label htmlFor="group-family">Family (empty routes every family)</label><input id="group-family" value={group.family} onChange={(e) => setGroup({ ...group, family: e.target.value })} /></div>
+          <div className="actions"><button type="submit">Create</button></div>
+        </form>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,138 @@
+/**
+ * The operator API under `/api/v1/operator` (console operators only): accounts (create, tier,
+ * concurrency, top-up and adjustment with a reason), routing groups and upstream accounts (add,
+ * edit, disable, priority and weight, a connectivity test), and the catalog read-only.
+ */
+import express, { type Request, type Router } from 'express';
+import { concurrencyCap } from '../auth/concurrency-cap';
+import { managementPrincipal } from '../auth/management-auth';
+import { parseBody } from '../auth/parse-body';
+import { creditsToUsd } from '../account/credits-to-usd';
+import { addUpstreamAccount, createAccount, createGroup } from '../process/seed';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { applyOperatorEntry } from './apply-operator-entry';
+import { createRequireOperator } from './operator-auth';
+import {
+  createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
+} from './operator-schemas';
+import { probeUpstream } from './probe-upstream';
+import { listOperatorAccounts, listUpstreams, updateAccount, updateUpstream } from './operator-repository';
+
+function idParam(req: Request, what: string): number {
+  const raw = req.params.id;
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) throw new GatewayError('not_found', `${what} not found`);
+  return Number(raw);
+}
+
+function toCredits(usd: number): number {
+  return Math.round(usd * 1_000_000);
+}
+
+export function createOperatorRouter(deps: Dependencies): Router {
+  const router = express.Router();
+  router.use('/api/v1/operator', createRequireOperator(deps));
+
+  router.get('/api/v1/operator/me', (_req, res) => {
+    res.json({ object: 'operator', user_id: managementPrincipal(res).userId });
+  });
+
+  router.get('/api/v1/operator/accounts', async (_req, res) => {
+    const rows = await listOperatorAccounts(deps.db);
+    res.json({
+      object: 'list',
+      data: rows.map((row) => ({
+        object: 'account', id: row.id, name: row.name, kind: row.kind, tier: row.tier,
+        concurrency_cap: concurrencyCap(row.tier, row.concurrencyCap), custom_concurrency_cap: row.concurrencyCap,
+        balance: creditsToUsd(row.balanceCredits), balance_credits: row.balanceCredits, held: creditsToUsd(row.heldCredits),
+        keys: row.keys, users: row.users, created_at: row.createdAt.toISOString(),
+      })),
+    });
+  });
+
+  router.post('/api/v1/operator/accounts', async (req, res) => {
+    const input = parseBody(createAccountSchema, req.body);
+    const id = await createAccount(deps.db, { name: input.name, tier: input.tier, concurrencyCap: input.concurrency_cap ?? null, organization: input.organization });
+    res.status(201).json({ object: 'account', id: Number(id) });
+  });
+
+  router.patch('/api/v1/operator/accounts/:id', async (req, res) => {
+    const id = idParam(req, 'account');
+    const input = parseBody(updateAccountSchema, req.body);
+    if (!(await updateAccount(deps.db, id, { tier: input.tier, concurrencyCap: input.concurrency_cap }))) throw new GatewayError('not_found', 'account not found');
+    res.json({ object: 'account', id, updated: true });
+  });
+
+  router.post('/api/v1/operator/accounts/:id/ledger', async (req, res) => {
+    const id = idParam(req, 'account');
+    const input = parseBody(ledgerEntrySchema, req.body);
+    const exists = await deps.db.query('SELECT 1 FROM accounts WHERE id = $1', [id]);
+    if (!exists.rowCount) throw new GatewayError('not_found', 'account not found');
+    const result = await applyOperatorEntry(deps, {
+      accountId: id, kind: input.kind, credits: toCredits(input.amount), reason: input.reason, operatorUserId: managementPrincipal(res).userId ?? 0,
+    });
+    res.status(201).json({
+      object: 'billing_transaction', id: result.entryId, account_id: id, kind: input.kind, amount: input.amount,
+      balance_after: creditsToUsd(result.balanceCredits), balance_after_credits: result.balanceCredits,
+    });
+  });
+
+  router.get('/api/v1/operator/groups', async (_req, res) => {
+    const result = await deps.db.query<{ id: string; name: string; family: string | null; upstreams: string; keys: string }>(
+      `SELECT g.id, g.name, g.family,
+              (SELECT count(*) FROM upstream_accounts u WHERE u.group_id = g.id) AS upstreams,
+              (SELECT count(*) FROM api_keys k WHERE k.group_id = g.id) AS keys
+         FROM routing_groups g ORDER BY g.id`);
+    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family, upstreams: Number(row.upstreams), keys: Number(row.keys) })) });
+  });
+
+  router.post('/api/v1/operator/groups', async (req, res) => {
+    const input = parseBody(createGroupSchema, req.body);
+    try {
+      const id = await createGroup(deps.db, { name: input.name, family: input.family ?? null });
+      res.status(201).json({ object: 'routing_group', id: Number(id) });
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a routing group with this name exists', { param: 'name' });
+      throw error;
+    }
+  });
+
+  router.get('/api/v1/operator/upstreams', async (_req, res) => {
+    res.json({ object: 'list', data: await listUpstreams(deps.db) });
+  });
+
+  router.post('/api/v1/operator/upstreams', async (req, res) => {
+    const input = parseBody(createUpstreamSchema, req.body);
+    const group = await deps.db.query('SELECT 1 FROM routing_groups WHERE id = $1', [input.group_id]);
+    if (!group.rowCount) throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
+    const id = await addUpstreamAccount(deps.db, deps.crypto, {
+      groupId: input.group_id, name: input.name, protocol: input.protocol, baseUrl: input.base_url, apiKey: input.api_key,
+      models: input.models, priority: input.priority, weight: input.weight,
+    });
+    res.status(201).json({ object: 'upstream_account', id: Number(id) });
+  });
+
+  router.patch('/api/v1/operator/upstreams/:id', async (req, res) => {
+    const id = idParam(req, 'upstream account');
+    const input = parseBody(updateUpstreamSchema, req.body);
+    const updated = await updateUpstream(deps.db, id, {
+      name: input.name, baseUrl: input.base_url?.replace(/\/+$/, ''), credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
+      models: input.models, priority: input.priority, weight: input.weight, status: input.status,
+    });
+    if (!updated) throw new GatewayError('not_found', 'upstream account not found');
+    res.json({ object: 'upstream_account', id, updated: true });
+  });
+
+  router.post('/api/v1/operator/upstreams/:id/test', async (req, res) => {
+    const id = idParam(req, 'upstream account');
+    const row = await deps.db.query<{ base_url: string }>('SELECT base_url FROM upstream_accounts WHERE id = $1', [id]);
+    if (!row.rows[0]) throw new GatewayError('not_found', 'upstream account not found');
+    res.json({ object: 'upstream_test', id, ...(await probeUpstream(row.rows[0].base_url)) });
+  });
+
+  router.get('/api/v1/operator/catalog', (_req, res) => {
+    res.json({ object: 'list', data: deps.catalog.models.map((model) => deps.catalog.toPublic(model)) });
+  });
+
+  return router;
+}
