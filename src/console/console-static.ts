@@ -29,12 +29,15 @@ export function createConsoleRouter(directory: string = CONSOLE_BUILD_DIR): Rout
     immutable: true, maxAge: '365d', index: false, fallthrough: false,
   }));
 
-  router.get(['/console', '/console/', '/console/*rest'], (_req, res) => {
+  const page: express.RequestHandler = (_req, res) => {
     if (!existsSync(indexPath)) throw new GatewayError('not_found', 'the console is not built: run npm run build:console (npm start builds it)');
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     res.setHeader('cache-control', 'no-cache');
     res.type('html').send(readFileSync(indexPath, 'utf8'));
-  });
+  };
+  // `/console` also answers `/console/` (routing is not strict).
+  router.get('/console', page);
+  router.get('/console/*page', page);
 
   return router;
 }

@@ -1,0 +1,67 @@
+/** The web console's pages, the account data its charts read, and the operator API (issue 15). */
+import { MANAGEMENT_ERRORS, MANAGEMENT_SECURITY } from './management-errors';
+import { jsonBody, jsonResponse, type Operation, type Paths } from './openapi-types';
+
+const object = { type: 'object', additionalProperties: true };
+const list = { type: 'object', properties: { data: { type: 'array', items: object } }, additionalProperties: true };
+const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
+const OPERATOR_SECURITY: Operation['security'] = [{ session: [] }];
+
+function account(operationId: string, summary: string, body: Record<string, unknown>, parameters?: Operation['parameters']): Operation {
+  return {
+    summary, tags: ['account'], operationId, security: MANAGEMENT_SECURITY, ...(parameters ? { parameters } : {}),
+    responses: { '200': jsonResponse(summary, body), ...MANAGEMENT_ERRORS },
+  };
+}
+
+/** Operator calls: console session of a user with the operator role; writes need the CSRF header. */
+function operator(operationId: string, summary: string, options: { body?: boolean; parameters?: Operation['parameters'] } = {}): Operation {
+  return {
+    summary, tags: ['console'], operationId, security: OPERATOR_SECURITY,
+    ...(options.parameters ? { parameters: options.parameters } : {}),
+    ...(options.body ? { requestBody: jsonBody(object) } : {}),
+    responses: { '200': jsonResponse(summary, object), ...MANAGEMENT_ERRORS },
+  };
+}
+
+const page = (operationId: string): Operation => ({
+  summary: 'The web console (a single page; it routes on the URL hash)', tags: ['console'], operationId, security: [],
+  responses: { '200': { description: 'index.html', content: { 'text/html': { schema: { type: 'string' } } } }, '404': MANAGEMENT_ERRORS['404'] },
+});
+
+export const CONSOLE_PATHS: Paths = {
+  '/console': { get: page('consolePage') },
+  '/console/{page}': { get: { ...page('consolePageDeep'), parameters: [{ name: 'page', in: 'path', required: true, schema: { type: 'string' } }] } },
+  '/api/v1/me/usage/daily': {
+    get: account('usageDaily', 'Spend, requests and tokens per day, by model and by key (summed in PostgreSQL), with today / 7 d / 30 d totals', object,
+      [{ name: 'days', in: 'query', schema: { type: 'integer' } }]),
+  },
+  '/api/v1/me/usage/export': {
+    get: {
+      ...account('usageExport', 'Usage rows as CSV, with the usage list filters', object),
+      responses: { '200': { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...MANAGEMENT_ERRORS },
+    },
+  },
+  '/api/v1/me/routing-groups': { get: account('listRoutingGroups', "The routing groups of the account's keys", list) },
+  '/api/v1/me/key-windows': { get: account('listKeyWindows', "Each key's 5 h / 1 d / 7 d spend windows with limits and reset times", list) },
+  '/api/v1/operator/me': { get: operator('operatorMe', 'The operator session') },
+  '/api/v1/operator/accounts': {
+    get: operator('operatorListAccounts', 'Accounts with tier, concurrency and balance'),
+    post: operator('operatorCreateAccount', 'Create an account', { body: true }),
+  },
+  '/api/v1/operator/accounts/{id}': { patch: operator('operatorUpdateAccount', "Change an account's tier or concurrency", { body: true, parameters: idParameter }) },
+  '/api/v1/operator/accounts/{id}/ledger': {
+    post: operator('operatorLedgerEntry', 'Top-up or adjustment with a reason (written to the ledger and the wallet cache)', { body: true, parameters: idParameter }),
+  },
+  '/api/v1/operator/groups': {
+    get: operator('operatorListGroups', 'Routing groups'),
+    post: operator('operatorCreateGroup', 'Create a routing group', { body: true }),
+  },
+  '/api/v1/operator/upstreams': {
+    get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown)'),
+    post: operator('operatorCreateUpstream', 'Add an upstream account', { body: true }),
+  },
+  '/api/v1/operator/upstreams/{id}': { patch: operator('operatorUpdateUpstream', 'Edit an upstream account: priority, weight, enabled, models', { body: true, parameters: idParameter }) },
+  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', "Check that an upstream account's base URL answers", { parameters: idParameter }) },
+  '/api/v1/operator/catalog': { get: operator('operatorCatalog', 'The catalog as the API process sees it') },
+};
