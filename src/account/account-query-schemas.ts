@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error';
 import type { LedgerKind } from '../billing/ledger';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -42,7 +43,7 @@ export const usageQuerySchema = z.object({
   limit,
   cursor: z.string().min(1).max(200).optional(),
   api_key_id: positiveId.optional(),
-  model: z.string().min(1, { error: 'must not be empty' }).max(200).optional(),
+  model: z.string().min(1, { error: 'must not be empty' }).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).optional(),
   from: time.optional(),
   to: time.optional(),
 }).superRefine(timeRange);
