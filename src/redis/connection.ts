@@ -22,7 +22,9 @@ export function createRedis(url: string, options: { forBullmq?: boolean; name?: 
     enableReadyCheck: true,
     // Request-path connections retry often (a queued command fails at the next failed attempt).
     retryStrategy: (attempt) => Math.min(attempt * 200, options.forBullmq ? 2_000 : 500),
-    reconnectOnError: () => true,
+    // Only a replica promoted away from us (READONLY) is worth a reconnect. Reconnecting on every error
+    // reply turned each NOSCRIPT after a Redis restart into a reconnect that failed the EVAL retrying it.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
     lazyConnect: false,
   });
   // Errors while disconnected are reported by readiness checks; never crash the process on them.
