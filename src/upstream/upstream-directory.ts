@@ -65,7 +65,10 @@ export function createUpstreamDirectory(options: {
       cache = { loadedAt: options.clock.now(), byGroup };
       return byGroup;
     }).finally(() => { loading = undefined; });
-    return cache ? cache.byGroup : loading;
+    if (!cache) return loading;
+    // A background refresh that fails (PostgreSQL away) keeps the stale list; unobserved, it would crash the process.
+    loading.catch(() => undefined);
+    return cache.byGroup;
   }
 
   function weightedOrder(accounts: UpstreamAccount[]): UpstreamAccount[] {

@@ -119,3 +119,13 @@ export async function eventually<T>(what: string, read: () => Promise<T>, ok: (v
 export function printFigures(scenario: string, figures: Record<string, unknown>): void {
   process.stdout.write(`\n[chaos] ${scenario}: ${JSON.stringify(figures)}\n`);
 }
+
+/** The ledger once billing has gone quiet (two equal reads 1.5 s apart). */
+export async function settledFigures(db: Pool, accountId: number, timeoutMs = 60_000): Promise<LedgerFigures> {
+  const { value } = await eventually('billing settled', async () => {
+    const first = await ledgerFigures(db, accountId);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    return { first, second: await ledgerFigures(db, accountId) };
+  }, ({ first, second }) => first.usageRows === second.usageRows && first.balance === second.balance, timeoutMs);
+  return value.second;
+}

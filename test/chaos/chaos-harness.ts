@@ -15,6 +15,9 @@ import { Catalog } from '../../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
 import { loadConfig } from '../../src/config';
 import { bootstrap } from '../../src/db/bootstrap';
+import { addUpstreamAccount, createGroup } from '../../src/db/seed';
+import type { Protocol } from '../../src/ir/protocol';
+import { insertApiKey } from '../../src/keys/insert-api-key';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -125,13 +128,18 @@ export interface ChaosWorld {
   api: ChildHandle & { url: string };
   key: string;
   accountId: number;
+  /** Keys of the groups asked for, by group name (same account as `key`). */
+  groupKeys: Record<string, string>;
   workers: ChildHandle[];
   startApi(): Promise<ChildHandle & { url: string }>;
   startWorker(queues?: string): Promise<ChildHandle>;
   close(): Promise<void>;
 }
 
-export async function startChaosWorld(options: { databaseUrl?: string; env?: Record<string, string>; worker?: boolean } = {}): Promise<ChaosWorld> {
+/** A routing group whose single upstream account is the simulator behind a control prefix (`/_fault/503`, `/_latency/800/0`). */
+export interface GroupSpec { name: string; prefix: string; protocol: Protocol; models: string[] }
+
+export async function startChaosWorld(options: { databaseUrl?: string; env?: Record<string, string>; worker?: boolean; groups?: GroupSpec[] } = {}): Promise<ChaosWorld> {
   const redis = await startOwnRedis();
   let testDb: TestDatabase | undefined;
   if (!options.databaseUrl) testDb = await createTestDatabase();
@@ -157,6 +165,12 @@ export async function startChaosWorld(options: { databaseUrl?: string; env?: Rec
   const config = loadConfig(env);
   const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
   const boot = await bootstrap(db, crypto, new Catalog(DEFAULT_CATALOG), { simulatorUrl: simUrl, simulatorKey: 'sim-key' });
+  const groupKeys: Record<string, string> = {};
+  for (const group of options.groups ?? []) {
+    const groupId = await createGroup(db, { name: group.name, family: null });
+    await addUpstreamAccount(db, crypto, { groupId, name: group.name, protocol: group.protocol, baseUrl: simUrl + group.prefix, apiKey: 'sim-key', models: group.models });
+    groupKeys[group.name] = (await insertApiKey(db, crypto, { accountId: boot.accountId!, groupId, name: group.name })).secret;
+  }
   const children: ChildHandle[] = [sim];
   const workers: ChildHandle[] = [];
   const startApi = async () => {
@@ -173,7 +187,7 @@ export async function startChaosWorld(options: { databaseUrl?: string; env?: Rec
     return worker;
   };
   const world: ChaosWorld = {
-    env, db, redis, simUrl, key: boot.key!, accountId: boot.accountId!, workers, startApi, startWorker,
+    env, db, redis, simUrl, key: boot.key!, accountId: boot.accountId!, groupKeys, workers, startApi, startWorker,
     api: await startApi(),
     async close() {
       await Promise.all(children.map((child) => child.kill('SIGKILL')));
