@@ -4,6 +4,7 @@
  * leases and the cached wallet as the accounting headers report them.
  */
 import type { Pool } from 'pg';
+import type { Protocol } from '../../src/ir/protocol';
 import { answerProblem, type Surface } from '../fuzz/envelopes';
 import { probe, type ProbeAnswer } from '../fuzz/http-probe';
 
@@ -43,6 +44,21 @@ export const CALLS: Record<Exclude<Surface, 'gateway'>, (key: string) => { path:
 };
 
 export const PROTOCOLS = Object.keys(CALLS) as Array<keyof typeof CALLS>;
+
+/** The upstream account a scenario's group needs to serve each protocol's call (its model and protocol). */
+export const UPSTREAM_FOR: Record<keyof typeof CALLS, { protocol: Protocol; models: string[] }> = {
+  messages: { protocol: 'messages', models: ['claude-haiku-4-5'] },
+  chat: { protocol: 'chat', models: ['gpt-4.1'] },
+  responses: { protocol: 'chat', models: ['gpt-4.1'] },
+  'generate-content': { protocol: 'generate-content', models: ['gemini-2.5-flash'] },
+};
+
+/** The same call, streamed (Generate-Content by its streaming method with SSE). */
+export function streamedCall(surface: keyof typeof CALLS, key: string): { path: string; headers: Record<string, string>; body: string } {
+  const plain = CALLS[surface](key);
+  if (surface === 'generate-content') return { ...plain, path: plain.path.replace(':generateContent', ':streamGenerateContent?alt=sse') };
+  return { ...plain, body: JSON.stringify({ ...JSON.parse(plain.body) as object, stream: true }) };
+}
 
 /** Sends one call and tallies it; a dropped connection counts as dropped, not as an answer. */
 export async function call(baseUrl: string, key: string, surface: keyof typeof CALLS, tally: Tally): Promise<ProbeAnswer | undefined> {

@@ -5,29 +5,17 @@
  */
 import { request } from 'node:http';
 import { startChaosWorld, sleep, type ChaosWorld, type GroupSpec } from './chaos-harness';
-import { accountingView, CALLS, eventually, ledgerFigures, PROTOCOLS, printFigures } from './chaos-figures';
+import { accountingView, CALLS, eventually, ledgerFigures, PROTOCOLS, printFigures, streamedCall, UPSTREAM_FOR } from './chaos-figures';
 
 jest.setTimeout(180_000);
 
 type Protocol = (typeof PROTOCOLS)[number];
-const UPSTREAM: Record<Protocol, { protocol: GroupSpec['protocol']; models: string[] }> = {
-  messages: { protocol: 'messages', models: ['claude-haiku-4-5'] },
-  chat: { protocol: 'chat', models: ['gpt-4.1'] },
-  responses: { protocol: 'chat', models: ['gpt-4.1'] },
-  'generate-content': { protocol: 'generate-content', models: ['gemini-2.5-flash'] },
-};
 const PREFIXES = { slow: '/_latency/1500/0', drip: '/_latency/0/150' };
 
 function groupsFor(): GroupSpec[] {
   return Object.entries(PREFIXES).flatMap(([phase, prefix]) => PROTOCOLS.map((protocol) => ({
-    name: `${phase}-${protocol}`, prefix, ...UPSTREAM[protocol],
+    name: `${phase}-${protocol}`, prefix, ...UPSTREAM_FOR[protocol],
   })));
-}
-
-function streamed(protocol: Protocol, key: string): { path: string; headers: Record<string, string>; body: string } {
-  const call = CALLS[protocol](key);
-  if (protocol === 'generate-content') return { ...call, path: call.path.replace(':generateContent', ':streamGenerateContent?alt=sse') };
-  return { ...call, body: JSON.stringify({ ...JSON.parse(call.body), max_tokens: protocol === 'responses' ? undefined : 200, stream: true }) };
 }
 
 type Phase = 'during-body' | 'before-upstream-headers' | 'mid-stream' | 'after-complete';
@@ -76,7 +64,7 @@ describe('chaos: client disconnects at every phase', () => {
         const key = group ? world.groupKeys[`${group}-${protocol}`]! : world.key;
         // Leases are counted against what was held before this call (an earlier leak must not blame this one).
         const baseline = (await accountingView(world.api.url, world.key))?.leases ?? 0;
-        await callAndDrop(world.api.url, stream ? streamed(protocol, key) : CALLS[protocol](key), phase);
+        await callAndDrop(world.api.url, stream ? streamedCall(protocol, key) : CALLS[protocol](key), phase);
         const droppedAt = Date.now();
         const back = await eventually('leases back', () => accountingView(world.api.url, world.key), (view) => view !== undefined && view.leases <= baseline, 1_000)
           .then(() => Date.now() - droppedAt, () => null);

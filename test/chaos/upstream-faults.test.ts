@@ -4,26 +4,18 @@
  * Every answer is a valid one of its protocol (no 500, the right envelope); failures cost nothing.
  */
 import { FAULT_MODES } from '../../scripts/provider-sim/faults';
-import { sleep, startChaosWorld, type ChaosWorld, type GroupSpec } from './chaos-harness';
-import { CALLS, ledgerFigures, newTally, PROTOCOLS, printFigures, record, settledFigures } from './chaos-figures';
+import { sleep, startChaosWorld, type ChaosWorld } from './chaos-harness';
+import { CALLS, ledgerFigures, newTally, PROTOCOLS, printFigures, record, settledFigures, streamedCall, UPSTREAM_FOR } from './chaos-figures';
 import { probe } from '../fuzz/http-probe';
 
 jest.setTimeout(180_000);
-
-type Protocol = (typeof PROTOCOLS)[number];
-const UPSTREAM: Record<Protocol, { protocol: GroupSpec['protocol']; models: string[] }> = {
-  messages: { protocol: 'messages', models: ['claude-haiku-4-5'] },
-  chat: { protocol: 'chat', models: ['gpt-4.1'] },
-  responses: { protocol: 'chat', models: ['gpt-4.1'] },
-  'generate-content': { protocol: 'generate-content', models: ['gemini-2.5-flash'] },
-};
 
 describe('chaos: upstreams failing every way the simulator can fail', () => {
   let world: ChaosWorld;
   beforeAll(async () => {
     world = await startChaosWorld({
       env: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '700', UPSTREAM_IDLE_TIMEOUT_MS: '700', UPSTREAM_COOLDOWN_MS: '1' },
-      groups: FAULT_MODES.flatMap((mode) => PROTOCOLS.map((protocol) => ({ name: `${mode}-${protocol}`, prefix: `/_fault/${mode}`, ...UPSTREAM[protocol] }))),
+      groups: FAULT_MODES.flatMap((mode) => PROTOCOLS.map((protocol) => ({ name: `${mode}-${protocol}`, prefix: `/_fault/${mode}`, ...UPSTREAM_FOR[protocol] }))),
     });
   });
   afterAll(async () => { await world?.close(); });
@@ -36,10 +28,8 @@ describe('chaos: upstreams failing every way the simulator can fail', () => {
     await Promise.all(FAULT_MODES.map(async (mode) => {
       for (const protocol of PROTOCOLS) {
         for (const stream of [false, true]) {
-          const call = CALLS[protocol](world.groupKeys[`${mode}-${protocol}`]!);
-          const sent = stream
-            ? protocol === 'generate-content' ? { ...call, path: call.path.replace(':generateContent', ':streamGenerateContent?alt=sse') } : { ...call, body: JSON.stringify({ ...JSON.parse(call.body), stream: true }) }
-            : call;
+          const key = world.groupKeys[`${mode}-${protocol}`]!;
+          const sent = stream ? streamedCall(protocol, key) : CALLS[protocol](key);
           const startedAt = Date.now();
           const answer = await probe(world.api.url, sent);
           record(tally, protocol, answer, Date.now() - startedAt);
