@@ -20,7 +20,7 @@ export function failedDependency(error: unknown, depth = 0): Dependency | undefi
   const text = typeof message === 'string' ? message : '';
   if (name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.some((pattern) => pattern.test(text))) return 'redis';
   if ((typeof code === 'string' && POSTGRES_CODES.has(code)) || POSTGRES_MESSAGES.some((pattern) => pattern.test(text))) return 'postgres';
-  // A refused socket carries no library name: the port tells which server it was.
-  if (typeof code === 'string' && SOCKET_CODES.has(code)) return / :?6379\b|redis/i.test(text) ? 'redis' : 'postgres';
+  // ioredis hands its commands only the errors above (never a raw socket error); pg hands them the socket's.
+  if (typeof code === 'string' && SOCKET_CODES.has(code)) return 'postgres';
   return failedDependency(cause, depth + 1);
 }
