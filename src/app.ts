@@ -14,6 +14,7 @@ import type { Dependencies } from './dependencies';
 import { GatewayError } from './errors/gateway-error';
 import { accessLog } from './http/access-log';
 import { corsMiddleware } from './http/cors';
+import { answerClientErrors, surfaceOfPath } from './http/answer-client-errors';
 import { createErrorMiddleware, type ErrorRenderers } from './http/error-middleware';
 import { createHealthRouter } from './http/health-router';
 import { jsonBody } from './http/json-body';
@@ -80,8 +81,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(createConsoleRouter());
 
   app.use((req, res) => {
-    if (req.path.startsWith('/v1/messages')) locals(res).surface = 'messages';
-    else if (req.path.startsWith('/v1beta')) locals(res).surface = 'generate-content';
+    locals(res).surface = surfaceOfPath(req.path);
     throw new GatewayError('not_found', `no route for ${req.method} ${req.path}`);
   });
   app.use(createErrorMiddleware(deps.logger, renderers));
@@ -92,6 +92,10 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   // Express's own listen (it runs `http.createServer(this)` and reports listen errors to the
   // callback), given the listener above as `this` instead of the bare app.
   const expressListen = app.listen;
-  app.listen = ((...args: unknown[]): Server => Reflect.apply(expressListen, app.requestListener, args) as Server) as GatewayApp['listen'];
+  app.listen = ((...args: unknown[]): Server => {
+    const server = Reflect.apply(expressListen, app.requestListener, args) as Server;
+    answerClientErrors(server, renderers);
+    return server;
+  }) as GatewayApp['listen'];
   return app;
 }

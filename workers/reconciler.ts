@@ -13,12 +13,14 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../src/db/transaction';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type Redis from 'ioredis';
 import type { PoolClient } from 'pg';
 import {
   compareCounters, expectedCounters, sameDrift, LONGEST_WINDOW_MINUTES,
   type CounterDrift, type CounterSnapshot, type KeyCounters, type UnsettledCharge,
 } from '../src/billing/counter-drift';
 import type { Dependencies } from '../src/dependencies';
+import type { Logger } from '../src/http/logger';
 import { admissionRedisKeys } from '../src/limits/admission-redis-keys';
 import { rebuildAccountCounters } from '../src/limits/rebuild-counters';
 import { loadRedisScript, runRedisScript, type RedisScript } from '../src/limits/redis-script';
@@ -30,6 +32,10 @@ import { readUnsettledEvents } from './billing-unsettled-events';
 export const MAINTENANCE_QUEUE_NAME = 'maintenance';
 export const RECONCILE_JOB_NAME = 'reconcile';
 const RECONCILE_SCHEDULER_ID = 'billing-reconcile';
+/** How often a maintenance worker checks that the reconcile scheduler still exists in Redis. */
+const SCHEDULER_CHECK_MS = 10_000;
+/** Reconcile runs after Redis lost its data, besides the schedule. */
+const RECOVERY_RUN_DELAYS_MS = [0, 15_000, 30_000, 45_000];
 
 export type ReconcilerDependencies = Pick<Dependencies, 'config' | 'db' | 'redis' | 'redisKeys' | 'logger' | 'metrics' | 'clock'>;
 
@@ -267,6 +273,44 @@ export async function scheduleReconcile(queue: Queue, everyMs: number): Promise<
   });
 }
 
+/**
+ * The job scheduler lives in Redis: a Redis that restarts empty (or is flushed) forgets it, and the
+ * reconciler would never run again, exactly when it is needed most. So every maintenance worker checks
+ * it whenever its connection becomes ready again and at every period; a missing scheduler is created
+ * again, with one reconcile run at once, since losing it means Redis lost its counters too.
+ */
+export function keepReconcileScheduled(queue: Queue, connection: Redis, everyMs: number, logger: Logger): { stop(): void } {
+  let checking = false;
+  const ensure = async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      if (await queue.getJobScheduler(RECONCILE_SCHEDULER_ID)) return;
+      await scheduleReconcile(queue, everyMs);
+      // Charges the API processes enqueue again after the loss (docs/billing.md §5) land over the next
+      // ~15 s; extra runs bring the counters in step well before the next scheduled one.
+      for (const delay of RECOVERY_RUN_DELAYS_MS) {
+        await queue.add(RECONCILE_JOB_NAME, {}, { delay, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } });
+      }
+      logger.warn('the reconcile job scheduler was missing from Redis (restarted or flushed): scheduled again, and reconciling now');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not check the reconcile job scheduler; retrying at the next period');
+    } finally {
+      checking = false;
+    }
+  };
+  const onReady = () => void ensure();
+  connection.on('ready', onReady);
+  const timer = setInterval(onReady, Math.min(everyMs, SCHEDULER_CHECK_MS));
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      connection.off('ready', onReady);
+    },
+  };
+}
+
 /** The maintenance worker: schedules the reconcile job and runs it (and any other handler given). */
 export async function startReconciler(deps: ReconcilerDependencies, options: ReconcilerOptions = {}): Promise<{ close(): Promise<void> }> {
   const logger = deps.logger.child({ component: 'reconciler' });
@@ -274,7 +318,9 @@ export async function startReconciler(deps: ReconcilerDependencies, options: Rec
   const workerConnection = createRedis(deps.config.redisUrl, { forBullmq: true, name: 'maintenance-worker' });
   const prefix = deps.redisKeys.bullPrefix();
   const queue = new Queue(MAINTENANCE_QUEUE_NAME, { connection: queueConnection, prefix });
-  await scheduleReconcile(queue, options.everyMs ?? 60_000);
+  const everyMs = options.everyMs ?? 60_000;
+  await scheduleReconcile(queue, everyMs);
+  const keeper = keepReconcileScheduled(queue, queueConnection, everyMs, logger);
   const handlers: Record<string, MaintenanceHandler> = {
     ...options.handlers,
     [RECONCILE_JOB_NAME]: async () => reconcile(deps, options),
@@ -289,6 +335,7 @@ export async function startReconciler(deps: ReconcilerDependencies, options: Rec
   await worker.waitUntilReady();
   return {
     async close() {
+      keeper.stop();
       await worker.close();
       await queue.close();
       queueConnection.disconnect();

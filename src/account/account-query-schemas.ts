@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error';
 import type { LedgerKind } from '../billing/ledger';
 import { PROTOCOLS } from '../ir/protocol';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -46,7 +47,7 @@ export const usageQuerySchema = z.object({
   limit,
   cursor: z.string().min(1).max(200).optional(),
   api_key_id: positiveId.optional(),
-  model: z.string().min(1, { error: 'must not be empty' }).max(200).optional(),
+  model: z.string().min(1, { error: 'must not be empty' }).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).optional(),
   protocol: z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}` }).optional(),
   status: z.enum(USAGE_STATUSES, { error: `must be one of ${USAGE_STATUSES.join(', ')}` }).optional(),
   from: time.optional(),

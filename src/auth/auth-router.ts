@@ -18,12 +18,13 @@ import { readCookie } from './read-cookie';
 import { requestIsTls } from './request-is-tls';
 import { verifyPassword } from './verify-password';
 import { parseBody } from './parse-body';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 const MAX_FAILED_LOGINS = 10;
 const FAILED_LOGIN_WINDOW_MS = 15 * 60_000;
 
 const loginSchema = z.object({
-  email: z.string().trim().min(1).max(320),
+  email: z.string().trim().min(1).max(320).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
   password: z.string().min(1).max(1024),
 });
 

@@ -19,7 +19,8 @@ export type ErrorKind =
   | 'upstream_error' // 502: the upstream failed or answered garbage
   | 'no_available_account' // 503: no account of the group serves the model, or all cooling down
   | 'overloaded' // 503/529 from upstream
-  | 'timeout' // 504
+  | 'unavailable' // 503: a dependency of the gateway itself (Redis, PostgreSQL) cannot be reached
+  | 'timeout' // 502: the interface lists transient timeouts as 502/503 `api_error`, never 504
   | 'internal'; // 500, never with a stack trace
 
 const DEFAULT_STATUS: Record<ErrorKind, number> = {
@@ -38,7 +39,8 @@ const DEFAULT_STATUS: Record<ErrorKind, number> = {
   upstream_error: 502,
   no_available_account: 503,
   overloaded: 503,
-  timeout: 504,
+  unavailable: 503,
+  timeout: 502,
   internal: 500,
 };
 

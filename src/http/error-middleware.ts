@@ -6,10 +6,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
+import { failedDependency } from '../errors/dependency-failure';
 import type { GatewayError } from '../errors/gateway-error';
 import type { RenderedError } from '../protocols/codec';
 import type { Logger } from './logger';
 import { renderOpenAiStyleError } from './openai-error-envelope';
+import { reportDegraded } from './report-degraded';
 import { locals, type ErrorSurface } from './request-context';
 import { sendJson } from './send-json';
 import { toGatewayError } from './to-gateway-error';
@@ -30,6 +32,8 @@ export function renderThrown(logger: Logger, renderers: ErrorRenderers, thrown: 
   const error = toGatewayError(thrown);
   if (error.kind === 'internal') {
     logger.error({ requestId: locals(res).requestId, err: error.cause ?? error, path }, 'unhandled error');
+  } else if (error.kind === 'unavailable') {
+    reportDegraded(logger, failedDependency(error.cause) ?? 'redis', error.cause ?? error);
   }
   if (res.headersSent) {
     // Streams render their own error frames; here the connection can only be ended.

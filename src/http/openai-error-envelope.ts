@@ -21,7 +21,8 @@ const TYPE_AND_CODE: Record<ErrorKind, [string, string]> = {
   upstream_error: ['api_error', 'api_error'],
   no_available_account: ['api_error', 'api_error'],
   overloaded: ['api_error', 'api_error'],
-  timeout: ['api_error', 'timeout'],
+  unavailable: ['api_error', 'api_error'],
+  timeout: ['api_error', 'api_error'],
   internal: ['api_error', 'server_error'],
 };
 

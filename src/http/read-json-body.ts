@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors/gateway-error';
+import { assertJsonDepth } from './assert-json-depth';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
@@ -36,11 +37,14 @@ function parse(chunks: Buffer[], length: number): unknown {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   // As body-parser: an empty body is a common client mistake and reads as an empty object.
   if (text.length === 0) return {};
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new GatewayError('invalid_request', 'request body is not valid JSON');
   }
+  assertJsonDepth(value);
+  return value;
 }
 
 export function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, fallback: RequestHandler): Promise<unknown> {

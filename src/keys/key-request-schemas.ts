@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseCidr } from '../auth/ip-rules';
 import { validateCustomKey } from '../auth/key-secret';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 const MAX_USD = 1_000_000_000;
 const MAX_EXPIRY_DAYS = 36_500;
@@ -21,7 +22,8 @@ const cidrList = z.array(
   { error: 'must be an array of CIDR strings' },
 ).max(MAX_IP_RULES, `at most ${MAX_IP_RULES} entries`).transform((entries) => [...new Set(entries.map((entry) => entry.trim()))]);
 
-const name = z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const name = z.string({ error: 'is required and must be a string' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
+  .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
 
 const expiresInDays = z.number({ error: 'must be an integer number of days' }).int('must be an integer number of days')
   .min(1, 'must be at least 1').max(MAX_EXPIRY_DAYS, `must be at most ${MAX_EXPIRY_DAYS}`);
@@ -33,7 +35,7 @@ const customKey = z.string({ error: 'must be a string' }).superRefine((value, co
 
 const groupReference = z.union([
   z.number().int().positive(),
-  z.string().trim().min(1),
+  z.string().trim().min(1).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
 ], { error: 'is required: a routing group id or name' });
 
 export const createKeySchema = z.object({

@@ -66,7 +66,7 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
       return await call();
     } catch (error) {
       // Without Redis nothing can be admitted safely: refuse (free, retryable by the client) rather than guess.
-      throw new GatewayError('internal', 'admission is temporarily unavailable', { status: 503, cause: error, retryAfterSeconds: 1 });
+      throw new GatewayError('unavailable', 'admission is temporarily unavailable', { cause: error, retryAfterSeconds: 1 });
     }
   }
 
@@ -104,7 +104,7 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
       if (reply.status !== 'load') return reply;
       await redisCall(() => loadMissing(key, reply.detail));
     }
-    throw new GatewayError('internal', 'admission counters could not be loaded', { status: 503, retryAfterSeconds: 1 });
+    throw new GatewayError('unavailable', 'admission counters could not be loaded', { retryAfterSeconds: 1 });
   }
 
   async function peekFigures(key: AuthenticatedKey): Promise<AdmissionFigures | undefined> {

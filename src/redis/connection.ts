@@ -1,17 +1,30 @@
 import Redis from 'ioredis';
 
+/** A command on the request path that Redis has not answered by then fails (the caller answers 503). */
+export const REQUEST_COMMAND_TIMEOUT_MS = 1_000;
+
 /**
- * A Redis connection that survives a Redis restart: ioredis reconnects with backoff and queues
- * commands meanwhile (bounded, so a long outage fails requests instead of piling them up).
- * BullMQ needs `maxRetriesPerRequest: null` on its own connections.
+ * A Redis connection that survives a Redis restart: ioredis reconnects with backoff.
+ *
+ * Request-path connections (the default) fail fast while Redis is away: a command waits for no
+ * reconnection attempt (`maxRetriesPerRequest: 0`) and for no more than `REQUEST_COMMAND_TIMEOUT_MS`,
+ * so a request is refused with a 503 within a second (a command queued while reconnecting fails at the
+ * next failed attempt, at most 500 ms later) instead of after ~4 s of retries
+ * (docs/reliability.md). Commands issued before the first connect still wait in the offline queue.
+ * BullMQ needs `maxRetriesPerRequest: null` and no command timeout on its own connections (it blocks),
+ * and so does anything else that issues blocking commands (`forBullmq`).
  */
 export function createRedis(url: string, options: { forBullmq?: boolean; name?: string } = {}): Redis {
   const redis = new Redis(url, {
     connectionName: options.name,
-    maxRetriesPerRequest: options.forBullmq ? null : 2,
+    maxRetriesPerRequest: options.forBullmq ? null : 0,
+    commandTimeout: options.forBullmq ? undefined : REQUEST_COMMAND_TIMEOUT_MS,
     enableReadyCheck: true,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    reconnectOnError: () => true,
+    // Request-path connections retry often (a queued command fails at the next failed attempt).
+    retryStrategy: (attempt) => Math.min(attempt * 200, options.forBullmq ? 2_000 : 500),
+    // Only a replica promoted away from us (READONLY) is worth a reconnect. Reconnecting on every error
+    // reply turned each NOSCRIPT after a Redis restart into a reconnect that failed the EVAL retrying it.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
     lazyConnect: false,
   });
   // Errors while disconnected are reported by readiness checks; never crash the process on them.

@@ -6,6 +6,7 @@ import type { Pool } from 'pg';
 import { GatewayError } from '../errors/gateway-error';
 import type { Turn } from '../ir/parts';
 import type { SystemPart } from '../ir/request';
+import { storableJson } from '../http/storable-text';
 
 export interface StoredConversation {
   system: SystemPart[];
@@ -24,7 +25,8 @@ export function createResponsesStore(db: Pool): ResponsesStore {
       await db.query(
         `INSERT INTO stored_responses (id, account_id, model, conversation, response) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO NOTHING`,
-        [input.id, input.accountId, input.model, JSON.stringify(input.conversation), JSON.stringify(input.response)],
+        // NUL is legal in a prompt but not in jsonb: the stored copy is made storable (docs/reliability.md).
+        [input.id, input.accountId, input.model, storableJson(input.conversation), storableJson(input.response)],
       );
     },
     async load(id, accountId) {

@@ -12,6 +12,7 @@ import { toTaskView, type TaskError, type TaskResult, type TaskRow } from './tas
 import type { TaskRequest } from './task-request';
 import { isTerminalStatus, type TaskKind, type TaskStatus } from './task-status';
 import { INSERT_TASK_WITH_HOLD, SETTLE_TASK, settleTaskValues } from './task-wallet-sql';
+import { storableJson } from '../http/storable-text';
 
 export interface NewTask {
   id: string;
@@ -65,8 +66,8 @@ export async function insertTask(db: Pool, task: NewTask, now: Date): Promise<Ta
   };
   const event: TaskEvent = { seq: 1, task: toTaskView(row) };
   await db.query(INSERT_TASK_WITH_HOLD, [
-    task.id, task.accountId, task.apiKeyId, task.kind, task.model, JSON.stringify(task.request), task.estimatedCredits,
-    task.deadlineAt, now, JSON.stringify(event.task), `hold for ${task.kind} task (${task.model})`,
+    task.id, task.accountId, task.apiKeyId, task.kind, task.model, storableJson(task.request), task.estimatedCredits,
+    task.deadlineAt, now, storableJson(event.task), `hold for ${task.kind} task (${task.model})`,
   ]);
   return { row, event, walletDeltaCredits: -task.estimatedCredits };
 }
@@ -111,15 +112,15 @@ export async function changeTask(db: Pool, id: string, change: TaskChange, optio
        RETURNING *`,
       [id, change.status, change.progress ?? null,
         change.providerRef !== undefined, change.providerRef ?? null, change.upstreamAccountId ?? null,
-        change.result !== undefined, change.result === undefined || change.result === null ? null : JSON.stringify(change.result),
-        change.error !== undefined, change.error === undefined || change.error === null ? null : JSON.stringify(change.error),
+        change.result !== undefined, change.result === undefined || change.result === null ? null : storableJson(change.result),
+        change.error !== undefined, change.error === undefined || change.error === null ? null : storableJson(change.error),
         change.actualCredits ?? null, change.silent ? 0 : 1, terminal, [...change.from], options.accountId ?? null],
     );
     const row = updated.rows[0];
     if (!row) return null;
     const event: TaskEvent | undefined = change.silent ? undefined : { seq: row.event_seq, task: toTaskView(row) };
     if (!terminal) {
-      if (event) await client.query('INSERT INTO task_events (task_id, seq, status, payload) VALUES ($1, $2, $3, $4)', [row.id, event.seq, row.status, JSON.stringify(event.task)]);
+      if (event) await client.query('INSERT INTO task_events (task_id, seq, status, payload) VALUES ($1, $2, $3, $4)', [row.id, event.seq, row.status, storableJson(event.task)]);
       return event ? { row, event, walletDeltaCredits: 0 } : { row, walletDeltaCredits: 0 };
     }
     // The event, the hold released, and on success the charge with its usage row and the key's

@@ -13,6 +13,7 @@
 import type { UsageEvent } from '../billing/usage-event';
 import type { TaskEvent } from './task-event';
 import type { TaskRow } from './task-record';
+import { storableJson } from '../http/storable-text';
 
 /**
  * $1 id, $2 account, $3 key, $4 kind, $5 model, $6 request (json), $7 estimate, $8 deadline,
@@ -69,7 +70,7 @@ UPDATE api_keys SET spent_credits = spent_credits + $7::bigint,
 
 export function settleTaskValues(row: TaskRow, event: TaskEvent | undefined, releasedCredits: number, charge: UsageEvent | undefined): unknown[] {
   return [
-    row.id, row.event_seq, row.status, event ? JSON.stringify(event.task) : null, row.account_id, releasedCredits, charge?.credits ?? 0,
+    row.id, row.event_seq, row.status, event ? storableJson(event.task) : null, row.account_id, releasedCredits, charge?.credits ?? 0,
     row.api_key_id, `hold released: task ${row.status}`, `${row.model} (${charge?.protocol ?? 'tasks'})`,
     charge?.model ?? row.model, charge?.protocol ?? 'tasks', charge?.upstreamAccountId ?? null, charge?.images ?? 0,
     charge?.videoSeconds ?? 0, charge?.startedAt ?? 0, charge !== undefined,

@@ -90,7 +90,10 @@ export function createUpstreamDirectory(options: {
       cache = { loadedAt: options.clock.now(), directory: loaded };
       return loaded;
     }).finally(() => { loading = undefined; });
-    return cache ? cache.directory : loading;
+    if (!cache) return loading;
+    // A background refresh that fails (PostgreSQL away) keeps the stale list; unobserved, it would crash the process.
+    loading.catch(() => undefined);
+    return cache.directory;
   }
 
   function weightedOrder(accounts: UpstreamAccount[]): UpstreamAccount[] {

@@ -21,7 +21,8 @@ function typeAndCode(kind: ErrorKind): { type: string; code: string } {
     case 'upstream_error': return { type: 'api_error', code: 'api_error' };
     case 'no_available_account': return { type: 'api_error', code: 'api_error' };
     case 'overloaded': return { type: 'api_error', code: 'api_error' };
-    case 'timeout': return { type: 'api_error', code: 'timeout' };
+    case 'unavailable': return { type: 'api_error', code: 'api_error' };
+    case 'timeout': return { type: 'api_error', code: 'api_error' };
     case 'internal': return { type: 'api_error', code: 'server_error' };
     default: return assertNever(kind, 'error kind');
   }

@@ -28,6 +28,7 @@ export function generateContentErrorStatus(kind: ErrorKind): string {
       return 'INTERNAL';
     case 'no_available_account':
     case 'overloaded':
+    case 'unavailable':
       return 'UNAVAILABLE';
     case 'timeout':
       return 'DEADLINE_EXCEEDED';

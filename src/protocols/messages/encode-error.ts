@@ -18,6 +18,7 @@ const MESSAGES_ERROR_TYPE: Record<ErrorKind, string> = {
   upstream_error: 'api_error',
   no_available_account: 'api_error',
   overloaded: 'overloaded_error',
+  unavailable: 'overloaded_error',
   timeout: 'api_error',
   internal: 'api_error',
 };

@@ -22,7 +22,8 @@ const ENVELOPE: Record<ErrorKind, { type: string; code: string }> = {
   upstream_error: { type: 'api_error', code: 'api_error' },
   no_available_account: { type: 'api_error', code: 'api_error' },
   overloaded: { type: 'api_error', code: 'api_error' },
-  timeout: { type: 'api_error', code: 'timeout' },
+  unavailable: { type: 'api_error', code: 'api_error' },
+  timeout: { type: 'api_error', code: 'api_error' },
   internal: { type: 'api_error', code: 'server_error' },
 };
 

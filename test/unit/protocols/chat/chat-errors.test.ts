@@ -20,7 +20,7 @@ const ENVELOPES: Array<[ErrorKind, number, string, string]> = [
   ['upstream_error', 502, 'api_error', 'api_error'],
   ['no_available_account', 503, 'api_error', 'api_error'],
   ['overloaded', 503, 'api_error', 'api_error'],
-  ['timeout', 504, 'api_error', 'timeout'],
+  ['timeout', 502, 'api_error', 'api_error'],
   ['internal', 500, 'api_error', 'server_error'],
 ];
 
@@ -78,7 +78,7 @@ describe('decodeChatError', () => {
     ['a 503 stays 503', 503, openaiBody('overloaded'), {}, { kind: 'overloaded', status: 503 }],
     ['a 529 stays 529', 529, JSON.stringify({ error: 'Overloaded' }), {}, { kind: 'overloaded', status: 529, message: 'Overloaded' }],
     ['a 500 becomes an upstream error', 500, openaiBody('The server had an error'), {}, { kind: 'upstream_error', status: 502 }],
-    ['a 504 is a timeout', 504, '', {}, { kind: 'timeout', status: 504, message: 'upstream answered HTTP 504' }],
+    ['a 504 is a timeout', 504, '', {}, { kind: 'timeout', status: 502, message: 'upstream answered HTTP 504' }],
     ['a FastAPI detail', 400, JSON.stringify({ detail: 'bad model' }), {}, { kind: 'invalid_request', message: 'bad model' }],
     ['an error array', 400, JSON.stringify([{ error: { message: 'first' } }]), {}, { message: 'first' }],
     ['an HTML page from a proxy', 502, '<html><body>Bad gateway</body></html>', {}, { kind: 'upstream_error', message: 'upstream answered HTTP 502' }],

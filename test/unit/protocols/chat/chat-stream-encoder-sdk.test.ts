@@ -239,7 +239,7 @@ describe('chat stream encoder failures', () => {
     const encoder = chatCodec.inbound.createStreamEncoder({ model: MODEL, includeUsage: true }, testContext());
     partial.forEach((event) => encoder.push(event));
     const frames = encoder.push({ type: 'error', error: new GatewayError('timeout', 'upstream timed out') });
-    expect(dataOf(frames)).toEqual([{ error: { message: 'upstream timed out', type: 'api_error', param: null, code: 'timeout' } }]);
+    expect(dataOf(frames)).toEqual([{ error: { message: 'upstream timed out', type: 'api_error', param: null, code: 'api_error' } }]);
     expect(encoder.push({ type: 'text_delta', index: 0, text: 'late' })).toEqual([]);
     expect(encoder.end()).toEqual([]);
     expect(encoder.fail(new GatewayError('internal', 'again'))).toEqual([]);

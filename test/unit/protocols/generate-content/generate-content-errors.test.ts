@@ -20,7 +20,7 @@ describe('encodeGenerateContentError', () => {
     ['no_available_account', 503, 'UNAVAILABLE', undefined],
     ['overloaded', 503, 'UNAVAILABLE', undefined],
     ['overloaded', 529, 'UNAVAILABLE', 529],
-    ['timeout', 504, 'DEADLINE_EXCEEDED', undefined],
+    ['timeout', 502, 'DEADLINE_EXCEEDED', undefined],
     ['internal', 500, 'INTERNAL', undefined],
   ];
 
@@ -50,7 +50,7 @@ describe('decodeGenerateContentError', () => {
     [429, envelope(429, 'RESOURCE_EXHAUSTED', 'quota'), 'rate_limit', 429],
     [500, envelope(500, 'INTERNAL', 'oops'), 'upstream_error', 502],
     [503, envelope(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'), 'overloaded', 503],
-    [504, envelope(504, 'DEADLINE_EXCEEDED', 'deadline'), 'timeout', 504],
+    [504, envelope(504, 'DEADLINE_EXCEEDED', 'deadline'), 'timeout', 502],
   ] as const)('HTTP %i → %s', (status, body, kind, gatewayStatus) => {
     const error = decodeGenerateContentError(status, body, {});
     expect(error.kind).toBe(kind);

@@ -107,7 +107,7 @@ describe('generate-content stream encoder', () => {
 
   it('renders an error event like fail()', () => {
     const frames = run([{ type: 'start', id: 'r1', model: 'm' }, { type: 'error', error: new GatewayError('timeout', 'too slow') }], true);
-    expect(sseChunks(frames)).toEqual([{ error: { code: 504, message: 'too slow', status: 'DEADLINE_EXCEEDED' } }]);
+    expect(sseChunks(frames)).toEqual([{ error: { code: 502, message: 'too slow', status: 'DEADLINE_EXCEEDED' } }]);
   });
 
   it('never invents a finish: a stream that ends without one ends in an error frame', () => {

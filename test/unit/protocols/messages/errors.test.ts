@@ -24,7 +24,7 @@ const TABLE: Array<[ErrorKind, number, string]> = [
   ['upstream_error', 502, 'api_error'],
   ['no_available_account', 503, 'api_error'],
   ['overloaded', 503, 'overloaded_error'],
-  ['timeout', 504, 'api_error'],
+  ['timeout', 502, 'api_error'],
   ['internal', 500, 'api_error'],
 ];
 
@@ -67,7 +67,7 @@ describe('Messages decodeError', () => {
     ['an HTTP-date retry-after is ignored (no clock in a codec)', 429, envelope('rate_limit_error', 'x'), { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }, { retryAfterSeconds: undefined }],
     ['our own rejected credential is not shown as the caller\'s', 401, envelope('authentication_error', 'invalid x-api-key'), {}, { kind: 'upstream_error', status: 502, message: 'the upstream account was rejected (HTTP 401)' }],
     ['a body that is not JSON becomes the message', 502, '<html>Bad gateway</html>', {}, { kind: 'upstream_error', status: 502, message: '<html>Bad gateway</html>' }],
-    ['an empty body names the status', 504, '', {}, { kind: 'timeout', status: 504, message: 'upstream answered HTTP 504' }],
+    ['an empty body names the status', 504, '', {}, { kind: 'timeout', status: 502, message: 'upstream answered HTTP 504' }],
   ];
 
   it.each(cases)('%s', (_name, status, body, headers, expected) => {

@@ -348,7 +348,7 @@ describe('Responses error envelopes through the official SDK', () => {
     ['upstream_error', 502, 'api_error', 'api_error', OpenAI.InternalServerError],
     ['no_available_account', 503, 'api_error', 'api_error', OpenAI.InternalServerError],
     ['overloaded', 503, 'api_error', 'api_error', OpenAI.InternalServerError],
-    ['timeout', 504, 'api_error', 'timeout', OpenAI.InternalServerError],
+    ['timeout', 502, 'api_error', 'api_error', OpenAI.InternalServerError],
     ['internal', 500, 'api_error', 'server_error', OpenAI.InternalServerError],
   ];
 
