@@ -3,7 +3,6 @@
  * prompt, and a prompt that makes it run its own Bash tool, whose real output the final answer quotes.
  * Only Bash is pre-approved (`--allowedTools Bash`): a headless run cannot answer a permission prompt.
  */
-import { execFileSync } from 'node:child_process';
 import { check, withRecorder, type CellName } from './support/cell';
 import { binary, claudeCodeEnv } from './support/clis';
 import { runProcess } from './support/run-process';
@@ -15,7 +14,6 @@ const CELL_TIMEOUT_MS = 120_000;
 async function runClaude(cell: CellName, prompt: string, extraArgs: string[], expect: (output: string, workspace: ReturnType<typeof createWorkspace>) => void): Promise<void> {
   const workspace = createWorkspace();
   try {
-    execFileSync('git', ['init', '-q'], { cwd: workspace.work });
     await withRecorder(cell, async (recorder) => {
       const result = await runProcess(binary('claude'), ['-p', prompt, '--model', cell.model, ...extraArgs], {
         cwd: workspace.work, env: claudeCodeEnv(workspace, recorder.url, suite().key), timeoutMs: CELL_TIMEOUT_MS,

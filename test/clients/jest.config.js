@@ -11,6 +11,7 @@ module.exports = {
   transform: { '^.+\\.ts$': [require.resolve('ts-jest', { paths: [path.resolve(__dirname, '../..')] }), { diagnostics: false, tsconfig: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', isolatedModules: true, esModuleInterop: true } }] },
   globalSetup: '<rootDir>/support/global-setup.ts',
   globalTeardown: '<rootDir>/support/global-teardown.ts',
+  verbose: true,
   maxWorkers: 1,
   maxConcurrency: 3,
   testTimeout: 180000,

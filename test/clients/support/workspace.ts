@@ -6,6 +6,7 @@
  * anything the model could have made up.
  */
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,8 @@ export function createWorkspace(): Workspace {
   writeFileSync(path.join(home, '.profile'), profile);
   writeFileSync(path.join(work, 'example'), `${fileContent}\n`);
   writeFileSync(path.join(work, 'README.md'), '# scratch project\n');
+  // Agent CLIs expect a project under version control (Codex refuses to run outside one).
+  execFileSync('git', ['init', '-q'], { cwd: work });
   const env: Record<string, string> = {
     HOME: home,
     PATH: [bin, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
