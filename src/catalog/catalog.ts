@@ -1,4 +1,4 @@
-/** In-memory catalog lookups: by slug, listing with filters, the public model shape. */
+/** In-memory catalog lookups: by slug or alias, listing with filters, the public model shape. */
 import type { Protocol } from '../ir/protocol';
 import type { Capability, CatalogModel } from './model';
 
@@ -18,15 +18,22 @@ export interface PublicModel {
 }
 
 export class Catalog {
-  private readonly bySlug: Map<string, CatalogModel>;
+  /** Slugs and aliases alike: one name, one model. */
+  private readonly byName = new Map<string, CatalogModel>();
 
   constructor(readonly models: readonly CatalogModel[], private readonly pricingUrl = 'https://example.invalid/pricing') {
-    this.bySlug = new Map(models.map((m) => [m.id, m]));
+    for (const model of models) {
+      for (const name of [model.id, ...(model.aliases ?? [])]) {
+        const taken = this.byName.get(name);
+        if (taken) throw new Error(`catalog name ${name} is used by both ${taken.id} and ${model.id}`);
+        this.byName.set(name, model);
+      }
+    }
   }
 
-  /** The model for a slug, retired or not. */
-  find(slug: string): CatalogModel | undefined {
-    return this.bySlug.get(slug);
+  /** The model for a slug or one of its aliases, retired or not. */
+  find(name: string): CatalogModel | undefined {
+    return this.byName.get(name);
   }
 
   /** Callable models: not retired. */

@@ -25,6 +25,11 @@ export interface ModelPrices {
 
 export interface CatalogModel {
   id: string;
+  /**
+   * Other names that resolve to this model everywhere (dated snapshots such as
+   * `claude-sonnet-4-5-20250929`, the names clients ask for by default). Never listed.
+   */
+  aliases?: string[];
   /** Family number 1–8 of the interface's family table. */
   familyNumber: number;
   /** Vendor-derived family name used by the `family` filter. */
