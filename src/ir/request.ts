@@ -16,6 +16,8 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   strict?: boolean;
   cacheHint?: CacheHint;
+  /** A member of a Responses `namespace` tool: `name` is then `<namespace>__<member>`. */
+  namespace?: { name: string; member: string };
 }
 
 /** A provider built-in tool (e.g. `web_search`), meaningful only to its own protocol. */

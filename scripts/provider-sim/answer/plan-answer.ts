@@ -1,6 +1,7 @@
 /**
  * Decides the answer to a conversation, deterministically, the same way for every protocol:
- * - a forced tool choice, or a tool named in the last user text, gives tool calls whose arguments
+ * - a forced tool choice, or a tool named in the last user text (the user's own: what clients inject,
+ *   such as `<system-reminder>` blocks, never counts), gives tool calls whose arguments
  *   are a minimal valid instance of the tool's schema (several named → parallel calls);
  * - tool results in the last user turn give a text quoting each result verbatim;
  * - a JSON output format gives a minimal instance of the schema;
@@ -11,6 +12,7 @@
 import { countTextTokens } from '../tokens';
 import type { SimConversation, SimTool, SimTurn } from './conversation';
 import { schemaInstance } from './schema-instance';
+import { userOwnText } from './user-own-text';
 
 export type SimFinish = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 
@@ -40,7 +42,7 @@ const MAX_REPEAT = 100_000;
 
 export function planAnswer(conversation: SimConversation): AnswerPlan {
   const lastUser = findLastUserTurn(conversation.turns);
-  const userText = lastUser?.texts.join('\n') ?? '';
+  const userText = userOwnText(lastUser);
   const toolCalls = chooseToolCalls(conversation, lastUser, userText);
 
   let reasoningText = conversation.reasoning ? reasoningFor(userText, lastUser) : null;

@@ -9,6 +9,7 @@ import type { TranslationWarning } from '../../ir/warning';
 import type { CodecContext, DecodedRequest } from '../codec';
 import { fileFieldsToSource, imageUrlToSource } from './media-source';
 import { decodeCallId, decodeReasoningCarrier, isForeignCarrier } from './opaque-carrier';
+import { flattenNamespaceTool, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
 import {
   MAPPED_REQUEST_FIELDS, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
   messageItemSchema, otherItemSchema, reasoningItemSchema, responsesRequestSchema,
@@ -178,9 +179,10 @@ function decodeInput(
       case 'function_call': {
         const item = parseWith(functionCallItemSchema, raw, prefix);
         const { id, signature } = decodeCallId(item.call_id);
-        callNames.set(id, item.name);
+        const name = item.namespace ? namespacedToolName(item.namespace, item.name) : item.name;
+        callNames.set(id, name);
         builder.add('assistant', [{
-          type: 'tool_call', id, name: item.name, argumentsJson: item.arguments, ...(signature ? { signature } : {}),
+          type: 'tool_call', id, name, argumentsJson: item.arguments, ...(signature ? { signature } : {}),
         }]);
         break;
       }
@@ -228,10 +230,14 @@ function decodeInput(
   return builder.turns;
 }
 
-function decodeTools(body: ResponsesRequestBody): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
+function decodeTools(body: ResponsesRequestBody, warnings: TranslationWarning[]): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
   const tools: ToolDefinition[] = [];
   const builtinTools: BuiltinTool[] = [];
   (body.tools ?? []).forEach((raw, index) => {
+    if (raw.type === 'namespace') {
+      tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, ['tools', index]), `tools[${index}]`, warnings));
+      return;
+    }
     if (raw.type !== 'function') {
       builtinTools.push({ protocol: 'responses', value: { ...raw } });
       return;
@@ -314,7 +320,7 @@ export function decodeResponsesRequest(body: unknown, _context: CodecContext): D
 
   const system: SystemPart[] = parsed.instructions ? [{ type: 'text', text: parsed.instructions }] : [];
   const turns = decodeInput(parsed.input, system, warnings);
-  const { tools, builtinTools } = decodeTools(parsed);
+  const { tools, builtinTools } = decodeTools(parsed, warnings);
   const toolChoice = decodeToolChoice(parsed.tool_choice, extensionFields, warnings);
   const responseFormat = decodeResponseFormat(parsed);
   const reasoning = decodeReasoning(parsed);

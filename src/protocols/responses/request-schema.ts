@@ -45,6 +45,8 @@ export const functionCallItemSchema = z.looseObject({
   type: z.literal('function_call'),
   call_id: z.string().min(1),
   name: z.string(),
+  /** Codex: the call of a member of a `namespace` tool. */
+  namespace: z.string().nullish(),
   arguments: z.string(),
   id: z.string().nullish(),
 });

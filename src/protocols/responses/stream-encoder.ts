@@ -22,6 +22,7 @@ import { FAILED_FINISH_MESSAGE } from './encode-response';
 import { responsesErrorFields } from './encode-error';
 import { responsesStatusFor } from './map-finish-reason';
 import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
+import { clientCallName } from './tool-namespaces';
 import {
   functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
 } from './output-items';
@@ -212,7 +213,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         this.closeMessage(out);
         const id = this.context.newId('fc_');
         const callId = encodeCallId(block.id, block.signature);
-        const outputIndex = this.addItem(functionCallItem(id, callId, block.name, '', 'in_progress'), out);
+        const outputIndex = this.addItem(functionCallItem(id, callId, clientCallName(block.name, this.options.request?.tools), '', 'in_progress'), out);
         this.block = { kind: 'tool_call', irIndex, outputIndex, id, callId, name: block.name, args: '' };
         break;
       }
@@ -301,7 +302,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         out.push(this.frame('response.function_call_arguments.done', {
           item_id: block.id, output_index: block.outputIndex, arguments: block.args,
         }));
-        this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, block.name, block.args, 'completed'), out);
+        this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, clientCallName(block.name, this.options.request?.tools), block.args, 'completed'), out);
         break;
       case 'skipped':
         break;
