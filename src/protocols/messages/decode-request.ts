@@ -87,6 +87,9 @@ function decodeToolResult(block: unknown, path: string, state: DecodeState): Con
       const innerPath = `${path}.content.${k}`;
       if (inner.type === 'text') content.push(decodeText(inner, innerPath, state));
       else if (inner.type === 'image') content.push(decodeImage(inner, innerPath));
+      // Claude Code's tool search answers with the names of the tools it loads; every tool is sent
+      // to a translated upstream anyway, so the name is what is left to say.
+      else if (inner.type === 'tool_reference' && typeof inner.tool_name === 'string') content.push({ type: 'text', text: `tool ${inner.tool_name}` });
       else state.warnings.push({ field: innerPath, message: `a ${inner.type} block inside a tool result cannot be translated and was dropped` });
     });
   }
