@@ -1,8 +1,9 @@
 /**
  * The AI SDK and LangChain on every protocol they speak and every family it allows: a plain call,
  * streaming (deltas join to the text, usage reported), a tool round trip (the application runs the
- * tool; the second answer quotes its output), structured output, and vision (an answer on a vision
- * model, a clean 400 otherwise).
+ * tool; the second answer quotes its output), structured output (a clean 400 `unsupported_feature`
+ * when the library sends a JSON schema to a model without json_schema), and vision (an answer on a
+ * vision model, a clean 400 `unsupported_feature` otherwise).
  */
 import { cellTitle, type CellName } from './support/cell';
 import { libraryGroup, type KindOutcome } from './library/library-cells';
@@ -10,12 +11,18 @@ import { LIBRARY_KINDS, PROMPTS, type LibraryKind, type Observation } from './li
 import { AI_SDK_VARIANTS, LANGCHAIN_VARIANTS } from './library/variants';
 import { representatives, type ListedModel, type Protocol } from './support/suite';
 
-function judge(kind: LibraryKind, model: ListedModel, seen: Observation): string | undefined {
-  const vision = model.capabilities.includes('vision');
-  if (kind === 'vision' && !vision) {
-    if (seen.error === undefined) return `a model without vision answered an image instead of a 400: ${JSON.stringify(seen)}`;
-    return seen.error.status === 400 ? undefined : `expected a clean 400, got ${seen.error.status ?? 'no status'}: ${seen.error.message}`;
-  }
+/** A model without the capability must refuse cleanly: 400 `unsupported_feature` in the caller's envelope (INTERFACE). */
+function cleanRefusal(seen: Observation, outcome: KindOutcome): string | undefined {
+  if (seen.error === undefined) return `expected a clean 400 unsupported_feature, got an answer: ${JSON.stringify(seen)}`;
+  if (seen.error.status !== 400) return `expected a clean 400, got ${seen.error.status ?? 'no status'}: ${seen.error.message}`;
+  return (outcome.firstProblem ?? '').includes('unsupported_feature') ? undefined : `the 400 is not unsupported_feature: ${outcome.firstProblem ?? seen.error.message}`;
+}
+
+function judge(kind: LibraryKind, model: ListedModel, outcome: KindOutcome, seen: Observation): string | undefined {
+  if (kind === 'vision' && !model.capabilities.includes('vision')) return cleanRefusal(seen, outcome);
+  // Libraries that ask for structured output through a forced tool get the object from any tool-capable
+  // model; those that send a JSON schema get the interface's refusal from a model without json_schema.
+  if (kind === 'structured' && !model.capabilities.includes('json_schema') && seen.error !== undefined) return cleanRefusal(seen, outcome);
   if (seen.error !== undefined) return `threw ${seen.error.status ?? ''} ${seen.error.message}`;
   const usage = (seen.inputTokens ?? 0) > 0 && (seen.outputTokens ?? 0) > 0;
   switch (kind) {
@@ -51,7 +58,7 @@ for (const [variant, protocol] of Object.entries(VARIANTS)) {
         test.concurrent(cellTitle(cell), async () => {
           const outcome = (await libraryGroup(variant, model.id))[kind];
           if (outcome.observation === undefined) throw failure(cell, outcome, outcome.crash ?? 'no observation');
-          const reason = judge(kind, model, outcome.observation);
+          const reason = judge(kind, model, outcome, outcome.observation);
           if (reason !== undefined) throw failure(cell, outcome, reason);
         }, 200_000);
       }
