@@ -10,7 +10,11 @@ const INJECTED = /<(system-reminder|environment_context|user_instructions)>[\s\S
 
 export function userOwnText(turn: SimTurn | undefined): string {
   return (turn?.texts ?? [])
-    .map((text) => text.replace(INJECTED, '').trim())
-    .filter((text) => text !== '')
+    .flatMap((text) => {
+      // A text without injected context stays exactly as typed (`repeat:N:` keeps its spaces).
+      const own = text.replace(INJECTED, '');
+      if (own === text) return [text];
+      return own.trim() === '' ? [] : [own.trim()];
+    })
     .join('\n');
 }
