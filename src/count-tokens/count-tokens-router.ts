@@ -75,8 +75,9 @@ export function createCountTokensRouter(deps: Dependencies, services: RelayServi
     const body = bodyObject(req.body);
     const { request } = CODECS[protocol].inbound.decodeRequest(inferenceBody(protocol, body), context);
     const model = resolveModel(deps.catalog, pathModel ?? request.model, protocol, key);
+    const beta = protocol === 'messages' ? req.get('anthropic-beta') ?? req.get('messages-beta') : undefined;
     const upstream = request.previousResponseId === undefined
-      ? await countWithUpstream(protocol, body, model, key.groupId, services)
+      ? await countWithUpstream(protocol, body, model, key.groupId, services, beta === undefined ? {} : { 'anthropic-beta': beta })
       : undefined;
     const tokens = upstream ?? estimateInputTokens(Buffer.byteLength(JSON.stringify(body)), model.contextWindow);
     res.setHeader('x-gateway-token-count', upstream === undefined ? 'estimate' : 'upstream');

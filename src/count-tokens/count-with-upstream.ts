@@ -34,6 +34,8 @@ function accountTrouble(status: number): boolean {
 
 export async function countWithUpstream(
   protocol: CountingProtocol, body: Record<string, unknown>, model: CatalogModel, groupId: number, services: RelayServices,
+  /** Protocol headers to forward (Messages `anthropic-beta`: the beta fields of the body need it). */
+  extraHeaders: Record<string, string> = {},
 ): Promise<number | undefined> {
   const { accounts } = await services.upstreams.candidates(groupId, model.id, model.nativeProtocols);
   const account = accounts.find((a) => a.protocol === protocol);
@@ -45,7 +47,7 @@ export async function countWithUpstream(
   try {
     const response = await services.upstreamClient.call({
       url: account.baseUrl + countPath(protocol, upstreamModel),
-      headers: upstreamHeaders(protocol, account.credential),
+      headers: upstreamHeaders(protocol, account.credential, extraHeaders),
       body: JSON.stringify(forwarded),
     });
     status = response.status;
