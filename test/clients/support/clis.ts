@@ -46,6 +46,13 @@ export function codexEnv(workspace: Workspace, baseUrl: string, key: string, mod
     '[otel]',
     'exporter = "none"',
     '',
+    // The plugin marketplace sync clones from github.com and asks chatgpt.com at every start:
+    // traffic to third parties, like an update check, not part of talking to the model.
+    '[features]',
+    'plugins = false',
+    'remote_plugin = false',
+    'plugin_sharing = false',
+    '',
   ].join('\n'));
   return { ...workspace.env, CODEX_HOME: codexHome, GATEWAY_API_KEY: key };
 }

@@ -51,8 +51,6 @@ export function createWorkspace(): Workspace {
     LANG: 'C.UTF-8',
     TERM: 'dumb',
     TMPDIR: os.tmpdir(),
-    // No client may reach anything but the gateway: any proxy-aware HTTP stack fails fast instead.
-    NO_PROXY: '127.0.0.1,localhost',
   };
   return { home, work, commandOutput, fileContent, env, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
