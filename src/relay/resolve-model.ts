@@ -53,11 +53,13 @@ function clampOutputCap(model: CatalogModel, request: IrRequest, maxTokensField:
   const max = request.sampling.maxOutputTokens;
   if (max === undefined || max <= model.maxOutputTokens) return [];
   request.sampling.maxOutputTokens = model.maxOutputTokens;
+  let budgetNote = '';
   const budget = request.reasoning?.budgetTokens;
   if (request.reasoning && budget !== undefined && budget >= model.maxOutputTokens) {
     request.reasoning.budgetTokens = model.maxOutputTokens - 1;
+    budgetNote = `, the thinking budget to ${model.maxOutputTokens - 1}`;
   }
-  return [{ field: maxTokensField, message: `${max} exceeds the maximum output of model ${model.id}; lowered to ${model.maxOutputTokens}` }];
+  return [{ field: maxTokensField, message: `${max} exceeds the maximum output of model ${model.id}; lowered to ${model.maxOutputTokens}${budgetNote}` }];
 }
 
 /** Throws 400 for what the model cannot do; returns warnings for what is dropped or lowered instead. */

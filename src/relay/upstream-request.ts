@@ -38,7 +38,7 @@ function passThroughPath(protocol: Protocol, model: string, stream: boolean, bet
 /**
  * The interface offers Chat `max_tokens` on every model; OpenAI's reasoning models refuse it
  * ("Use 'max_completion_tokens' instead"), so a pass-through body carries it under the field the
- * target takes. The only change made to a pass-through body besides the model name.
+ * target takes (besides the model name and the usage request, the only change to a pass-through body).
  */
 function renameChatMaxTokens(body: Record<string, unknown>, upstreamModel: string): void {
   if (body.max_tokens === undefined || body.max_tokens === null || body.max_completion_tokens !== undefined) return;
