@@ -9,6 +9,7 @@ import { cellTitle, type CellName } from './support/cell';
 import { libraryGroup, type KindOutcome } from './library/library-cells';
 import { LIBRARY_KINDS, PROMPTS, type LibraryKind, type Observation } from './library/observation';
 import { AI_SDK_VARIANTS, LANGCHAIN_VARIANTS } from './library/variants';
+import { isNativePassThrough } from './support/native';
 import { representatives, type ListedModel, type Protocol } from './support/suite';
 
 /** A model without the capability must refuse cleanly: 400 `unsupported_feature` in the caller's envelope (INTERFACE). */
@@ -60,6 +61,9 @@ for (const [variant, protocol] of Object.entries(VARIANTS)) {
           if (outcome.observation === undefined) throw failure(cell, outcome, outcome.crash ?? 'no observation');
           const reason = judge(kind, model, outcome, outcome.observation);
           if (reason !== undefined) throw failure(cell, outcome, reason);
+          if (isNativePassThrough(protocol, model.id) && outcome.warnings.length > 0) {
+            throw failure(cell, outcome, `a native pass-through reported translation warnings: ${outcome.warnings.join('; ')}`);
+          }
         }, 200_000);
       }
     }

@@ -16,6 +16,8 @@ export interface KindOutcome {
   /** The first non-2xx answer or malformed event of this kind's own requests. */
   firstProblem?: string;
   requests: string;
+  /** The gateway's `x-gateway-warnings` headers on this kind's requests. */
+  warnings: string[];
   /** Why no observation came back (the child crashed or timed out). */
   crash?: string;
 }
@@ -50,6 +52,7 @@ async function runGroup(variant: string, model: string): Promise<Record<LibraryK
         observation: observations?.[kind],
         firstProblem: recorders[kind].firstProblem(),
         requests: recorders[kind].exchanges.map((e) => `${e.method} ${e.path} ${e.status}`).join(', '),
+        warnings: recorders[kind].warnings(),
         crash,
       };
     }

@@ -15,6 +15,8 @@ export interface Exchange {
   errorBody?: string;
   /** The first `data:` line of an event stream that is neither JSON nor `[DONE]`. */
   malformedEvent?: string;
+  /** The gateway's `x-gateway-warnings` header, when it sent one. */
+  warnings?: string;
 }
 
 export interface Recorder {
@@ -22,6 +24,8 @@ export interface Recorder {
   exchanges: Exchange[];
   /** The first non-2xx answer or malformed event, as one line; undefined when every exchange was clean. */
   firstProblem(): string | undefined;
+  /** Every `x-gateway-warnings` header the gateway sent, with its request. */
+  warnings(): string[];
   close(): Promise<void>;
 }
 
@@ -62,6 +66,8 @@ export async function startRecorder(target: string): Promise<Recorder> {
       headers: { ...req.headers, host: upstream.host },
     }, (answer) => {
       exchange.status = answer.statusCode ?? 0;
+      const warnings = answer.headers['x-gateway-warnings'];
+      if (warnings !== undefined) exchange.warnings = String(warnings);
       record(answer, exchange);
       res.writeHead(exchange.status, answer.headers);
       answer.pipe(res);
@@ -84,6 +90,9 @@ export async function startRecorder(target: string): Promise<Recorder> {
         if (exchange.malformedEvent !== undefined) return `${exchange.method} ${exchange.path} → malformed event: ${exchange.malformedEvent}`;
       }
       return undefined;
+    },
+    warnings() {
+      return exchanges.filter((exchange) => exchange.warnings !== undefined).map((exchange) => `${exchange.method} ${exchange.path}: ${exchange.warnings}`);
     },
     async close() {
       server.closeAllConnections();

@@ -3,6 +3,7 @@
  * proxy, the CLI run headless under a hard time limit, then the cell's own expectation on its output.
  */
 import { check, withRecorder, type CellName } from './cell';
+import { isNativePassThrough } from './native';
 import { proxyEnv, startOutsideSink } from './outside-sink';
 import { runProcess } from './run-process';
 import { createWorkspace, type Workspace } from './workspace';
@@ -31,6 +32,9 @@ export async function runCliCell(cell: CellName, run: CliRun): Promise<void> {
       check(!result.timedOut && result.code === 0, `${run.command.split('/').pop()} did not finish successfully`, output);
       check(sink.attempts.length === 0, `the client tried to reach more than the gateway: ${sink.attempts.join(', ')}`, output);
       run.expect(result.stdout, workspace);
+      if (isNativePassThrough(cell.protocol, cell.model)) {
+        check(recorder.warnings().length === 0, `a native pass-through reported translation warnings: ${recorder.warnings().join('; ')}`, output);
+      }
     });
   } finally {
     await sink.close();
