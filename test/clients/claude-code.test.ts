@@ -11,10 +11,13 @@ import { CLI_TEST_TIMEOUT_MS, runCliCell } from './support/run-cli';
 import { representatives, suite } from './support/suite';
 import type { Workspace } from './support/workspace';
 
+/** The CLI's own default model (what a user gets without `--model`); issue 12 wants it served too. */
+const DEFAULT_MODEL = '(default, no --model)';
+
 function runClaude(cell: CellName, args: string[], expect: (stdout: string, workspace: Workspace) => void): Promise<void> {
   return runCliCell(cell, {
     command: binary('claude'),
-    args: [...args, '--model', cell.model],
+    args: [...args, ...(cell.model === DEFAULT_MODEL ? [] : ['--model', cell.model])],
     env: (workspace, gatewayUrl) => claudeCodeEnv(workspace, gatewayUrl, suite().key),
     expect,
   });
@@ -70,4 +73,17 @@ describe('Claude Code', () => {
       });
     }, CLI_TEST_TIMEOUT_MS);
   }
+
+  const defaultCell = (kind: string): CellName => ({ client: 'Claude Code', protocol: 'messages', model: DEFAULT_MODEL, kind });
+  test.concurrent(`Claude Code · messages · ${DEFAULT_MODEL} · plain`, async () => {
+    await runClaude(defaultCell('plain'), ['-p', 'Reply to ping-6064 please'], (stdout) => {
+      check(stdout.includes('ping-6064'), 'the answer does not carry the prompt back', stdout);
+    });
+  }, CLI_TEST_TIMEOUT_MS);
+
+  test.concurrent(`Claude Code · messages · ${DEFAULT_MODEL} · tool (Bash)`, async () => {
+    await runClaude(defaultCell('tool (Bash)'), ['-p', 'Use Bash to run the example command', '--allowedTools', 'Bash'], (stdout, workspace) => {
+      check(stdout.includes(workspace.commandOutput), `the final answer does not quote the Bash output ${workspace.commandOutput}`, stdout);
+    });
+  }, CLI_TEST_TIMEOUT_MS);
 });

@@ -10,26 +10,29 @@ import { CLI_TEST_TIMEOUT_MS, runCliCell } from './support/run-cli';
 import { representatives, suite } from './support/suite';
 import type { Workspace } from './support/workspace';
 
+/** Codex's own default model (no `model =` line); issue 12 wants it served too. */
+const DEFAULT_MODEL = '(default model)';
+
 function runCodex(cell: CellName, prompt: string, expect: (stdout: string, workspace: Workspace) => void): Promise<void> {
   return runCliCell(cell, {
     command: binary('codex'),
     args: ['exec', prompt],
-    env: (workspace, gatewayUrl) => codexEnv(workspace, gatewayUrl, suite().key, cell.model),
+    env: (workspace, gatewayUrl) => codexEnv(workspace, gatewayUrl, suite().key, cell.model === DEFAULT_MODEL ? undefined : cell.model),
     expect,
   });
 }
 
 describe('Codex', () => {
-  for (const model of representatives('responses')) {
-    const cell = (kind: string): CellName => ({ client: 'Codex', protocol: 'responses', model: model.id, kind });
+  for (const model of [...representatives('responses').map((entry) => entry.id), DEFAULT_MODEL]) {
+    const cell = (kind: string): CellName => ({ client: 'Codex', protocol: 'responses', model, kind });
 
-    test.concurrent(`Codex · responses · ${model.id} · plain`, async () => {
+    test.concurrent(`Codex · responses · ${model} · plain`, async () => {
       await runCodex(cell('plain'), 'Reply to ping-5521 please', (stdout) => {
         check(stdout.includes('ping-5521'), 'the final message does not carry the prompt back', stdout);
       });
     }, CLI_TEST_TIMEOUT_MS);
 
-    test.concurrent(`Codex · responses · ${model.id} · tool (exec_command)`, async () => {
+    test.concurrent(`Codex · responses · ${model} · tool (exec_command)`, async () => {
       await runCodex(cell('tool (exec_command)'), 'Run exec_command to look around', (stdout, workspace) => {
         check(stdout.includes(workspace.commandOutput), `the final message does not quote the command output ${workspace.commandOutput}`, stdout);
       });

@@ -22,12 +22,12 @@ export function claudeCodeEnv(workspace: Workspace, baseUrl: string, key: string
   };
 }
 
-/** Codex: the gateway as a custom Responses provider in `$CODEX_HOME/config.toml`, the key in `GATEWAY_API_KEY`. */
-export function codexEnv(workspace: Workspace, baseUrl: string, key: string, model: string): Record<string, string> {
+/** Codex: the gateway as a custom Responses provider in `$CODEX_HOME/config.toml`, the key in `GATEWAY_API_KEY`; no model: Codex's own default. */
+export function codexEnv(workspace: Workspace, baseUrl: string, key: string, model: string | undefined): Record<string, string> {
   const codexHome = path.join(workspace.home, '.codex');
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(path.join(codexHome, 'config.toml'), [
-    `model = "${model}"`,
+    ...(model === undefined ? [] : [`model = "${model}"`]),
     'model_provider = "gateway"',
     'check_for_update_on_startup = false',
     '',
