@@ -45,6 +45,15 @@ export const DEFAULT_CATALOG: CatalogModel[] = [
     created: CREATED, nativeProtocols: ['messages'], protocols: ['messages', 'responses', 'chat'],
     prices: { inputPerMillion: 5_000_000, outputPerMillion: 25_000_000, cacheReadPerMillion: 500_000, cacheWritePerMillion: 6_250_000 },
   },
+  {
+    // Claude Code 2.1.330's default model (no --model).
+    id: 'claude-opus-5-5', familyNumber: 1, family: 'anthropic', ownedBy: 'anthropic', kind: 'chat',
+    capabilities: [...CHAT, 'vision', 'cache_control', 'thinking', 'json_schema'],
+    // platform.claude.com/docs/models/opus-5-5/overview: 1M context, 128K output; $4 / $20, cache read $0.20, 5m write $5.
+    contextWindow: 1_000_000, maxOutputTokens: 128_000, inputModalities: ['text', 'image'], outputModalities: ['text'],
+    created: CREATED, nativeProtocols: ['messages'], protocols: ['messages', 'responses', 'chat'],
+    prices: { inputPerMillion: 4_000_000, outputPerMillion: 20_000_000, cacheReadPerMillion: 200_000, cacheWritePerMillion: 5_000_000 },
+  },
   // Family 2: originates Chat Completions and Responses.
   {
     id: 'gpt-5', familyNumber: 2, family: 'openai', ownedBy: 'openai', kind: 'chat',
@@ -55,6 +64,17 @@ export const DEFAULT_CATALOG: CatalogModel[] = [
     contextWindow: 400_000, maxOutputTokens: 128_000, inputModalities: ['text', 'image'], outputModalities: ['text'],
     created: CREATED, nativeProtocols: ['responses', 'chat'], protocols: ['messages', 'responses', 'chat'],
     prices: { inputPerMillion: 1_250_000, outputPerMillion: 10_000_000, cacheReadPerMillion: 125_000 },
+    fixedTemperature: 1,
+  },
+  {
+    // Codex 0.169's default model (no `model` in config.toml).
+    id: 'gpt-6.1-sol', aliases: ['gpt-6.1-sol-2026-09-29'], familyNumber: 2, family: 'openai', ownedBy: 'openai', kind: 'chat',
+    capabilities: [...CHAT, 'vision', 'thinking', 'json_schema'],
+    // developers.openai.com/api/docs/models/gpt-6.1-sol: 1,050,000 context, 128,000 output; $2 / $10, cached $0.10
+    // (prompts up to 272K tokens; the long-context rates are not modelled).
+    contextWindow: 1_050_000, maxOutputTokens: 128_000, inputModalities: ['text', 'image'], outputModalities: ['text'],
+    created: CREATED, nativeProtocols: ['responses', 'chat'], protocols: ['messages', 'responses', 'chat'],
+    prices: { inputPerMillion: 2_000_000, outputPerMillion: 10_000_000, cacheReadPerMillion: 100_000 },
     fixedTemperature: 1,
   },
   {

@@ -168,12 +168,12 @@ describe('issue 12 defects through the gateway', () => {
       expect(answer.status).toBe(200);
     });
 
-    it.each(['gpt-5-codex', 'gpt-5.1-codex', 'gpt-5'])('Codex: %s', async (model) => {
+    it.each(['gpt-6.1-sol', 'gpt-5-codex', 'gpt-5.1-codex', 'gpt-5'])('Codex: %s', async (model) => {
       const answer = await post(`${gateway.url}/v1/responses`, { model, input: 'hi', store: false }, bearer);
       expect(answer.status).toBe(200);
     });
 
-    it.each(['claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-5-20251101'])('Claude Code: %s', async (model) => {
+    it.each(['claude-opus-5-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-5-20251101'])('Claude Code: %s', async (model) => {
       expect((await messages({ model, max_tokens: 32_000 })).status).toBe(200);
     });
   });
