@@ -54,6 +54,16 @@ export const DEFAULT_CATALOG: CatalogModel[] = [
     created: CREATED, nativeProtocols: ['messages'], protocols: ['messages', 'responses', 'chat'],
     prices: { inputPerMillion: 4_000_000, outputPerMillion: 20_000_000, cacheReadPerMillion: 200_000, cacheWritePerMillion: 5_000_000 },
   },
+  {
+    // Claude Code 2.1.330's small, fast model (titles, command checks, sub-agents).
+    id: 'claude-haiku-5-5', familyNumber: 1, family: 'anthropic', ownedBy: 'anthropic', kind: 'chat',
+    capabilities: [...CHAT, 'vision', 'cache_control', 'thinking', 'json_schema'],
+    // platform.claude.com/docs/models/haiku-5-5/overview: 1M context, 128K output; $0.10 / $0.50, 5m write
+    // $0.125 (prompts up to 100K tokens; the long-prompt rates are not modelled; cache read at a tenth of input).
+    contextWindow: 1_000_000, maxOutputTokens: 128_000, inputModalities: ['text', 'image'], outputModalities: ['text'],
+    created: CREATED, nativeProtocols: ['messages'], protocols: ['messages', 'responses', 'chat'],
+    prices: { inputPerMillion: 100_000, outputPerMillion: 500_000, cacheReadPerMillion: 10_000, cacheWritePerMillion: 125_000 },
+  },
   // Family 2: originates Chat Completions and Responses.
   {
     id: 'gpt-5', familyNumber: 2, family: 'openai', ownedBy: 'openai', kind: 'chat',

@@ -173,7 +173,7 @@ describe('issue 12 defects through the gateway', () => {
       expect(answer.status).toBe(200);
     });
 
-    it.each(['claude-opus-5-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-5-20251101'])('Claude Code: %s', async (model) => {
+    it.each(['claude-opus-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-5-20251101'])('Claude Code: %s', async (model) => {
       expect((await messages({ model, max_tokens: 32_000 })).status).toBe(200);
     });
   });
