@@ -31,11 +31,24 @@ describe('Codex', () => {
         check(stdout.includes('ping-5521'), 'the final message does not carry the prompt back', stdout);
       });
     }, CLI_TEST_TIMEOUT_MS);
+  }
 
-    test.concurrent(`Codex · responses · ${model} · tool (exec_command)`, async () => {
+  for (const model of representatives('responses')) {
+    const cell = (kind: string): CellName => ({ client: 'Codex', protocol: 'responses', model: model.id, kind });
+    test.concurrent(`Codex · responses · ${model.id} · tool (exec_command)`, async () => {
       await runCodex(cell('tool (exec_command)'), 'Run exec_command to look around', (stdout, workspace) => {
         check(stdout.includes(workspace.commandOutput), `the final message does not quote the command output ${workspace.commandOutput}`, stdout);
       });
     }, CLI_TEST_TIMEOUT_MS);
   }
+
+  // On its default model Codex offers one freeform `exec` tool (JavaScript that calls the other tools)
+  // instead of exec_command. The simulator fills a freeform input with "example", which Codex evaluates:
+  // the real output is JavaScript's ReferenceError, which the final message must quote.
+  test.concurrent(`Codex · responses · ${DEFAULT_MODEL} · tool (exec)`, async () => {
+    const cell: CellName = { client: 'Codex', protocol: 'responses', model: DEFAULT_MODEL, kind: 'tool (exec)' };
+    await runCodex(cell, 'Use exec to look around', (stdout) => {
+      check(/example'? is not defined/.test(stdout), 'the final message does not quote the output of exec (example is not defined)', stdout);
+    });
+  }, CLI_TEST_TIMEOUT_MS);
 });

@@ -5,7 +5,7 @@
  * when the library sends a JSON schema to a model without json_schema), and vision (an answer on a
  * vision model, a clean 400 `unsupported_feature` otherwise).
  */
-import { cellTitle, type CellName } from './support/cell';
+import { cellFailure, cellTitle, type CellName } from './support/cell';
 import { libraryGroup, type KindOutcome } from './library/library-cells';
 import { LIBRARY_KINDS, PROMPTS, type LibraryKind, type Observation } from './library/observation';
 import { AI_SDK_VARIANTS, LANGCHAIN_VARIANTS } from './library/variants';
@@ -45,10 +45,6 @@ function judge(kind: LibraryKind, model: ListedModel, outcome: KindOutcome, seen
   }
 }
 
-function failure(cell: CellName, outcome: KindOutcome, reason: string): Error {
-  return new Error(`${cellTitle(cell)} failed: ${reason}\n  first bad answer: ${outcome.firstProblem ?? 'every answer was 2xx and every event well-formed'}\n  requests: ${outcome.requests}`);
-}
-
 const VARIANTS: Record<string, Protocol> = { ...AI_SDK_VARIANTS, ...LANGCHAIN_VARIANTS };
 
 for (const [variant, protocol] of Object.entries(VARIANTS)) {
@@ -58,11 +54,11 @@ for (const [variant, protocol] of Object.entries(VARIANTS)) {
         const cell: CellName = { client: variant, protocol, model: model.id, kind };
         test.concurrent(cellTitle(cell), async () => {
           const outcome = (await libraryGroup(variant, model.id))[kind];
-          if (outcome.observation === undefined) throw failure(cell, outcome, outcome.crash ?? 'no observation');
+          if (outcome.observation === undefined) throw cellFailure(cell, outcome.crash ?? 'no observation', outcome);
           const reason = judge(kind, model, outcome, outcome.observation);
-          if (reason !== undefined) throw failure(cell, outcome, reason);
+          if (reason !== undefined) throw cellFailure(cell, reason, outcome);
           if (isNativePassThrough(protocol, model.id) && outcome.warnings.length > 0) {
-            throw failure(cell, outcome, `a native pass-through reported translation warnings: ${outcome.warnings.join('; ')}`);
+            throw cellFailure(cell, `a native pass-through reported translation warnings: ${outcome.warnings.join('; ')}`, outcome);
           }
         }, 200_000);
       }

@@ -51,7 +51,7 @@ async function runGroup(variant: string, model: string): Promise<Record<LibraryK
       outcomes[kind] = {
         observation: observations?.[kind],
         firstProblem: recorders[kind].firstProblem(),
-        requests: recorders[kind].exchanges.map((e) => `${e.method} ${e.path} ${e.status}`).join(', '),
+        requests: recorders[kind].requestList(),
         warnings: recorders[kind].warnings(),
         crash,
       };

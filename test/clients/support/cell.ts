@@ -14,7 +14,10 @@ export interface CellName {
 
 export const cellTitle = (cell: CellName): string => `${cell.client} · ${cell.protocol} · ${cell.model} · ${cell.kind}`;
 
-export class CellFailure extends Error {}
+/** The failure of a cell: what went wrong, then the first bad answer and the requests of the cell's own recorder. */
+export function cellFailure(cell: CellName, reason: string, seen: { firstProblem?: string; requests: string }): Error {
+  return new Error(`${cellTitle(cell)} failed: ${reason}\n  first bad answer: ${seen.firstProblem ?? 'every answer was 2xx and every event well-formed'}\n  requests: ${seen.requests}`);
+}
 
 /** Runs `body` with a recorder in front of the gateway; a thrown failure is rethrown with the cell's evidence. */
 export async function withRecorder<T>(cell: CellName, body: (recorder: Recorder) => Promise<T>): Promise<T> {
@@ -22,8 +25,7 @@ export async function withRecorder<T>(cell: CellName, body: (recorder: Recorder)
   try {
     return await body(recorder);
   } catch (error) {
-    const problem = recorder.firstProblem() ?? 'every answer was 2xx and every event well-formed';
-    throw new CellFailure(`${cellTitle(cell)} failed: ${(error as Error).message}\n  first bad answer: ${problem}\n  requests: ${recorder.exchanges.map((e) => `${e.method} ${e.path} ${e.status}`).join(', ')}`);
+    throw cellFailure(cell, (error as Error).message, { firstProblem: recorder.firstProblem(), requests: recorder.requestList() });
   } finally {
     await recorder.close();
   }

@@ -26,6 +26,8 @@ export interface Recorder {
   firstProblem(): string | undefined;
   /** Every `x-gateway-warnings` header the gateway sent, with its request. */
   warnings(): string[];
+  /** `METHOD path status` of every request, in order. */
+  requestList(): string;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,9 @@ export async function startRecorder(target: string): Promise<Recorder> {
         if (exchange.malformedEvent !== undefined) return `${exchange.method} ${exchange.path} → malformed event: ${exchange.malformedEvent}`;
       }
       return undefined;
+    },
+    requestList() {
+      return exchanges.map((exchange) => `${exchange.method} ${exchange.path} ${exchange.status}`).join(', ');
     },
     warnings() {
       return exchanges.filter((exchange) => exchange.warnings !== undefined).map((exchange) => `${exchange.method} ${exchange.path}: ${exchange.warnings}`);

@@ -24,7 +24,7 @@ export type Protocol = 'messages' | 'responses' | 'chat' | 'generate-content';
 const PREFERRED = ['claude-sonnet-4-5', 'gpt-5', 'gemini-2.5-flash', 'deepseek-v3.2'];
 
 export function parseModelList(body: unknown): ListedModel[] {
-  return z.object({ data: z.array(listedModel.passthrough()) }).parse(body).data;
+  return z.object({ data: z.array(listedModel) }).parse(body).data;
 }
 
 export function suite(): SuiteState {
