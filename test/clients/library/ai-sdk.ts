@@ -29,7 +29,8 @@ export async function runAiSdkCell(variant: AiSdkVariant, kind: LibraryKind, bas
   const common = { model, maxRetries: 0 } as const;
   switch (kind) {
     case 'plain': {
-      const result = await generateText({ ...common, prompt: PROMPTS.plain });
+      // An explicit cap, as applications set one: openai-compatible sends it as max_tokens on every model.
+      const result = await generateText({ ...common, prompt: PROMPTS.plain, maxOutputTokens: PROMPTS.maxOutputTokens });
       return { text: result.text, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
     }
     case 'streaming': {

@@ -12,12 +12,13 @@ import { z } from 'zod';
 import { PNG_BASE64, PROMPTS, type LibraryKind, type Observation } from './observation';
 import type { LangChainVariant } from './variants';
 
-function chatModel(variant: LangChainVariant, baseUrl: string, key: string, model: string): BaseChatModel {
+/** `maxTokens` unset: each class's own default, as most applications leave it. */
+function chatModel(variant: LangChainVariant, baseUrl: string, key: string, model: string, maxTokens?: number): BaseChatModel {
   switch (variant) {
-    case 'LangChain ChatOpenAI': return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${baseUrl}/v1` }, useResponsesApi: false, maxRetries: 0 });
-    case 'LangChain ChatOpenAI (Responses API)': return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${baseUrl}/v1` }, useResponsesApi: true, maxRetries: 0 });
-    case 'LangChain ChatAnthropic': return new ChatAnthropic({ model, apiKey: key, anthropicApiUrl: baseUrl, maxRetries: 0 });
-    case 'LangChain ChatGoogleGenerativeAI': return new ChatGoogleGenerativeAI({ model, apiKey: key, baseUrl, maxRetries: 0 });
+    case 'LangChain ChatOpenAI': return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${baseUrl}/v1` }, useResponsesApi: false, maxRetries: 0, maxTokens });
+    case 'LangChain ChatOpenAI (Responses API)': return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${baseUrl}/v1` }, useResponsesApi: true, maxRetries: 0, maxTokens });
+    case 'LangChain ChatAnthropic': return new ChatAnthropic({ model, apiKey: key, anthropicApiUrl: baseUrl, maxRetries: 0, ...(maxTokens !== undefined ? { maxTokens } : {}) });
+    case 'LangChain ChatGoogleGenerativeAI': return new ChatGoogleGenerativeAI({ model, apiKey: key, baseUrl, maxRetries: 0, maxOutputTokens: maxTokens });
   }
 }
 
@@ -31,7 +32,7 @@ export async function runLangChainCell(variant: LangChainVariant, kind: LibraryK
   const model = chatModel(variant, baseUrl, key, modelId);
   switch (kind) {
     case 'plain': {
-      const message = await model.invoke(PROMPTS.plain);
+      const message = await chatModel(variant, baseUrl, key, modelId, PROMPTS.maxOutputTokens).invoke(PROMPTS.plain);
       return { text: message.text, ...usage(message) };
     }
     case 'streaming': {

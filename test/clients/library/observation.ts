@@ -28,6 +28,8 @@ export interface CellGroupSpec {
 export const PROMPTS = {
   plain: 'Reply to ping-2719 please',
   plainToken: 'ping-2719',
+  /** The explicit output cap of the plain cell (the other cells leave each library's default). */
+  maxOutputTokens: 1000,
   streaming: 'Stream back pong-4403 in pieces',
   streamingToken: 'pong-4403',
   tool: 'Call lookup_code for the key',
