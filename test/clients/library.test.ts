@@ -1,10 +1,9 @@
 /**
  * The AI SDK and LangChain on every protocol they speak and every family it allows: a plain call
  * (with an explicit output cap), streaming (deltas join to the text, usage reported), a tool round
- * trip (the application runs the
- * tool; the second answer quotes its output), structured output (a clean 400 `unsupported_feature`
- * when the library sends a JSON schema to a model without json_schema), and vision (an answer on a
- * vision model, a clean 400 `unsupported_feature` otherwise).
+ * trip (the application runs the tool; the second answer quotes its output), structured output (a
+ * clean 400 `unsupported_feature` when the library sends a JSON schema to a model without
+ * json_schema), and vision (an answer on a vision model, a clean 400 `unsupported_feature` otherwise).
  */
 import { cellFailure, cellTitle, type CellName } from './support/cell';
 import { libraryGroup, type KindOutcome } from './library/library-cells';
