@@ -110,3 +110,37 @@ describe('issue 12: the simulator\'s counting endpoints', () => {
     expect(answer.status).toBe(404);
   });
 });
+
+describe('issue 12: Codex\'s tool shapes on the simulator\'s Responses API', () => {
+  const exec = { type: 'custom', name: 'exec', description: 'run JavaScript', format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' } };
+  const wait = { type: 'function', name: 'wait_agent', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } };
+
+  it('calls a namespace member as namespace + name', async () => {
+    const answer = await post(sim, '/v1/responses', {
+      model: 'gpt-5', store: false, input: 'Use wait_agent now', tools: [{ type: 'namespace', name: 'collaboration', tools: [wait] }],
+    }, OPENAI_HEADERS);
+    expect(answer.status).toBe(200);
+    const calls = (answer.json as { output: Array<Record<string, unknown>> }).output.filter((item) => item.type === 'function_call');
+    expect(calls).toEqual([expect.objectContaining({ namespace: 'collaboration', name: 'wait_agent', arguments: '{"id":"example"}' })]);
+  });
+
+  it('offers the tools of additional_tools items and calls a custom tool with a string input', async () => {
+    const additional = { type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [exec, wait] }] };
+    const first = await post(sim, '/v1/responses', { model: 'gpt-6.1-sol', store: false, input: [additional, { role: 'user', content: 'Use exec to look around' }] }, OPENAI_HEADERS);
+    expect(first.status).toBe(200);
+    const call = (first.json as { output: Array<Record<string, unknown>> }).output.find((item) => item.type === 'custom_tool_call');
+    expect(call).toMatchObject({ name: 'exec', namespace: 'functions', input: 'example' });
+    const second = await post(sim, '/v1/responses', {
+      model: 'gpt-6.1-sol', store: false,
+      input: [additional, { role: 'user', content: 'Use exec to look around' }, { type: 'custom_tool_call', call_id: call!.call_id, name: 'exec', namespace: 'functions', input: 'example' },
+        { type: 'custom_tool_call_output', call_id: call!.call_id, output: 'example is not defined' }],
+    }, OPENAI_HEADERS);
+    const message = (second.json as { output: Array<{ type: string; content?: Array<{ text: string }> }> }).output.find((item) => item.type === 'message');
+    expect(message?.content?.[0]?.text).toContain('example is not defined');
+  });
+
+  it('streams a custom tool call', async () => {
+    const answer = await post(sim, '/v1/responses', { model: 'gpt-5', store: false, stream: true, input: 'Use exec please', tools: [exec] }, OPENAI_HEADERS);
+    expect(answer.text).toContain('response.custom_tool_call_input.done');
+  });
+});

@@ -19,8 +19,14 @@ export type SimFinish = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use'
 export interface PlannedToolCall {
   name: string;
   arguments: unknown;
+  /** JSON arguments; for a custom tool, its string input as is. */
   argumentsJson: string;
+  namespace?: string;
+  custom?: boolean;
 }
+
+/** The input a custom (freeform) tool is called with. */
+const CUSTOM_TOOL_INPUT = 'example';
 
 export interface AnswerPlan {
   reasoningText: string | null;
@@ -102,8 +108,10 @@ function chooseToolCalls(conversation: SimConversation, lastUser: SimTurn | unde
   if (toolChoice.type === 'auto' && lastUser !== undefined && lastUser.toolResults.length > 0) return [];
   if (!conversation.parallelToolCalls) chosen = chosen.slice(0, 1);
   return chosen.map((tool) => {
+    const origin = { ...(tool.namespace !== undefined ? { namespace: tool.namespace } : {}), ...(tool.custom ? { custom: true } : {}) };
+    if (tool.custom) return { name: tool.name, arguments: CUSTOM_TOOL_INPUT, argumentsJson: CUSTOM_TOOL_INPUT, ...origin };
     const args = schemaInstance(tool.schema ?? { type: 'object' });
-    return { name: tool.name, arguments: args, argumentsJson: JSON.stringify(args) };
+    return { name: tool.name, arguments: args, argumentsJson: JSON.stringify(args), ...origin };
   });
 }
 
