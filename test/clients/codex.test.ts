@@ -1,7 +1,8 @@
 /**
  * Codex (`codex exec`, default tools and sandbox) on every family the Responses protocol allows: a
- * plain prompt, and a prompt naming its `exec_command` tool, whose real output the final answer
- * quotes. `codex exec` needs no permission flag for this: its default read-only sandbox and
+ * plain prompt, a streamed run read through `--json` (Codex shows no deltas; the recorder checks every
+ * event of its stream, and the turn must report usage), and a prompt naming its `exec_command` tool,
+ * whose real output the final answer quotes. `codex exec` needs no permission flag for this: its default read-only sandbox and
  * `never` approval let a read-only command run.
  */
 import { check, type CellName } from './support/cell';
@@ -13,10 +14,10 @@ import type { Workspace } from './support/workspace';
 /** Codex's own default model (no `model =` line); issue 12 wants it served too. */
 const DEFAULT_MODEL = '(default model)';
 
-function runCodex(cell: CellName, prompt: string, expect: (stdout: string, workspace: Workspace) => void): Promise<void> {
+function runCodex(cell: CellName, prompt: string, expect: (stdout: string, workspace: Workspace) => void, flags: string[] = []): Promise<void> {
   return runCliCell(cell, {
     command: binary('codex'),
-    args: ['exec', prompt],
+    args: ['exec', ...flags, prompt],
     env: (workspace, gatewayUrl) => codexEnv(workspace, gatewayUrl, suite().key, cell.model === DEFAULT_MODEL ? undefined : cell.model),
     expect,
   });
@@ -35,6 +36,15 @@ describe('Codex', () => {
 
   for (const model of representatives('responses')) {
     const cell = (kind: string): CellName => ({ client: 'Codex', protocol: 'responses', model: model.id, kind });
+    test.concurrent(`Codex · responses · ${model.id} · streaming (--json)`, async () => {
+      await runCodex(cell('streaming (--json)'), 'Stream back pong-7745 in pieces', (stdout) => {
+        const events = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type?: string; item?: { type?: string; text?: string }; usage?: { input_tokens?: number; output_tokens?: number } });
+        const answer = events.find((event) => event.type === 'item.completed' && event.item?.type === 'agent_message');
+        check(answer?.item?.text?.includes('pong-7745') === true, 'no agent message carrying the prompt back', stdout);
+        const usage = events.find((event) => event.type === 'turn.completed')?.usage;
+        check((usage?.input_tokens ?? 0) > 0 && (usage?.output_tokens ?? 0) > 0, `usage not reported: ${JSON.stringify(usage)}`, stdout);
+      }, ['--json']);
+    }, CLI_TEST_TIMEOUT_MS);
     test.concurrent(`Codex · responses · ${model.id} · tool (exec_command)`, async () => {
       await runCodex(cell('tool (exec_command)'), 'Run exec_command to look around', (stdout, workspace) => {
         check(stdout.includes(workspace.commandOutput), `the final message does not quote the command output ${workspace.commandOutput}`, stdout);
