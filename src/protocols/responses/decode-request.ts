@@ -11,7 +11,7 @@ import { fileFieldsToSource, imageUrlToSource } from './media-source';
 import { decodeCallId, decodeReasoningCarrier, isForeignCarrier } from './opaque-carrier';
 import { flattenNamespaceTool, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
 import {
-  MAPPED_REQUEST_FIELDS, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
+  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
   messageItemSchema, otherItemSchema, reasoningItemSchema, responsesRequestSchema,
   type MessageContent, type ResponsesRequestBody,
 } from './request-schema';
@@ -146,6 +146,8 @@ function decodeInput(
   input: string | unknown[],
   system: SystemPart[],
   warnings: TranslationWarning[],
+  /** Tools offered by `additional_tools` items (Codex's code mode), collected with their paths. */
+  additionalTools: Array<{ tool: unknown; path: PathSegment[] }>,
 ): Turn[] {
   const builder = new TurnBuilder();
   if (typeof input === 'string') {
@@ -208,6 +210,11 @@ function decodeInput(
         builder.add('user', [{ type: 'tool_result', callId: id, ...(name !== undefined ? { name } : {}), content }]);
         break;
       }
+      case 'additional_tools': {
+        const item = parseWith(additionalToolsItemSchema, raw, prefix);
+        item.tools.forEach((tool, toolIndex) => additionalTools.push({ tool, path: [...prefix, 'tools', toolIndex] }));
+        break;
+      }
       case 'reasoning': {
         const item = parseWith(reasoningItemSchema, raw, prefix);
         const summary = item.summary.map((s) => s.text);
@@ -230,19 +237,21 @@ function decodeInput(
   return builder.turns;
 }
 
-function decodeTools(body: ResponsesRequestBody, warnings: TranslationWarning[]): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
+/** `tools`, then the tools of `additional_tools` input items, each with its path for errors. */
+function decodeTools(entries: ReadonlyArray<{ tool: unknown; path: PathSegment[] }>, warnings: TranslationWarning[]): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
   const tools: ToolDefinition[] = [];
   const builtinTools: BuiltinTool[] = [];
-  (body.tools ?? []).forEach((raw, index) => {
+  entries.forEach(({ tool: entry, path }) => {
+    const raw = parseWith(toolEntrySchema, entry, path);
     if (raw.type === 'namespace') {
-      tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, ['tools', index]), `tools[${index}]`, warnings));
+      tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, path), formatPath(path), warnings));
       return;
     }
     if (raw.type !== 'function') {
       builtinTools.push({ protocol: 'responses', value: { ...raw } });
       return;
     }
-    const tool = parseWith(functionToolSchema, raw, ['tools', index]);
+    const tool = parseWith(functionToolSchema, raw, path);
     tools.push({
       name: tool.name,
       ...(tool.description ? { description: tool.description } : {}),
@@ -319,8 +328,12 @@ export function decodeResponsesRequest(body: unknown, _context: CodecContext): D
   }
 
   const system: SystemPart[] = parsed.instructions ? [{ type: 'text', text: parsed.instructions }] : [];
-  const turns = decodeInput(parsed.input, system, warnings);
-  const { tools, builtinTools } = decodeTools(parsed, warnings);
+  const additionalTools: Array<{ tool: unknown; path: PathSegment[] }> = [];
+  const turns = decodeInput(parsed.input, system, warnings, additionalTools);
+  const { tools, builtinTools } = decodeTools([
+    ...(parsed.tools ?? []).map((tool, index) => ({ tool, path: ['tools', index] })),
+    ...additionalTools,
+  ], warnings);
   const toolChoice = decodeToolChoice(parsed.tool_choice, extensionFields, warnings);
   const responseFormat = decodeResponseFormat(parsed);
   const reasoning = decodeReasoning(parsed);

@@ -66,6 +66,15 @@ export const reasoningItemSchema = z.looseObject({
   encrypted_content: z.string().nullish(),
 });
 
+/** One entry of `tools`: its `type` decides which schema reads the rest. */
+export const toolEntrySchema = z.looseObject({ type: z.string().min(1) });
+
+/** Codex's code mode: tools offered in the input (`role: developer`), read like `tools`. */
+export const additionalToolsItemSchema = z.looseObject({
+  type: z.literal('additional_tools'),
+  tools: z.array(z.unknown()),
+});
+
 /** Any other item (`web_search_call`, `item_reference`, …): kept whole as a native part. */
 export const otherItemSchema = z.looseObject({ type: z.string().min(1) });
 
@@ -120,7 +129,7 @@ export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(z.unknown())]),
   instructions: z.string().nullish(),
-  tools: z.array(z.looseObject({ type: z.string().min(1) })).nullish(),
+  tools: z.array(toolEntrySchema).nullish(),
   tool_choice: toolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   temperature: z.number().min(0).max(2).nullish(),

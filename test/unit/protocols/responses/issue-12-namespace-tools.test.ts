@@ -74,4 +74,20 @@ describe('issue 12 defect 8: Codex namespace tools are flattened and restored', 
     const added = frames.find((frame) => frame.type === 'response.output_item.added');
     expect(added.item).toMatchObject({ namespace: 'collab', name: 'spawn_agent' });
   });
+
+  it('reads the tools of additional_tools input items (Codex\'s code mode) like tools; a custom tool inside a namespace is reported', () => {
+    const decoded = responsesCodec.inbound.decodeRequest({
+      model: 'claude-sonnet-4-5', store: false,
+      input: [
+        { type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [
+          { type: 'custom', name: 'exec', format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' } },
+          { type: 'function', name: 'wait', parameters: { type: 'object', properties: {} } },
+        ] }] },
+        { role: 'user', content: 'Use exec' },
+      ],
+    }, testContext());
+    expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['functions__wait']);
+    expect(decoded.request.turns).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'Use exec' }] }]);
+    expect(decoded.warnings).toEqual([expect.objectContaining({ field: 'input[0].tools[0].tools[0]' })]);
+  });
 });
