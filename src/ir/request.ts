@@ -18,6 +18,8 @@ export interface ToolDefinition {
   cacheHint?: CacheHint;
   /** A member of a Responses `namespace` tool: `name` is then `<namespace>__<member>`. */
   namespace?: { name: string; member: string };
+  /** A Responses `custom` (freeform) tool, carried as a function of one string parameter `input`. */
+  freeform?: boolean;
 }
 
 /** A provider built-in tool (e.g. `web_search`), meaningful only to its own protocol. */

@@ -9,9 +9,9 @@ import type { TranslationWarning } from '../../ir/warning';
 import type { CodecContext, DecodedRequest } from '../codec';
 import { fileFieldsToSource, imageUrlToSource } from './media-source';
 import { decodeCallId, decodeReasoningCarrier, isForeignCarrier } from './opaque-carrier';
-import { flattenNamespaceTool, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
+import { flattenNamespaceTool, freeformToolDefinition, freeformToolSchema, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
 import {
-  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
+  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, customToolCallItemSchema, customToolCallOutputItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
   messageItemSchema, otherItemSchema, reasoningItemSchema, responsesRequestSchema,
   type MessageContent, type ResponsesRequestBody,
 } from './request-schema';
@@ -210,6 +210,26 @@ function decodeInput(
         builder.add('user', [{ type: 'tool_result', callId: id, ...(name !== undefined ? { name } : {}), content }]);
         break;
       }
+      case 'custom_tool_call': {
+        const item = parseWith(customToolCallItemSchema, raw, prefix);
+        const { id, signature } = decodeCallId(item.call_id);
+        const name = item.namespace ? namespacedToolName(item.namespace, item.name) : item.name;
+        callNames.set(id, name);
+        builder.add('assistant', [{
+          type: 'tool_call', id, name, argumentsJson: JSON.stringify({ input: item.input }), ...(signature ? { signature } : {}),
+        }]);
+        break;
+      }
+      case 'custom_tool_call_output': {
+        const item = parseWith(customToolCallOutputItemSchema, raw, prefix);
+        const { id } = decodeCallId(item.call_id);
+        const text = typeof item.output === 'string'
+          ? item.output
+          : item.output.map((block) => (typeof block.text === 'string' ? block.text : '')).join('');
+        const name = callNames.get(id);
+        builder.add('user', [{ type: 'tool_result', callId: id, ...(name !== undefined ? { name } : {}), content: [{ type: 'text', text }] }]);
+        break;
+      }
       case 'additional_tools': {
         const item = parseWith(additionalToolsItemSchema, raw, prefix);
         item.tools.forEach((tool, toolIndex) => additionalTools.push({ tool, path: [...prefix, 'tools', toolIndex] }));
@@ -245,6 +265,10 @@ function decodeTools(entries: ReadonlyArray<{ tool: unknown; path: PathSegment[]
     const raw = parseWith(toolEntrySchema, entry, path);
     if (raw.type === 'namespace') {
       tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, path), formatPath(path), warnings));
+      return;
+    }
+    if (raw.type === 'custom') {
+      tools.push(freeformToolDefinition(parseWith(freeformToolSchema, raw, path)));
       return;
     }
     if (raw.type !== 'function') {

@@ -8,9 +8,9 @@ import { toResponsesUsage } from './convert-usage';
 import { responsesStatusFor } from './map-finish-reason';
 import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
 import type { ToolDefinition } from '../../ir/request';
-import { clientCallName } from './tool-namespaces';
+import { clientCallName, freeformInput, isFreeformCall } from './tool-namespaces';
 import {
-  functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
+  customToolCallItem, functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
 } from './output-items';
 import { buildResponseObject } from './response-object';
 
@@ -53,9 +53,9 @@ export function encodeOutputItems(parts: ContentPart[], context: CodecContext, t
       }
       case 'tool_call':
         closeMessage();
-        items.push(functionCallItem(
-          context.newId('fc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), clientArguments(part.argumentsJson), 'completed',
-        ));
+        items.push(isFreeformCall(part.name, tools)
+          ? customToolCallItem(context.newId('ctc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), freeformInput(part.argumentsJson), 'completed')
+          : functionCallItem(context.newId('fc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), clientArguments(part.argumentsJson), 'completed'));
         break;
       case 'native':
         // Server-tool items of Responses itself are shown whole; other protocols' blocks cannot be.

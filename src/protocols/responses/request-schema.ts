@@ -66,6 +66,21 @@ export const reasoningItemSchema = z.looseObject({
   encrypted_content: z.string().nullish(),
 });
 
+/** A call of a `custom` (freeform) tool and its output (Codex's `exec`). */
+export const customToolCallItemSchema = z.looseObject({
+  type: z.literal('custom_tool_call'),
+  call_id: z.string().min(1),
+  name: z.string(),
+  namespace: z.string().nullish(),
+  input: z.string(),
+});
+
+export const customToolCallOutputItemSchema = z.looseObject({
+  type: z.literal('custom_tool_call_output'),
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+});
+
 /** One entry of `tools`: its `type` decides which schema reads the rest. */
 export const toolEntrySchema = z.looseObject({ type: z.string().min(1) });
 

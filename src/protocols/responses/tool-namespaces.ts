@@ -1,9 +1,12 @@
 /**
- * Responses `namespace` tools (Codex groups its sub-agent and MCP tools so:
- * `{type: 'namespace', name, description, tools: [function tools…]}`, and the model's call names
- * them `{type: 'function_call', namespace, name}`). No other protocol has namespaces, so each member
- * becomes an ordinary function tool named `<namespace>__<member>`, remembered on the IR tool, and a
- * call of that name is shown to the client as the namespace and member again.
+ * Codex's Responses tool shapes that no other protocol has, carried as ordinary function tools and
+ * shown to the client in their own shape again:
+ * - `namespace` tools (`{type: 'namespace', name, description, tools: [...]}`, called as
+ *   `{type: 'function_call', namespace, name}`): each member becomes a tool named
+ *   `<namespace>__<member>`;
+ * - `custom` (freeform) tools (`{type: 'custom', name, format}`, called as
+ *   `{type: 'custom_tool_call', name, input}` with a string input): a function of one string
+ *   parameter `input`.
  */
 import { z } from 'zod';
 import type { ToolDefinition } from '../../ir/request';
@@ -23,12 +26,54 @@ export function namespacedToolName(namespace: string, member: string): string {
   return `${namespace}${SEPARATOR}${member}`;
 }
 
-/** The namespace's function members as flat tools; other members cannot cross and are reported. */
+export const freeformToolSchema = z.looseObject({
+  type: z.literal('custom'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  format: z.looseObject({ type: z.string() }).nullish(),
+});
+
+/** A custom tool as a function taking its raw input as one string. */
+export function freeformToolDefinition(tool: z.infer<typeof freeformToolSchema>, namespace?: string): ToolDefinition {
+  const syntax = tool.format && typeof tool.format.syntax === 'string' ? ` (${tool.format.syntax} syntax)` : '';
+  return {
+    name: namespace === undefined ? tool.name : namespacedToolName(namespace, tool.name),
+    ...(namespace === undefined ? {} : { namespace: { name: namespace, member: tool.name } }),
+    ...(tool.description ? { description: tool.description } : {}),
+    parameters: {
+      type: 'object',
+      properties: { input: { type: 'string', description: `The tool's raw input${syntax}` } },
+      required: ['input'],
+      additionalProperties: false,
+    },
+    freeform: true,
+  };
+}
+
+/** The raw input of a freeform call: the `input` argument (or the arguments as sent, if not JSON). */
+export function freeformInput(argumentsJson: string): string {
+  try {
+    const parsed: unknown = JSON.parse(argumentsJson);
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { input?: unknown }).input === 'string') {
+      return (parsed as { input: string }).input;
+    }
+  } catch {
+    // Not JSON: the input as it came.
+  }
+  return argumentsJson;
+}
+
+/** The namespace's function and custom members as flat tools; other members cannot cross and are reported. */
 export function flattenNamespaceTool(
   namespace: z.infer<typeof namespaceToolSchema>, path: string, warnings: TranslationWarning[],
 ): ToolDefinition[] {
   const tools: ToolDefinition[] = [];
   namespace.tools.forEach((raw, index) => {
+    const freeform = freeformToolSchema.safeParse(raw);
+    if (freeform.success) {
+      tools.push(freeformToolDefinition(freeform.data, namespace.name));
+      return;
+    }
     const member = functionToolSchema.safeParse(raw);
     if (!member.success) {
       warnings.push({ field: `${path}.tools[${index}]`, message: `a ${raw.type} tool inside namespace ${namespace.name} cannot be translated and was dropped` });
@@ -50,4 +95,9 @@ export function flattenNamespaceTool(
 export function clientCallName(name: string, tools: readonly ToolDefinition[] | undefined): { name: string; namespace?: string } {
   const namespace = tools?.find((tool) => tool.name === name)?.namespace;
   return namespace === undefined ? { name } : { name: namespace.member, namespace: namespace.name };
+}
+
+/** Whether a call of `name` is shown as a `custom_tool_call`. */
+export function isFreeformCall(name: string, tools: readonly ToolDefinition[] | undefined): boolean {
+  return tools?.find((tool) => tool.name === name)?.freeform === true;
 }

@@ -75,19 +75,50 @@ describe('issue 12 defect 8: Codex namespace tools are flattened and restored', 
     expect(added.item).toMatchObject({ namespace: 'collab', name: 'spawn_agent' });
   });
 
-  it('reads the tools of additional_tools input items (Codex\'s code mode) like tools; a custom tool inside a namespace is reported', () => {
+  describe('custom (freeform) tools and additional_tools items (Codex\'s code mode)', () => {
+    const exec = { type: 'custom', name: 'exec', description: 'run JavaScript', format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' } };
     const decoded = responsesCodec.inbound.decodeRequest({
       model: 'claude-sonnet-4-5', store: false,
       input: [
-        { type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [
-          { type: 'custom', name: 'exec', format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' } },
-          { type: 'function', name: 'wait', parameters: { type: 'object', properties: {} } },
-        ] }] },
+        { type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [exec, { type: 'function', name: 'wait', parameters: { type: 'object', properties: {} } }] }] },
         { role: 'user', content: 'Use exec' },
+        { type: 'custom_tool_call', call_id: 'call_9', namespace: 'functions', name: 'exec', input: 'ls()' },
+        { type: 'custom_tool_call_output', call_id: 'call_9', output: 'a.txt' },
       ],
     }, testContext());
-    expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['functions__wait']);
-    expect(decoded.request.turns).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'Use exec' }] }]);
-    expect(decoded.warnings).toEqual([expect.objectContaining({ field: 'input[0].tools[0].tools[0]' })]);
+
+    it('reads them like tools: a custom tool is a function of one string input', () => {
+      expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['functions__exec', 'functions__wait']);
+      expect(decoded.request.tools[0]).toMatchObject({ freeform: true, namespace: { name: 'functions', member: 'exec' }, parameters: { required: ['input'] } });
+      expect(decoded.warnings).toEqual([]);
+      expect(decoded.request.turns[1]!.parts[0]).toMatchObject({ type: 'tool_call', name: 'functions__exec', argumentsJson: '{"input":"ls()"}' });
+      expect(decoded.request.turns[2]!.parts[0]).toMatchObject({ type: 'tool_result', callId: 'call_9', content: [{ type: 'text', text: 'a.txt' }] });
+    });
+
+    it('shows the translated call as a custom_tool_call with its raw input, complete and streamed', () => {
+      const upstream = {
+        id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'tool_use', stop_sequence: null,
+        content: [{ type: 'tool_use', id: 'toolu_2', name: 'functions__exec', input: { input: 'console.log(1)' } }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      };
+      const ir = messagesCodec.upstream.decodeResponse(upstream, decodeContext());
+      const body = responsesCodec.inbound.encodeResponse(ir, { model: 'claude-sonnet-4-5', request: decoded.request }, testContext());
+      expect(body.output).toEqual([expect.objectContaining({ type: 'custom_tool_call', namespace: 'functions', name: 'exec', input: 'console.log(1)' })]);
+
+      const encoder = responsesCodec.inbound.createStreamEncoder({ model: 'claude-sonnet-4-5', request: decoded.request }, testContext());
+      const events: IrStreamEvent[] = [
+        { type: 'start', id: 'msg_2', model: 'claude-sonnet-4-5' },
+        { type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'toolu_2', name: 'functions__exec' } },
+        { type: 'tool_args_delta', index: 0, json: '{"input":"console.' },
+        { type: 'tool_args_delta', index: 0, json: 'log(1)"}' },
+        { type: 'block_end', index: 0 },
+        { type: 'finish', finish: { unified: 'tool_calls', raw: 'tool_use' } },
+      ];
+      const parser = new SseParser();
+      const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()].flatMap((chunk) => parser.push(chunk)).map((f) => JSON.parse(f.data));
+      expect(frames.some((frame) => frame.type === 'response.function_call_arguments.delta')).toBe(false);
+      expect(frames.find((frame) => frame.type === 'response.custom_tool_call_input.done')).toMatchObject({ input: 'console.log(1)' });
+      expect(frames.find((frame) => frame.type === 'response.output_item.done').item).toMatchObject({ type: 'custom_tool_call', name: 'exec', namespace: 'functions', input: 'console.log(1)' });
+    });
   });
 });
