@@ -139,6 +139,23 @@ describe('issue 12: Codex\'s tool shapes on the simulator\'s Responses API', () 
     expect(message?.content?.[0]?.text).toContain('example is not defined');
   });
 
+  it('accepts a replayed reasoning item followed by its custom tool call', async () => {
+    const additional = { type: 'additional_tools', role: 'developer', tools: [exec] };
+    const first = await post(sim, '/v1/responses', {
+      model: 'gpt-5', store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' },
+      input: [additional, { role: 'user', content: 'Use exec to look around' }],
+    }, OPENAI_HEADERS);
+    const output = (first.json as { output: Array<Record<string, unknown>> }).output;
+    expect(output.map((item) => item.type)).toEqual(['reasoning', 'custom_tool_call']);
+    const call = output[1]!;
+    const second = await post(sim, '/v1/responses', {
+      model: 'gpt-5', store: false, input: [additional, { role: 'user', content: 'Use exec to look around' }, ...output,
+        { type: 'custom_tool_call_output', call_id: call.call_id, output: [{ type: 'input_text', text: 'example is not defined' }] }],
+    }, OPENAI_HEADERS);
+    expect(second.status).toBe(200);
+    expect(second.text).toContain('example is not defined');
+  });
+
   it('streams a custom tool call', async () => {
     const answer = await post(sim, '/v1/responses', { model: 'gpt-5', store: false, stream: true, input: 'Use exec please', tools: [exec] }, OPENAI_HEADERS);
     expect(answer.text).toContain('response.custom_tool_call_input.done');

@@ -262,7 +262,7 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
         }
         const next = items[index + 1];
         const nextType = isRecord(next) ? (stringField(next, 'type') ?? 'message') : undefined;
-        const followed = nextType === 'function_call' || (nextType === 'message' && isRecord(next) && next.role === 'assistant');
+        const followed = nextType === 'function_call' || nextType === 'custom_tool_call' || (nextType === 'message' && isRecord(next) && next.role === 'assistant');
         if (!followed) throw openaiInvalid(`Item '${id ?? `input[${index}]`}' of type 'reasoning' was provided without its required following item.`, 'input');
         turnFor('assistant');
         segments.push(promptSegment(item, [text]));
