@@ -11,7 +11,7 @@ import { fileFieldsToSource, imageUrlToSource } from './media-source';
 import { decodeCallId, decodeReasoningCarrier, isForeignCarrier } from './opaque-carrier';
 import { flattenNamespaceTool, freeformToolDefinition, freeformToolSchema, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
 import {
-  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, customToolCallItemSchema, customToolCallOutputItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
+  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, customToolCallItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
   messageItemSchema, otherItemSchema, reasoningItemSchema, responsesRequestSchema,
   type MessageContent, type ResponsesRequestBody,
 } from './request-schema';
@@ -156,6 +156,12 @@ function decodeInput(
   }
   // Chat-less item lists carry no name on tool outputs: remember each call's name by call id.
   const callNames = new Map<string, string>();
+  const addCall = (callId: string, namespace: string | null | undefined, member: string, argumentsJson: string): void => {
+    const { id, signature } = decodeCallId(callId);
+    const name = namespace ? namespacedToolName(namespace, member) : member;
+    callNames.set(id, name);
+    builder.add('assistant', [{ type: 'tool_call', id, name, argumentsJson, ...(signature ? { signature } : {}) }]);
+  };
   input.forEach((raw, index) => {
     const prefix = ['input', index];
     switch (itemType(raw, index)) {
@@ -180,15 +186,17 @@ function decodeInput(
       }
       case 'function_call': {
         const item = parseWith(functionCallItemSchema, raw, prefix);
-        const { id, signature } = decodeCallId(item.call_id);
-        const name = item.namespace ? namespacedToolName(item.namespace, item.name) : item.name;
-        callNames.set(id, name);
-        builder.add('assistant', [{
-          type: 'tool_call', id, name, argumentsJson: item.arguments, ...(signature ? { signature } : {}),
-        }]);
+        addCall(item.call_id, item.namespace, item.name, item.arguments);
         break;
       }
-      case 'function_call_output': {
+      // A custom (freeform) tool's call carries its raw input as the one `input` argument.
+      case 'custom_tool_call': {
+        const item = parseWith(customToolCallItemSchema, raw, prefix);
+        addCall(item.call_id, item.namespace, item.name, JSON.stringify({ input: item.input }));
+        break;
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output': {
         const item = parseWith(functionCallOutputItemSchema, raw, prefix);
         const { id } = decodeCallId(item.call_id);
         const content: Array<TextPart | ImagePart> = [];
@@ -208,26 +216,6 @@ function decodeInput(
         }
         const name = callNames.get(id);
         builder.add('user', [{ type: 'tool_result', callId: id, ...(name !== undefined ? { name } : {}), content }]);
-        break;
-      }
-      case 'custom_tool_call': {
-        const item = parseWith(customToolCallItemSchema, raw, prefix);
-        const { id, signature } = decodeCallId(item.call_id);
-        const name = item.namespace ? namespacedToolName(item.namespace, item.name) : item.name;
-        callNames.set(id, name);
-        builder.add('assistant', [{
-          type: 'tool_call', id, name, argumentsJson: JSON.stringify({ input: item.input }), ...(signature ? { signature } : {}),
-        }]);
-        break;
-      }
-      case 'custom_tool_call_output': {
-        const item = parseWith(customToolCallOutputItemSchema, raw, prefix);
-        const { id } = decodeCallId(item.call_id);
-        const text = typeof item.output === 'string'
-          ? item.output
-          : item.output.map((block) => (typeof block.text === 'string' ? block.text : '')).join('');
-        const name = callNames.get(id);
-        builder.add('user', [{ type: 'tool_result', callId: id, ...(name !== undefined ? { name } : {}), content: [{ type: 'text', text }] }]);
         break;
       }
       case 'additional_tools': {

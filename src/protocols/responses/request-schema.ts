@@ -51,8 +51,9 @@ export const functionCallItemSchema = z.looseObject({
   id: z.string().nullish(),
 });
 
+/** A function's output, or a custom tool's (`custom_tool_call_output`, same shape). */
 export const functionCallOutputItemSchema = z.looseObject({
-  type: z.literal('function_call_output'),
+  type: z.enum(['function_call_output', 'custom_tool_call_output']),
   call_id: z.string().min(1),
   output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputTextSchema, inputImageSchema, inputFileSchema]))]),
   id: z.string().nullish(),
@@ -66,19 +67,13 @@ export const reasoningItemSchema = z.looseObject({
   encrypted_content: z.string().nullish(),
 });
 
-/** A call of a `custom` (freeform) tool and its output (Codex's `exec`). */
+/** A call of a `custom` (freeform) tool (Codex's `exec`); its output has the function output's shape. */
 export const customToolCallItemSchema = z.looseObject({
   type: z.literal('custom_tool_call'),
   call_id: z.string().min(1),
   name: z.string(),
   namespace: z.string().nullish(),
   input: z.string(),
-});
-
-export const customToolCallOutputItemSchema = z.looseObject({
-  type: z.literal('custom_tool_call_output'),
-  call_id: z.string().min(1),
-  output: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
 });
 
 /** One entry of `tools`: its `type` decides which schema reads the rest. */
