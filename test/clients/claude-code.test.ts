@@ -7,21 +7,17 @@
  */
 import { check, type CellName } from './support/cell';
 import { binary, claudeCodeEnv } from './support/clis';
-import { CLI_TEST_TIMEOUT_MS, runCliCell } from './support/run-cli';
+import { CLI_TEST_TIMEOUT_MS, cliRunner } from './support/run-cli';
 import { representatives, suite } from './support/suite';
-import type { Workspace } from './support/workspace';
 
 /** The CLI's own default model (what a user gets without `--model`); issue 12 wants it served too. */
 const DEFAULT_MODEL = '(default, no --model)';
 
-function runClaude(cell: CellName, args: string[], expect: (stdout: string, workspace: Workspace) => void): Promise<void> {
-  return runCliCell(cell, {
-    command: binary('claude'),
-    args: [...args, ...(cell.model === DEFAULT_MODEL ? [] : ['--model', cell.model])],
-    env: (workspace, gatewayUrl) => claudeCodeEnv(workspace, gatewayUrl, suite().key),
-    expect,
-  });
-}
+const runClaude = cliRunner(
+  binary('claude'),
+  (model) => (model === DEFAULT_MODEL ? [] : ['--model', model]),
+  (workspace, gatewayUrl) => claudeCodeEnv(workspace, gatewayUrl, suite().key),
+);
 
 interface StreamSummary { deltas: string[]; result?: string; inputTokens: number; outputTokens: number }
 

@@ -7,28 +7,25 @@
  */
 import { check, type CellName } from './support/cell';
 import { binary, codexEnv } from './support/clis';
-import { CLI_TEST_TIMEOUT_MS, runCliCell } from './support/run-cli';
+import { CLI_TEST_TIMEOUT_MS, cliRunner } from './support/run-cli';
 import { representatives, suite } from './support/suite';
-import type { Workspace } from './support/workspace';
 
 /** Codex's own default model (no `model =` line); issue 12 wants it served too. */
 const DEFAULT_MODEL = '(default model)';
 
-function runCodex(cell: CellName, prompt: string, expect: (stdout: string, workspace: Workspace) => void, flags: string[] = []): Promise<void> {
-  return runCliCell(cell, {
-    command: binary('codex'),
-    args: ['exec', ...flags, prompt],
-    env: (workspace, gatewayUrl) => codexEnv(workspace, gatewayUrl, suite().key, cell.model === DEFAULT_MODEL ? undefined : cell.model),
-    expect,
-  });
-}
+// The model is a line of config.toml, not a flag.
+const runCodex = cliRunner(
+  binary('codex'),
+  () => [],
+  (workspace, gatewayUrl, model) => codexEnv(workspace, gatewayUrl, suite().key, model === DEFAULT_MODEL ? undefined : model),
+);
 
 describe('Codex', () => {
   for (const model of [...representatives('responses').map((entry) => entry.id), DEFAULT_MODEL]) {
     const cell = (kind: string): CellName => ({ client: 'Codex', protocol: 'responses', model, kind });
 
     test.concurrent(`Codex · responses · ${model} · plain`, async () => {
-      await runCodex(cell('plain'), 'Reply to ping-5521 please', (stdout) => {
+      await runCodex(cell('plain'), ['exec', 'Reply to ping-5521 please'], (stdout) => {
         check(stdout.includes('ping-5521'), 'the final message does not carry the prompt back', stdout);
       });
     }, CLI_TEST_TIMEOUT_MS);
@@ -37,16 +34,16 @@ describe('Codex', () => {
   for (const model of representatives('responses')) {
     const cell = (kind: string): CellName => ({ client: 'Codex', protocol: 'responses', model: model.id, kind });
     test.concurrent(`Codex · responses · ${model.id} · streaming (--json)`, async () => {
-      await runCodex(cell('streaming (--json)'), 'Stream back pong-7745 in pieces', (stdout) => {
+      await runCodex(cell('streaming (--json)'), ['exec', '--json', 'Stream back pong-7745 in pieces'], (stdout) => {
         const events = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type?: string; item?: { type?: string; text?: string }; usage?: { input_tokens?: number; output_tokens?: number } });
         const answer = events.find((event) => event.type === 'item.completed' && event.item?.type === 'agent_message');
         check(answer?.item?.text?.includes('pong-7745') === true, 'no agent message carrying the prompt back', stdout);
         const usage = events.find((event) => event.type === 'turn.completed')?.usage;
         check((usage?.input_tokens ?? 0) > 0 && (usage?.output_tokens ?? 0) > 0, `usage not reported: ${JSON.stringify(usage)}`, stdout);
-      }, ['--json']);
+      });
     }, CLI_TEST_TIMEOUT_MS);
     test.concurrent(`Codex · responses · ${model.id} · tool (exec_command)`, async () => {
-      await runCodex(cell('tool (exec_command)'), 'Run exec_command to look around', (stdout, workspace) => {
+      await runCodex(cell('tool (exec_command)'), ['exec', 'Run exec_command to look around'], (stdout, workspace) => {
         check(stdout.includes(workspace.commandOutput), `the final message does not quote the command output ${workspace.commandOutput}`, stdout);
       });
     }, CLI_TEST_TIMEOUT_MS);
@@ -57,7 +54,7 @@ describe('Codex', () => {
   // the real output is JavaScript's ReferenceError, which the final message must quote.
   test.concurrent(`Codex · responses · ${DEFAULT_MODEL} · tool (exec)`, async () => {
     const cell: CellName = { client: 'Codex', protocol: 'responses', model: DEFAULT_MODEL, kind: 'tool (exec)' };
-    await runCodex(cell, 'Use exec to look around', (stdout) => {
+    await runCodex(cell, ['exec', 'Use exec to look around'], (stdout) => {
       check(/example'? is not defined/.test(stdout), 'the final message does not quote the output of exec (example is not defined)', stdout);
     });
   }, CLI_TEST_TIMEOUT_MS);

@@ -7,9 +7,8 @@
  */
 import { check, type CellName } from './support/cell';
 import { binary, geminiCliEnv } from './support/clis';
-import { CLI_TEST_TIMEOUT_MS, runCliCell } from './support/run-cli';
+import { CLI_TEST_TIMEOUT_MS, cliRunner } from './support/run-cli';
 import { familyModels, suite } from './support/suite';
-import type { Workspace } from './support/workspace';
 
 const DEFAULT_MODEL = '(default, no -m)';
 
@@ -28,14 +27,11 @@ function summariseStream(stdout: string): { deltas: string[]; inputTokens: numbe
   return summary;
 }
 
-function runGemini(cell: CellName, args: string[], expect: (stdout: string, workspace: Workspace) => void): Promise<void> {
-  return runCliCell(cell, {
-    command: binary('gemini'),
-    args: [...args, ...(cell.model === DEFAULT_MODEL ? [] : ['-m', cell.model])],
-    env: (workspace, gatewayUrl) => geminiCliEnv(workspace, gatewayUrl, suite().key),
-    expect,
-  });
-}
+const runGemini = cliRunner(
+  binary('gemini'),
+  (model) => (model === DEFAULT_MODEL ? [] : ['-m', model]),
+  (workspace, gatewayUrl) => geminiCliEnv(workspace, gatewayUrl, suite().key),
+);
 
 describe('Gemini CLI', () => {
   const models = [...familyModels('generate-content', 'google').map((model) => model.id), DEFAULT_MODEL];

@@ -12,12 +12,14 @@ export const CLI_TIMEOUT_MS = 120_000;
 /** The jest timeout of a CLI cell: the run's own limit plus setup and teardown. */
 export const CLI_TEST_TIMEOUT_MS = CLI_TIMEOUT_MS + 30_000;
 
+export type Expectation = (stdout: string, workspace: Workspace) => void;
+
 export interface CliRun {
   command: string;
   args: string[];
   /** The client's configuration for this workspace, pointed at `gatewayUrl` (files it writes included). */
   env(workspace: Workspace, gatewayUrl: string): Record<string, string>;
-  expect(stdout: string, workspace: Workspace): void;
+  expect: Expectation;
 }
 
 export async function runCliCell(cell: CellName, run: CliRun): Promise<void> {
@@ -40,4 +42,18 @@ export async function runCliCell(cell: CellName, run: CliRun): Promise<void> {
     await sink.close();
     workspace.remove();
   }
+}
+
+/**
+ * The runner of one CLI: its command, the flags that select a cell's model (none for the CLI's own
+ * default), and its configuration for a workspace, the gateway URL and the model.
+ */
+export function cliRunner(
+  command: string,
+  modelFlags: (model: string) => string[],
+  env: (workspace: Workspace, gatewayUrl: string, model: string) => Record<string, string>,
+): (cell: CellName, args: string[], expect: Expectation) => Promise<void> {
+  return (cell, args, expect) => runCliCell(cell, {
+    command, args: [...args, ...modelFlags(cell.model)], env: (workspace, gatewayUrl) => env(workspace, gatewayUrl, cell.model), expect,
+  });
 }
