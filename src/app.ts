@@ -10,6 +10,7 @@ import { createManagementAuth } from './auth/management-auth';
 import { createAccountRouter } from './account/account-router';
 import { createConsoleRouter } from './console/console-static';
 import { createModelsRouter } from './catalog/models-router';
+import { createCountTokensRouter } from './count-tokens/count-tokens-router';
 import type { Dependencies } from './dependencies';
 import { GatewayError } from './errors/gateway-error';
 import { accessLog } from './http/access-log';
@@ -63,6 +64,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(accessLog(deps.logger, deps.metrics));
 
   app.use(createModelsRouter(deps.catalog, services.authenticator));
+  app.use(createCountTokensRouter(deps, services));
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);
   app.use(tasksRouter);

@@ -1,6 +1,7 @@
 /**
- * Which model names each simulated endpoint serves: the upstream names of the default catalog on
- * their native protocol(s), and any name starting with `sim-` everywhere. Everything else is an
+ * Which model names each simulated endpoint serves: the upstream names (and aliases) of the default
+ * catalog on their native protocol(s), with the catalog's published output limits, and any name
+ * starting with `sim-` everywhere. Everything else is an
  * unknown model, answered as the real API would.
  */
 import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
@@ -47,7 +48,10 @@ export class ModelRegistry {
         imageOutput: entry.kind === 'image',
         isSim: false,
       };
-      for (const endpoint of endpointsOf(entry.kind, entry.nativeProtocols)) this.add(endpoint, model);
+      // Real APIs answer to their dated snapshot names too; the catalog's aliases stand for them.
+      for (const endpoint of endpointsOf(entry.kind, entry.nativeProtocols)) {
+        for (const alias of [name, ...(entry.aliases ?? [])]) this.add(endpoint, alias, model);
+      }
     }
   }
 
@@ -56,13 +60,13 @@ export class ModelRegistry {
     return this.byEndpoint.get(endpoint)?.get(name);
   }
 
-  private add(endpoint: Endpoint, model: SimModel): void {
+  private add(endpoint: Endpoint, name: string, model: SimModel): void {
     let models = this.byEndpoint.get(endpoint);
     if (models === undefined) {
       models = new Map();
       this.byEndpoint.set(endpoint, models);
     }
-    models.set(model.name, model);
+    models.set(name, model);
   }
 }
 

@@ -8,6 +8,7 @@ import { handleChat } from './chat/handle-chat';
 import { handleGetResponse, handleResponses } from './responses/handle-responses';
 import { handleGenerateContent } from './generate-content/handle-generate-content';
 import { handleImageEdit, handleImageFile, handleImageGeneration } from './images/handle-images';
+import { handleGenerateContentCountTokens, handleMessagesCountTokens, handleResponsesInputTokens } from './count/handle-count-tokens';
 import { handleVideoCancel, handleVideoDownload, handleVideoPoll, handleVideoSubmit } from './video/handle-video';
 
 export type RouteBody = { kind: 'json'; value: unknown } | { kind: 'multipart'; value: MultipartForm | null } | { kind: 'none' };
@@ -43,6 +44,8 @@ export function findRoute(method: string, path: string): Route | null {
       case '/v1/messages': return base('messages', 'anthropic', 'json', (context, body, model) => handleMessages(context, json(body), model));
       case '/v1/chat/completions': return base('chat', 'openai', 'json', (context, body, model) => handleChat(context, json(body), model));
       case '/v1/responses': return base('responses', 'openai', 'json', (context, body, model) => handleResponses(context, json(body), model));
+      case '/v1/messages/count_tokens': return base('messages', 'anthropic', 'json', (context, body, model) => handleMessagesCountTokens(context, json(body), model));
+      case '/v1/responses/input_tokens': return base('responses', 'openai', 'json', (context, body, model) => handleResponsesInputTokens(context, json(body), model));
       case '/v1/images/generations': return base('images', 'openai', 'json', (context, body) => handleImageGeneration(context, json(body)));
       case '/v1/images/edits':
         return base('images', 'openai', 'multipart', (context, body) => handleImageEdit(context, body.kind === 'multipart' ? body.value : null));
@@ -54,6 +57,13 @@ export function findRoute(method: string, path: string): Route | null {
         ...base('generate-content', 'google', 'json', (context, body, model) => handleGenerateContent(context, json(body), model, stream)),
         pathModel: modelSegment(generate[1]!),
         pathStream: stream,
+      };
+    }
+    const count = /^\/v1(?:beta)?\/models\/([^/:]+):countTokens$/.exec(path);
+    if (count !== null) {
+      return {
+        ...base('generate-content', 'google', 'json', (context, body, model) => handleGenerateContentCountTokens(context, json(body), model)),
+        pathModel: modelSegment(count[1]!),
       };
     }
     const submit = /^\/v1beta\/models\/([^/:]+):predictLongRunning$/.exec(path);

@@ -1,4 +1,4 @@
-/** In-memory catalog lookups: by slug, listing with filters, the public model shape. */
+/** In-memory catalog lookups: by slug or alias, listing with filters, the public model shape. */
 import type { Protocol } from '../ir/protocol';
 import type { Capability, CatalogModel } from './model';
 
@@ -44,9 +44,15 @@ export class Catalog {
       for (const field of Object.keys(existing) as Array<keyof CatalogModel>) if (!(field in model)) delete existing[field];
       return Object.assign(existing, model);
     });
+    // Slugs and aliases alike: one name, one model.
     const bySlug = new Map<string, CatalogModel>();
-    for (const model of next) for (const alias of model.aliases ?? []) bySlug.set(alias, model);
-    for (const model of next) bySlug.set(model.id, model);
+    for (const model of next) {
+      for (const name of [model.id, ...(model.aliases ?? [])]) {
+        const taken = bySlug.get(name);
+        if (taken) throw new Error(`catalog name ${name} is used by both ${taken.id} and ${model.id}`);
+        bySlug.set(name, model);
+      }
+    }
     this.current = next;
     this.bySlug = bySlug;
   }

@@ -25,7 +25,10 @@ export interface ModelPrices {
 
 export interface CatalogModel {
   id: string;
-  /** Other names the model answers to (dated names); slugs and aliases share one namespace. */
+  /**
+   * Other names that resolve to this model everywhere (dated snapshots such as
+   * `claude-sonnet-4-5-20250929`, the names clients ask for by default). Never listed.
+   */
   aliases?: string[];
   /** Family number 1–8 of the interface's family table. */
   familyNumber: number;

@@ -16,6 +16,10 @@ export interface ToolDefinition {
   parameters: JsonSchema;
   strict?: boolean;
   cacheHint?: CacheHint;
+  /** A member of a Responses `namespace` tool: `name` is then `<namespace>__<member>`. */
+  namespace?: { name: string; member: string };
+  /** A Responses `custom` (freeform) tool, carried as a function of one string parameter `input`. */
+  freeform?: boolean;
 }
 
 /** A provider built-in tool (e.g. `web_search`), meaningful only to its own protocol. */

@@ -88,6 +88,11 @@ export interface InboundStreamOptions {
   request?: IrRequest;
   /** Responses: the id the stored response will have. */
   responseId?: string;
+  /**
+   * The request's estimated input tokens: what a Messages `message_start` reports when the upstream
+   * has not counted yet (clients such as LangChain read input tokens there only).
+   */
+  inputTokensEstimate?: number;
 }
 
 export interface InboundCodec {

@@ -16,7 +16,13 @@ export interface RelayPlan {
   /** The client's body as parsed: forwarded (model swapped) on native pass-through. */
   rawBody: Record<string, unknown>;
   request: IrRequest;
+  /** What the current attempt reports in `x-gateway-warnings` (set per attempt by `prepareUpstreamCall`). */
   warnings: TranslationWarning[];
+  /**
+   * What decoding and the catalog checks changed in the IR: true only of a translated attempt
+   * (pass-through forwards the client's body intact). Taken from `warnings` at the first attempt.
+   */
+  requestWarnings?: readonly TranslationWarning[];
   stream: boolean;
   streamOptions: InboundStreamOptions;
   context: CodecContext;

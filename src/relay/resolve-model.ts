@@ -44,17 +44,32 @@ function requireCapability(model: CatalogModel, capability: Capability, feature:
   }
 }
 
-/** Throws 400 for what the model cannot do; returns warnings for what is dropped instead. */
+/**
+ * A cap above the model's published maximum is lowered to it in the IR, the thinking budget kept
+ * below it (Claude Code asks 32,000 with a 31,999 budget of every model). Only a translated call
+ * reads the IR: native pass-through forwards the client's body, and the provider keeps its verdict.
+ */
+function clampOutputCap(model: CatalogModel, request: IrRequest, maxTokensField: string): TranslationWarning[] {
+  const max = request.sampling.maxOutputTokens;
+  if (max === undefined || max <= model.maxOutputTokens) return [];
+  request.sampling.maxOutputTokens = model.maxOutputTokens;
+  let budgetNote = '';
+  const budget = request.reasoning?.budgetTokens;
+  if (request.reasoning && budget !== undefined && budget >= model.maxOutputTokens) {
+    request.reasoning.budgetTokens = model.maxOutputTokens - 1;
+    budgetNote = `, the thinking budget to ${model.maxOutputTokens - 1}`;
+  }
+  return [{ field: maxTokensField, message: `${max} exceeds the maximum output of model ${model.id}; lowered to ${model.maxOutputTokens}${budgetNote}` }];
+}
+
+/** Throws 400 for what the model cannot do; returns warnings for what is dropped or lowered instead. */
 export function checkCapabilities(model: CatalogModel, request: IrRequest, maxTokensField: string): TranslationWarning[] {
   const warnings: TranslationWarning[] = [];
   if (request.turns.some((turn) => hasImage(turn.parts))) requireCapability(model, 'vision', 'image input (vision)', 'messages');
   if (request.tools.length > 0) requireCapability(model, 'tool_use', 'tools (tool_use)', 'tools');
   if (request.responseFormat?.type === 'json_schema') requireCapability(model, 'json_schema', 'structured output (json_schema)', 'response_format');
   if (request.sampling.logprobs) requireCapability(model, 'logprobs', 'logprobs', 'logprobs');
-  const max = request.sampling.maxOutputTokens;
-  if (max !== undefined && max > model.maxOutputTokens) {
-    throw new GatewayError('invalid_request', `${maxTokensField}: ${max} exceeds the maximum of ${model.maxOutputTokens} for model ${model.id}`, { param: maxTokensField });
-  }
+  warnings.push(...clampOutputCap(model, request, maxTokensField));
   const temperature = request.sampling.temperature;
   if (model.fixedTemperature !== undefined && temperature !== undefined && temperature !== model.fixedTemperature) {
     warnings.push({ field: 'temperature', message: `model ${model.id} accepts only temperature ${model.fixedTemperature}; the value ${temperature} was dropped` });

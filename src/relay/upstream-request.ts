@@ -5,6 +5,7 @@
  */
 import type { CatalogModel } from '../catalog/model';
 import type { Protocol } from '../ir/protocol';
+import { chatMaxTokensField } from '../protocols/chat/chat-max-tokens-field';
 import type { UpstreamDecodeContext } from '../protocols/codec';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 import { CODECS } from './codec-registry';
@@ -34,13 +35,29 @@ function passThroughPath(protocol: Protocol, model: string, stream: boolean, bet
   }
 }
 
+/**
+ * The interface offers Chat `max_tokens` on every model; OpenAI's reasoning models refuse it
+ * ("Use 'max_completion_tokens' instead"), so a pass-through body carries it under the field the
+ * target takes (besides the model name and the usage request, the only change to a pass-through body).
+ */
+function renameChatMaxTokens(body: Record<string, unknown>, upstreamModel: string): void {
+  if (body.max_tokens === undefined || body.max_tokens === null || body.max_completion_tokens !== undefined) return;
+  if (chatMaxTokensField(upstreamModel) !== 'max_completion_tokens') return;
+  body.max_completion_tokens = body.max_tokens;
+  delete body.max_tokens;
+}
+
 export function prepareUpstreamCall(plan: RelayPlan, account: UpstreamAccount): PreparedUpstreamCall {
   const upstreamModel = upstreamModelName(plan.model);
   const extra: Record<string, string> = {};
   if (account.protocol === 'messages' && plan.betaHeader) extra['anthropic-beta'] = plan.betaHeader;
+  plan.requestWarnings ??= [...plan.warnings];
   if (plan.passThroughAllowed && account.protocol === plan.protocol) {
+    // The body goes intact: nothing of the translation warnings happened to it.
+    plan.warnings = [];
     const body: Record<string, unknown> = { ...plan.rawBody };
     if (plan.protocol !== 'generate-content') body.model = upstreamModel;
+    if (plan.protocol === 'chat') renameChatMaxTokens(body, upstreamModel);
     if (plan.protocol === 'chat' && plan.stream) {
       // Usage is needed to bill; the usage chunk is filtered out again if the client did not ask for it.
       body.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true };
@@ -54,6 +71,7 @@ export function prepareUpstreamCall(plan: RelayPlan, account: UpstreamAccount): 
       decodeContext: { ...plan.context, toolNames: {} },
     };
   }
+  plan.streamOptions.inputTokensEstimate ??= plan.inputEstimate;
   const codec = CODECS[account.protocol];
   const encoded = codec.upstream.encodeRequest(
     { ...plan.request, stream: plan.stream },
@@ -64,7 +82,7 @@ export function prepareUpstreamCall(plan: RelayPlan, account: UpstreamAccount): 
     },
     plan.context,
   );
-  plan.warnings.push(...encoded.warnings);
+  plan.warnings = [...plan.requestWarnings, ...encoded.warnings];
   return {
     account,
     passThrough: false,

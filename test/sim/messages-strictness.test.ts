@@ -25,7 +25,7 @@ function base(messages: unknown[], extra: Record<string, unknown> = {}): Record<
 
 it.each<[string, Record<string, unknown>, RegExp]>([
   ['missing max_tokens', { model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, /^max_tokens: Field required$/],
-  ['max_tokens above the model limit', base([{ role: 'user', content: 'hi' }], { max_tokens: 100000 }), /100000 > 16384/],
+  ['max_tokens above the model limit', base([{ role: 'user', content: 'hi' }], { max_tokens: 100000 }), /100000 > 64000/],
   ['no messages', base([]), /at least one message/],
   ['a first assistant message', base([{ role: 'assistant', content: 'hi' }]), /first message must use the "user" role/],
   ['two user messages in a row', base([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }]), /roles must alternate/],

@@ -157,13 +157,18 @@ export function generateContentClient(baseURL: string, apiKey: string): SdkClien
     outputTokens: (response.usageMetadata?.candidatesTokenCount ?? 0) + (response.usageMetadata?.thoughtsTokenCount ?? 0),
   });
   const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: WEATHER_SCHEMA }] }];
+  /** The model's function-call parts as sent, thought signatures included: what a turn must replay (gemini-3). */
+  const callParts = (response: Gc) => (response.candidates?.[0]?.content?.parts ?? []).filter((part) => part.functionCall !== undefined);
+  let lastCallParts: ReturnType<typeof callParts> = [];
   const streamToAnswer = async (stream: AsyncGenerator<Gc>): Promise<SdkAnswer> => {
     let text = '';
     let last: Gc | undefined;
     const calls: SdkAnswer['toolCalls'] = [];
+    lastCallParts = [];
     for await (const chunk of stream) {
       text += chunk.text ?? '';
       calls.push(...toAnswer(chunk).toolCalls);
+      lastCallParts.push(...callParts(chunk));
       last = chunk;
     }
     if (!last) throw new Error('empty stream');
@@ -181,9 +186,12 @@ export function generateContentClient(baseURL: string, apiKey: string): SdkClien
       const contents: Content[] = [{ role: 'user', parts: [{ text: TOOL_PROMPT }] }];
       const call = async () => options?.stream
         ? streamToAnswer(await ai.models.generateContentStream({ model, contents, config: { tools } }))
-        : toAnswer(await ai.models.generateContent({ model, contents, config: { tools } }));
+        : await ai.models.generateContent({ model, contents, config: { tools } }).then((response) => {
+          lastCallParts = callParts(response);
+          return toAnswer(response);
+        });
       const first = await call();
-      contents.push({ role: 'model', parts: first.toolCalls.map((c) => ({ functionCall: { id: c.id || undefined, name: c.name, args: c.arguments } })) });
+      contents.push({ role: 'model', parts: lastCallParts });
       contents.push({ role: 'user', parts: first.toolCalls.map((c) => ({ functionResponse: { id: c.id || undefined, name: c.name, response: { result } } })) });
       return { first, second: await call() };
     },

@@ -30,6 +30,10 @@ export interface SimTurn {
 export interface SimTool {
   name: string;
   schema: unknown;
+  /** Responses: a member of a `namespace` tool; its calls name the namespace too. */
+  namespace?: string;
+  /** Responses `custom` (freeform) tool: called with a string input, not JSON arguments. */
+  custom?: boolean;
 }
 
 export type SimToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'named'; name: string };

@@ -1,6 +1,7 @@
 /**
  * Decides the answer to a conversation, deterministically, the same way for every protocol:
- * - a forced tool choice, or a tool named in the last user text, gives tool calls whose arguments
+ * - a forced tool choice, or a tool named in the last user text (the user's own: what clients inject,
+ *   such as `<system-reminder>` blocks, never counts), gives tool calls whose arguments
  *   are a minimal valid instance of the tool's schema (several named → parallel calls);
  * - tool results in the last user turn give a text quoting each result verbatim;
  * - a JSON output format gives a minimal instance of the schema;
@@ -11,14 +12,21 @@
 import { countTextTokens } from '../tokens';
 import type { SimConversation, SimTool, SimTurn } from './conversation';
 import { schemaInstance } from './schema-instance';
+import { userOwnText } from './user-own-text';
 
 export type SimFinish = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 
 export interface PlannedToolCall {
   name: string;
   arguments: unknown;
+  /** JSON arguments; for a custom tool, its string input as is. */
   argumentsJson: string;
+  namespace?: string;
+  custom?: boolean;
 }
+
+/** The input a custom (freeform) tool is called with. */
+const CUSTOM_TOOL_INPUT = 'example';
 
 export interface AnswerPlan {
   reasoningText: string | null;
@@ -40,7 +48,7 @@ const MAX_REPEAT = 100_000;
 
 export function planAnswer(conversation: SimConversation): AnswerPlan {
   const lastUser = findLastUserTurn(conversation.turns);
-  const userText = lastUser?.texts.join('\n') ?? '';
+  const userText = userOwnText(lastUser);
   const toolCalls = chooseToolCalls(conversation, lastUser, userText);
 
   let reasoningText = conversation.reasoning ? reasoningFor(userText, lastUser) : null;
@@ -100,8 +108,10 @@ function chooseToolCalls(conversation: SimConversation, lastUser: SimTurn | unde
   if (toolChoice.type === 'auto' && lastUser !== undefined && lastUser.toolResults.length > 0) return [];
   if (!conversation.parallelToolCalls) chosen = chosen.slice(0, 1);
   return chosen.map((tool) => {
+    const origin = { ...(tool.namespace !== undefined ? { namespace: tool.namespace } : {}), ...(tool.custom ? { custom: true } : {}) };
+    if (tool.custom) return { name: tool.name, arguments: CUSTOM_TOOL_INPUT, argumentsJson: CUSTOM_TOOL_INPUT, ...origin };
     const args = schemaInstance(tool.schema ?? { type: 'object' });
-    return { name: tool.name, arguments: args, argumentsJson: JSON.stringify(args) };
+    return { name: tool.name, arguments: args, argumentsJson: JSON.stringify(args), ...origin };
   });
 }
 

@@ -337,8 +337,13 @@ function readToolResult(block: JsonRecord, at: string, turn: SimTurn, segments: 
       } else if (part.type === 'image') {
         turn.images.push(checkMessagesImage(part, `${at}.tool_result.content.${partIndex}`));
         images++;
+      } else if (part.type === 'tool_reference') {
+        // The tool search tool's answer: it loads a deferred tool; its name is the only text.
+        const name = stringField(part, 'tool_name');
+        if (name === undefined) throw anthropicInvalid(`${at}.tool_result.content.${partIndex}.tool_name: Field required`);
+        texts.push(name);
       } else if (part.type !== 'document' && part.type !== 'search_result') {
-        throw anthropicInvalid(`${at}.tool_result.content.${partIndex}: Input tag '${String(part.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`);
+        throw anthropicInvalid(`${at}.tool_result.content.${partIndex}: Input tag '${String(part.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document', 'tool_reference'`);
       }
     });
   } else if (content !== undefined && content !== null) {

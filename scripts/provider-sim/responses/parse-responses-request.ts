@@ -61,10 +61,11 @@ export function parseResponsesRequest(body: unknown, models: ModelRegistry, mode
   const segments: PromptSegment[] = [];
   const instructions = stringField(body, 'instructions');
   if (instructions !== undefined && instructions !== '') segments.push(promptSegment(['instructions', instructions], [instructions]));
-  const tools = readTools(body, segments);
-  const toolChoice = readToolChoice(body, tools);
+  const tools = readTools(body.tools, 'tools', segments);
   const outputFormat = readTextFormat(body, inputItems, segments);
-  const turns = readItems(inputItems, segments, memory.itemIds);
+  // Codex's code mode sends its tools in `additional_tools` input items: offered like `tools`.
+  const turns = readItems(inputItems, segments, memory.itemIds, tools);
+  const toolChoice = readToolChoice(body, tools);
 
   const include = arrayField(body, 'include') ?? [];
   return {
@@ -112,32 +113,50 @@ function readReasoning(body: JsonRecord, model: SimModel): { enabled: boolean; s
   return { enabled, summary: enabled && wantsSummary };
 }
 
-function readTools(body: JsonRecord, segments: PromptSegment[]): SimTool[] {
-  const raw = body.tools;
+/**
+ * Function tools, `custom` (freeform) tools and `namespace` tools grouping them; built-in tools are
+ * accepted and never called. `at` is the path of the list (`tools`, `input[3].tools`).
+ */
+function readTools(raw: unknown, at: string, segments: PromptSegment[], namespace?: string): SimTool[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw openaiInvalid("Invalid type for 'tools': expected an array of objects.", 'tools', 'invalid_type');
+  if (!Array.isArray(raw)) throw openaiInvalid(`Invalid type for '${at}': expected an array of objects.`, at, 'invalid_type');
   const tools: SimTool[] = [];
   raw.forEach((tool, index) => {
-    if (!isRecord(tool)) throw openaiInvalid(`Invalid type for 'tools[${index}]': expected an object.`, `tools[${index}]`, 'invalid_type');
-    if (tool.type !== 'function') {
-      // Built-in tools (web search, file search…) are accepted; the simulator never calls them.
+    const path = `${at}[${index}]`;
+    if (!isRecord(tool)) throw openaiInvalid(`Invalid type for '${path}': expected an object.`, path, 'invalid_type');
+    if (tool.type === 'namespace' && namespace === undefined) {
+      tools.push(...readTools(tool.tools, `${path}.tools`, segments, readToolName(tool, path)));
+      return;
+    }
+    if (tool.type !== 'function' && tool.type !== 'custom') {
       segments.push(promptSegment(tool, [JSON.stringify(tool)]));
       return;
     }
-    const name = stringField(tool, 'name');
-    if (name === undefined) throw openaiInvalid(`Missing required parameter: 'tools[${index}].name'.`, `tools[${index}].name`, 'missing_required_parameter');
-    if (!NAME_PATTERN.test(name) || name.length > 64) {
-      throw openaiInvalid(`Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${index}].name`, 'invalid_value');
+    const name = readToolName(tool, path);
+    const origin = namespace === undefined ? {} : { namespace };
+    if (tool.type === 'custom') {
+      tools.push({ name, schema: null, custom: true, ...origin });
+      segments.push(promptSegment(tool, [JSON.stringify({ name, description: stringField(tool, 'description') ?? '', format: tool.format ?? null })]));
+      return;
     }
     const schema = tool.parameters ?? { type: 'object', properties: {} };
     if (tool.strict === true) {
       const problem = checkStrictSchema(schema);
-      if (problem !== null) throw openaiInvalid(`Invalid schema for function '${name}': ${problem}`, `tools[${index}].parameters`, 'invalid_function_parameters');
+      if (problem !== null) throw openaiInvalid(`Invalid schema for function '${name}': ${problem}`, `${path}.parameters`, 'invalid_function_parameters');
     }
-    tools.push({ name, schema });
+    tools.push({ name, schema, ...origin });
     segments.push(promptSegment(tool, [JSON.stringify({ name, description: stringField(tool, 'description') ?? '', parameters: schema })]));
   });
   return tools;
+}
+
+function readToolName(tool: JsonRecord, path: string): string {
+  const name = stringField(tool, 'name');
+  if (name === undefined) throw openaiInvalid(`Missing required parameter: '${path}.name'.`, `${path}.name`, 'missing_required_parameter');
+  if (!NAME_PATTERN.test(name) || name.length > 64) {
+    throw openaiInvalid(`Invalid '${path}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `${path}.name`, 'invalid_value');
+  }
+  return name;
 }
 
 function readToolChoice(body: JsonRecord, tools: SimTool[]): SimToolChoice {
@@ -180,7 +199,7 @@ function readTextFormat(body: JsonRecord, items: unknown[], segments: PromptSegm
   return { type: 'json_schema', schema };
 }
 
-function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: BoundedMap<string, true>): SimTurn[] {
+function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: BoundedMap<string, true>, tools: SimTool[]): SimTurn[] {
   const turns: SimTurn[] = [];
   const callIds = new Set<string>();
   const turnFor = (role: 'user' | 'assistant', forResults = false): SimTurn => {
@@ -205,6 +224,10 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
         segments.push(promptSegment(item, reading.texts, reading.images));
         return;
       }
+      case 'additional_tools':
+        tools.push(...readTools(item.tools, `input[${index}].tools`, segments));
+        return;
+      case 'custom_tool_call':
       case 'function_call': {
         const callId = stringField(item, 'call_id');
         const name = stringField(item, 'name');
@@ -213,9 +236,10 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
         }
         callIds.add(callId);
         turnFor('assistant').toolCalls.push({ id: callId, name });
-        segments.push(promptSegment(item, [stringField(item, 'arguments') ?? '']));
+        segments.push(promptSegment(item, [stringField(item, type === 'custom_tool_call' ? 'input' : 'arguments') ?? '']));
         return;
       }
+      case 'custom_tool_call_output':
       case 'function_call_output': {
         const callId = stringField(item, 'call_id') ?? '';
         if (!callIds.has(callId)) throw openaiInvalid(`No tool call found for function call output with call_id ${callId}.`, 'input');
@@ -238,7 +262,7 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
         }
         const next = items[index + 1];
         const nextType = isRecord(next) ? (stringField(next, 'type') ?? 'message') : undefined;
-        const followed = nextType === 'function_call' || (nextType === 'message' && isRecord(next) && next.role === 'assistant');
+        const followed = nextType === 'function_call' || nextType === 'custom_tool_call' || (nextType === 'message' && isRecord(next) && next.role === 'assistant');
         if (!followed) throw openaiInvalid(`Item '${id ?? `input[${index}]`}' of type 'reasoning' was provided without its required following item.`, 'input');
         turnFor('assistant');
         segments.push(promptSegment(item, [text]));

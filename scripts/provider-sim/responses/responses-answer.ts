@@ -39,10 +39,10 @@ export function outputItems(answer: ResponsesAnswer): Item[] {
     });
   }
   plan.toolCalls.forEach((call, index) => {
-    items.push({
-      id: answer.itemIds.calls[index], type: 'function_call', status: 'completed',
-      arguments: call.argumentsJson, call_id: answer.callIds[index], name: call.name,
-    });
+    const namespace = call.namespace === undefined ? {} : { namespace: call.namespace };
+    items.push(call.custom
+      ? { id: answer.itemIds.calls[index], type: 'custom_tool_call', status: 'completed', call_id: answer.callIds[index], input: call.argumentsJson, name: call.name, ...namespace }
+      : { id: answer.itemIds.calls[index], type: 'function_call', status: 'completed', arguments: call.argumentsJson, call_id: answer.callIds[index], name: call.name, ...namespace });
   });
   return items;
 }
@@ -146,6 +146,15 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
         for (const piece of chunkText(text, answer.plan.chunkSize)) event('response.output_text.delta', { ...base, delta: piece, logprobs: [], obfuscation: obfuscation() });
         event('response.output_text.done', { ...base, text, logprobs: [] });
         event('response.content_part.done', { ...base, part: { type: 'output_text', annotations: [], logprobs: [], text } });
+        break;
+      }
+      case 'custom_tool_call': {
+        const input = String(item.input);
+        event('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', input: '' } });
+        for (const piece of chunkArguments(input)) {
+          event('response.custom_tool_call_input.delta', { item_id: itemId, output_index: outputIndex, delta: piece, obfuscation: obfuscation() });
+        }
+        event('response.custom_tool_call_input.done', { item_id: itemId, output_index: outputIndex, input });
         break;
       }
       default: {

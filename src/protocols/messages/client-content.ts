@@ -16,6 +16,16 @@ export function clientReasoningBlock(part: ReasoningPart): MessagesBlock | undef
   return { type: 'thinking', thinking: part.text, signature };
 }
 
+/**
+ * Another protocol's signature with no thinking text (Generate-Content signs its final, empty text
+ * part). After an answer block it would be a thinking block where Messages allows none, ending the
+ * turn; those signatures need no replay (the ones that must be replayed ride on the tool_use id),
+ * so it is left out.
+ */
+export function isSignatureOnly(part: Pick<ReasoningPart, 'text' | 'redacted' | 'signature'>): boolean {
+  return part.text === '' && part.redacted === undefined && part.signature !== undefined && part.signature.origin !== 'messages';
+}
+
 export function clientToolUseBlock(part: ToolCallPart): MessagesBlock {
   return {
     type: 'tool_use',
@@ -39,7 +49,7 @@ export function encodeClientContent(parts: readonly ContentPart[]): MessagesBloc
     switch (part.type) {
       case 'reasoning': {
         const block = clientReasoningBlock(part);
-        if (block) blocks.push(block);
+        if (block && !(blocks.length > 0 && isSignatureOnly(part))) blocks.push(block);
         break;
       }
       case 'text':

@@ -8,7 +8,7 @@ import { decodeClientThinkingSignature, decodeClientToolUseId } from './client-o
 import { parseClientField } from './parse-client-field';
 import {
   KNOWN_REQUEST_FIELDS, customToolSchema, documentBlockSchema, imageBlockSchema, messagesRequestSchema,
-  redactedThinkingBlockSchema, textBlockSchema, thinkingBlockSchema, toolResultBlockSchema, toolUseBlockSchema,
+  redactedThinkingBlockSchema, systemBlockSchema, textBlockSchema, thinkingBlockSchema, toolResultBlockSchema, toolUseBlockSchema,
   type CacheControl, type DocumentBlock, type ImageBlock, type MessageParam, type MessagesRequest,
 } from './request-schema';
 import type { JsonRecord } from './read-json';
@@ -87,6 +87,9 @@ function decodeToolResult(block: unknown, path: string, state: DecodeState): Con
       const innerPath = `${path}.content.${k}`;
       if (inner.type === 'text') content.push(decodeText(inner, innerPath, state));
       else if (inner.type === 'image') content.push(decodeImage(inner, innerPath));
+      // Claude Code's tool search answers with the names of the tools it loads; every tool is sent
+      // to a translated upstream anyway, so the name is what is left to say.
+      else if (inner.type === 'tool_reference' && typeof inner.tool_name === 'string') content.push({ type: 'text', text: `tool ${inner.tool_name}` });
       else state.warnings.push({ field: innerPath, message: `a ${inner.type} block inside a tool result cannot be translated and was dropped` });
     });
   }
@@ -131,12 +134,35 @@ function decodeBlock(block: Block, path: string, state: DecodeState): ContentPar
   }
 }
 
-function decodeTurn(message: MessageParam, path: string, state: DecodeState): Turn {
+type ConversationRole = 'user' | 'assistant';
+
+function decodeTurn(message: MessageParam, role: ConversationRole, path: string, state: DecodeState): Turn {
   if (typeof message.content === 'string') {
-    return { role: message.role, parts: [{ type: 'text', text: message.content }] };
+    return { role, parts: [{ type: 'text', text: message.content }] };
   }
   const parts = message.content.map((block, j) => decodeBlock(block, `${path}.content.${j}`, state));
-  return { role: message.role, parts };
+  return { role, parts };
+}
+
+/** A `system` / `developer` message inside `messages`: its text blocks become system instructions. */
+function decodeSystemMessage(message: MessageParam, path: string): SystemPart[] {
+  if (typeof message.content === 'string') return message.content === '' ? [] : [{ type: 'text', text: message.content }];
+  return message.content.map((block, j) => {
+    const text = parseClientField(systemBlockSchema, block, `${path}.content.${j}`);
+    return withCacheHint<SystemPart>({ type: 'text', text: text.text }, text.cache_control);
+  });
+}
+
+/** Conversation turns, and the system instructions found among them, in order. */
+function decodeMessages(messages: readonly MessageParam[], state: DecodeState): { turns: Turn[]; system: SystemPart[] } {
+  const turns: Turn[] = [];
+  const system: SystemPart[] = [];
+  messages.forEach((message, i) => {
+    const path = `messages.${i}`;
+    if (message.role === 'system' || message.role === 'developer') system.push(...decodeSystemMessage(message, path));
+    else turns.push(decodeTurn(message, message.role, path, state));
+  });
+  return { turns, system };
 }
 
 function decodeSystem(system: MessagesRequest['system']): SystemPart[] {
@@ -209,12 +235,12 @@ function collectExtensions(request: MessagesRequest): JsonRecord {
 export function decodeMessagesRequest(body: unknown, _context: CodecContext): DecodedRequest {
   const request = parseClientField(messagesRequestSchema, body, '');
   const state: DecodeState = { warnings: [], callNames: new Map() };
-  const turns = request.messages.map((message, i) => decodeTurn(message, `messages.${i}`, state));
+  const { turns, system } = decodeMessages(request.messages, state);
   const { tools, builtinTools } = decodeTools(request.tools);
 
   const ir: IrRequest = {
     model: request.model,
-    system: decodeSystem(request.system),
+    system: [...decodeSystem(request.system), ...system],
     turns,
     tools,
     builtinTools,

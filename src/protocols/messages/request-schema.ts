@@ -71,7 +71,11 @@ export const redactedThinkingBlockSchema = z.looseObject({
 export const anyBlockSchema = z.looseObject({ type: z.string().min(1) });
 
 export const messageParamSchema = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  /**
+   * `system` and `developer` are not in the public API, but Claude Code puts its environment block
+   * there for models it does not know; they are carried as system instructions.
+   */
+  role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: z.union([z.string(), z.array(anyBlockSchema)], { error: 'expected a string or an array of content blocks' }),
 });
 

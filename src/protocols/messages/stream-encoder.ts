@@ -13,7 +13,7 @@ import type { IrStreamEvent, StreamBlock } from '../../ir/stream-event';
 import type { Usage } from '../../ir/usage';
 import type { CodecContext, InboundStreamOptions, StreamEncoder } from '../codec';
 import { sseFrame } from '../shared/sse-parser';
-import { streamsInput } from './client-content';
+import { isSignatureOnly, streamsInput } from './client-content';
 import { encodeClientThinkingSignature, encodeClientToolUseId } from './client-opaque';
 import { toMessagesUsage } from './convert-usage';
 import { clientMessageId } from './encode-response';
@@ -146,9 +146,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (this.started) return;
     this.started = true;
     this.startUsage = usage ?? {};
-    // Input tokens may be unknown yet (Chat, Generate-Content upstreams): the final message_delta has them.
+    // Input tokens may be unknown yet (Chat, Generate-Content upstreams): the best count known now is
+    // the request's estimate; the final message_delta carries the upstream's figures.
     const startUsage = toMessagesUsage({
-      inputTokens: this.startUsage.inputTokens ?? 0,
+      inputTokens: this.startUsage.inputTokens ?? this.options.inputTokensEstimate ?? 0,
       cacheReadTokens: this.startUsage.cacheReadTokens ?? 0,
       cacheWriteTokens: this.startUsage.cacheWriteTokens ?? 0,
       outputTokens: this.startUsage.outputTokens ?? 0,
@@ -257,6 +258,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
         if (open.redacted || open.signed) break;
         const signature = encodeClientThinkingSignature(open.foreign);
         if (signature === '') break;
+        // A signature-only block after an answer block would end the turn with thinking (see isSignatureOnly).
+        if (open.clientIndex === undefined && this.nextIndex > 0 && isSignatureOnly({ text: '', ...open.foreign })) break;
         const index = this.startThinking(open, out);
         out.push(frame('content_block_delta', { index, delta: { type: 'signature_delta', signature } }));
         break;

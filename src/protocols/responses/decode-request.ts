@@ -9,8 +9,9 @@ import type { TranslationWarning } from '../../ir/warning';
 import type { CodecContext, DecodedRequest } from '../codec';
 import { fileFieldsToSource, imageUrlToSource } from './media-source';
 import { decodeCallId, decodeReasoningCarrier, isForeignCarrier } from './opaque-carrier';
+import { flattenNamespaceTool, freeformToolDefinition, freeformToolSchema, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
 import {
-  MAPPED_REQUEST_FIELDS, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
+  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, customToolCallItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
   messageItemSchema, otherItemSchema, reasoningItemSchema, responsesRequestSchema,
   type MessageContent, type ResponsesRequestBody,
 } from './request-schema';
@@ -145,6 +146,8 @@ function decodeInput(
   input: string | unknown[],
   system: SystemPart[],
   warnings: TranslationWarning[],
+  /** Tools offered by `additional_tools` items (Codex's code mode), collected with their paths. */
+  additionalTools: Array<{ tool: unknown; path: PathSegment[] }>,
 ): Turn[] {
   const builder = new TurnBuilder();
   if (typeof input === 'string') {
@@ -153,6 +156,12 @@ function decodeInput(
   }
   // Chat-less item lists carry no name on tool outputs: remember each call's name by call id.
   const callNames = new Map<string, string>();
+  const addCall = (callId: string, namespace: string | null | undefined, member: string, argumentsJson: string): void => {
+    const { id, signature } = decodeCallId(callId);
+    const name = namespace ? namespacedToolName(namespace, member) : member;
+    callNames.set(id, name);
+    builder.add('assistant', [{ type: 'tool_call', id, name, argumentsJson, ...(signature ? { signature } : {}) }]);
+  };
   input.forEach((raw, index) => {
     const prefix = ['input', index];
     switch (itemType(raw, index)) {
@@ -177,14 +186,17 @@ function decodeInput(
       }
       case 'function_call': {
         const item = parseWith(functionCallItemSchema, raw, prefix);
-        const { id, signature } = decodeCallId(item.call_id);
-        callNames.set(id, item.name);
-        builder.add('assistant', [{
-          type: 'tool_call', id, name: item.name, argumentsJson: item.arguments, ...(signature ? { signature } : {}),
-        }]);
+        addCall(item.call_id, item.namespace, item.name, item.arguments);
         break;
       }
-      case 'function_call_output': {
+      // A custom (freeform) tool's call carries its raw input as the one `input` argument.
+      case 'custom_tool_call': {
+        const item = parseWith(customToolCallItemSchema, raw, prefix);
+        addCall(item.call_id, item.namespace, item.name, JSON.stringify({ input: item.input }));
+        break;
+      }
+      case 'function_call_output':
+      case 'custom_tool_call_output': {
         const item = parseWith(functionCallOutputItemSchema, raw, prefix);
         const { id } = decodeCallId(item.call_id);
         const content: Array<TextPart | ImagePart> = [];
@@ -204,6 +216,11 @@ function decodeInput(
         }
         const name = callNames.get(id);
         builder.add('user', [{ type: 'tool_result', callId: id, ...(name !== undefined ? { name } : {}), content }]);
+        break;
+      }
+      case 'additional_tools': {
+        const item = parseWith(additionalToolsItemSchema, raw, prefix);
+        item.tools.forEach((tool, toolIndex) => additionalTools.push({ tool, path: [...prefix, 'tools', toolIndex] }));
         break;
       }
       case 'reasoning': {
@@ -228,15 +245,25 @@ function decodeInput(
   return builder.turns;
 }
 
-function decodeTools(body: ResponsesRequestBody): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
+/** `tools`, then the tools of `additional_tools` input items, each with its path for errors. */
+function decodeTools(entries: ReadonlyArray<{ tool: unknown; path: PathSegment[] }>, warnings: TranslationWarning[]): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
   const tools: ToolDefinition[] = [];
   const builtinTools: BuiltinTool[] = [];
-  (body.tools ?? []).forEach((raw, index) => {
+  entries.forEach(({ tool: entry, path }) => {
+    const raw = parseWith(toolEntrySchema, entry, path);
+    if (raw.type === 'namespace') {
+      tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, path), formatPath(path), warnings));
+      return;
+    }
+    if (raw.type === 'custom') {
+      tools.push(freeformToolDefinition(parseWith(freeformToolSchema, raw, path)));
+      return;
+    }
     if (raw.type !== 'function') {
       builtinTools.push({ protocol: 'responses', value: { ...raw } });
       return;
     }
-    const tool = parseWith(functionToolSchema, raw, ['tools', index]);
+    const tool = parseWith(functionToolSchema, raw, path);
     tools.push({
       name: tool.name,
       ...(tool.description ? { description: tool.description } : {}),
@@ -313,8 +340,12 @@ export function decodeResponsesRequest(body: unknown, _context: CodecContext): D
   }
 
   const system: SystemPart[] = parsed.instructions ? [{ type: 'text', text: parsed.instructions }] : [];
-  const turns = decodeInput(parsed.input, system, warnings);
-  const { tools, builtinTools } = decodeTools(parsed);
+  const additionalTools: Array<{ tool: unknown; path: PathSegment[] }> = [];
+  const turns = decodeInput(parsed.input, system, warnings, additionalTools);
+  const { tools, builtinTools } = decodeTools([
+    ...(parsed.tools ?? []).map((tool, index) => ({ tool, path: ['tools', index] })),
+    ...additionalTools,
+  ], warnings);
   const toolChoice = decodeToolChoice(parsed.tool_choice, extensionFields, warnings);
   const responseFormat = decodeResponseFormat(parsed);
   const reasoning = decodeReasoning(parsed);

@@ -7,8 +7,10 @@ import { clientArguments } from '../shared/tool-arguments';
 import { toResponsesUsage } from './convert-usage';
 import { responsesStatusFor } from './map-finish-reason';
 import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
+import type { ToolDefinition } from '../../ir/request';
+import { clientCallName, freeformInput, isFreeformCall } from './tool-namespaces';
 import {
-  functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
+  customToolCallItem, functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
 } from './output-items';
 import { buildResponseObject } from './response-object';
 
@@ -19,7 +21,8 @@ export const FAILED_FINISH_MESSAGE = 'the upstream model stopped with an error';
  * Output items in order: consecutive text and refusal parts share one message item (the stream
  * encoder groups blocks the same way), reasoning and tool calls are items of their own.
  */
-export function encodeOutputItems(parts: ContentPart[], context: CodecContext): Array<Record<string, unknown>> {
+/** `tools`: the request's, so a call of a namespace member is shown with its namespace. */
+export function encodeOutputItems(parts: ContentPart[], context: CodecContext, tools?: readonly ToolDefinition[]): Array<Record<string, unknown>> {
   const items: Array<Record<string, unknown>> = [];
   let message: OutputContent[] | undefined;
   let messageId = '';
@@ -50,9 +53,9 @@ export function encodeOutputItems(parts: ContentPart[], context: CodecContext): 
       }
       case 'tool_call':
         closeMessage();
-        items.push(functionCallItem(
-          context.newId('fc_'), encodeCallId(part.id, part.signature), part.name, clientArguments(part.argumentsJson), 'completed',
-        ));
+        items.push(isFreeformCall(part.name, tools)
+          ? customToolCallItem(context.newId('ctc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), freeformInput(part.argumentsJson), 'completed')
+          : functionCallItem(context.newId('fc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), clientArguments(part.argumentsJson), 'completed'));
         break;
       case 'native':
         // Server-tool items of Responses itself are shown whole; other protocols' blocks cannot be.
@@ -88,7 +91,7 @@ export function encodeResponsesResponse(
     status,
     incompleteReason,
     error: status === 'failed' ? { code: 'server_error', message: FAILED_FINISH_MESSAGE } : null,
-    output: encodeOutputItems(response.parts, context),
+    output: encodeOutputItems(response.parts, context, options.request?.tools),
     usage: toResponsesUsage(response.usage),
     ...(options.request !== undefined ? { request: options.request } : {}),
   });

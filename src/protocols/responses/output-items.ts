@@ -30,12 +30,22 @@ export function reasoningItem(id: string, text: string, encryptedContent: string
   };
 }
 
+export function customToolCallItem(
+  id: string,
+  callId: string,
+  name: { name: string; namespace?: string },
+  input: string,
+  status: ItemStatus,
+): Record<string, unknown> {
+  return { type: 'custom_tool_call', id, call_id: callId, ...name, input, status };
+}
+
 export function functionCallItem(
   id: string,
   callId: string,
-  name: string,
+  name: { name: string; namespace?: string },
   argumentsJson: string,
   status: ItemStatus,
 ): Record<string, unknown> {
-  return { type: 'function_call', id, call_id: callId, name, arguments: argumentsJson, status };
+  return { type: 'function_call', id, call_id: callId, ...name, arguments: argumentsJson, status };
 }

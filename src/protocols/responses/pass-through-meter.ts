@@ -17,8 +17,14 @@ interface Reading {
   error: boolean;
 }
 
+/** Function calls and custom (freeform) tool calls alike end a turn with tool use. */
+function isToolCall(item: unknown): boolean {
+  const type = item !== null && typeof item === 'object' ? (item as { type?: unknown }).type : undefined;
+  return type === 'function_call' || type === 'custom_tool_call';
+}
+
 function hasFunctionCall(output: unknown[] | null | undefined): boolean {
-  return (output ?? []).some((item) => item !== null && typeof item === 'object' && (item as { type?: unknown }).type === 'function_call');
+  return (output ?? []).some(isToolCall);
 }
 
 /** Reads a terminal response object (`response.completed` / `.incomplete`, or a whole body). */
@@ -58,7 +64,7 @@ class StreamMeter implements PassThroughMeter {
     switch (type) {
       case 'response.output_item.added':
       case 'response.output_item.done':
-        if (item !== null && typeof item === 'object' && (item as { type?: unknown }).type === 'function_call') this.sawToolCall = true;
+        if (isToolCall(item)) this.sawToolCall = true;
         break;
       case 'response.completed':
       case 'response.incomplete':

@@ -45,12 +45,15 @@ export const functionCallItemSchema = z.looseObject({
   type: z.literal('function_call'),
   call_id: z.string().min(1),
   name: z.string(),
+  /** Codex: the call of a member of a `namespace` tool. */
+  namespace: z.string().nullish(),
   arguments: z.string(),
   id: z.string().nullish(),
 });
 
+/** A function's output, or a custom tool's (`custom_tool_call_output`, same shape). */
 export const functionCallOutputItemSchema = z.looseObject({
-  type: z.literal('function_call_output'),
+  type: z.enum(['function_call_output', 'custom_tool_call_output']),
   call_id: z.string().min(1),
   output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputTextSchema, inputImageSchema, inputFileSchema]))]),
   id: z.string().nullish(),
@@ -62,6 +65,24 @@ export const reasoningItemSchema = z.looseObject({
   summary: z.array(z.looseObject({ type: z.literal('summary_text'), text: z.string() })).default([]),
   content: z.array(z.looseObject({ type: z.literal('reasoning_text'), text: z.string() })).nullish(),
   encrypted_content: z.string().nullish(),
+});
+
+/** A call of a `custom` (freeform) tool (Codex's `exec`); its output has the function output's shape. */
+export const customToolCallItemSchema = z.looseObject({
+  type: z.literal('custom_tool_call'),
+  call_id: z.string().min(1),
+  name: z.string(),
+  namespace: z.string().nullish(),
+  input: z.string(),
+});
+
+/** One entry of `tools`: its `type` decides which schema reads the rest. */
+export const toolEntrySchema = z.looseObject({ type: z.string().min(1) });
+
+/** Codex's code mode: tools offered in the input (`role: developer`), read like `tools`. */
+export const additionalToolsItemSchema = z.looseObject({
+  type: z.literal('additional_tools'),
+  tools: z.array(z.unknown()),
 });
 
 /** Any other item (`web_search_call`, `item_reference`, …): kept whole as a native part. */
@@ -118,7 +139,7 @@ export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(z.unknown())]),
   instructions: z.string().nullish(),
-  tools: z.array(z.looseObject({ type: z.string().min(1) })).nullish(),
+  tools: z.array(toolEntrySchema).nullish(),
   tool_choice: toolChoiceSchema.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   temperature: z.number().min(0).max(2).nullish(),

@@ -22,8 +22,9 @@ import { FAILED_FINISH_MESSAGE } from './encode-response';
 import { responsesErrorFields } from './encode-error';
 import { responsesStatusFor } from './map-finish-reason';
 import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
+import { clientCallName, freeformInput, isFreeformCall } from './tool-namespaces';
 import {
-  functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
+  customToolCallItem, functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
 } from './output-items';
 import { buildResponseObject } from './response-object';
 
@@ -41,7 +42,8 @@ type OpenBlock =
     kind: 'reasoning'; irIndex: number; outputIndex: number; id: string; text: string; summaryOpen: boolean;
     encrypted?: Opaque; signature?: Opaque; redacted?: Opaque;
   }
-  | { kind: 'tool_call'; irIndex: number; outputIndex: number; id: string; callId: string; name: string; args: string }
+  /** `freeform`: a custom tool's call, whose input is sent whole when the arguments are complete. */
+  | { kind: 'tool_call'; irIndex: number; outputIndex: number; id: string; callId: string; name: string; args: string; freeform: boolean }
   /** A block this protocol cannot show (another protocol's native block): its events are skipped. */
   | { kind: 'skipped'; irIndex: number };
 
@@ -89,6 +91,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'tool_args_delta':
         if (this.block?.kind === 'tool_call' && this.block.irIndex === event.index && event.json !== '') {
           this.block.args += event.json;
+          if (this.block.freeform) break;
           out.push(this.frame('response.function_call_arguments.delta', {
             item_id: this.block.id, output_index: this.block.outputIndex, delta: event.json,
           }));
@@ -212,8 +215,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         this.closeMessage(out);
         const id = this.context.newId('fc_');
         const callId = encodeCallId(block.id, block.signature);
-        const outputIndex = this.addItem(functionCallItem(id, callId, block.name, '', 'in_progress'), out);
-        this.block = { kind: 'tool_call', irIndex, outputIndex, id, callId, name: block.name, args: '' };
+        const tools = this.options.request?.tools;
+        const freeform = isFreeformCall(block.name, tools);
+        const name = clientCallName(block.name, tools);
+        const outputIndex = this.addItem(freeform ? customToolCallItem(id, callId, name, '', 'in_progress') : functionCallItem(id, callId, name, '', 'in_progress'), out);
+        this.block = { kind: 'tool_call', irIndex, outputIndex, id, callId, name: block.name, args: '', freeform };
         break;
       }
       case 'native':
@@ -290,6 +296,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         break;
       }
       case 'tool_call':
+        if (block.freeform) {
+          const input = freeformInput(block.args);
+          const where = { item_id: block.id, output_index: block.outputIndex };
+          if (input !== '') out.push(this.frame('response.custom_tool_call_input.delta', { ...where, delta: input }));
+          out.push(this.frame('response.custom_tool_call_input.done', { ...where, input }));
+          this.doneItem(block.outputIndex, customToolCallItem(block.id, block.callId, clientCallName(block.name, this.options.request?.tools), input, 'completed'), out);
+          break;
+        }
         if (block.args.trim() === '') {
           // Nothing streamed (Messages sends `partial_json: ""` for a call without arguments): the
           // client still gets a JSON object, as one delta so the deltas add up to `arguments`.
@@ -301,7 +315,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         out.push(this.frame('response.function_call_arguments.done', {
           item_id: block.id, output_index: block.outputIndex, arguments: block.args,
         }));
-        this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, block.name, block.args, 'completed'), out);
+        this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, clientCallName(block.name, this.options.request?.tools), block.args, 'completed'), out);
         break;
       case 'skipped':
         break;

@@ -285,9 +285,9 @@ describe('account router', () => {
       expect(status).toBe(200);
       const byId = new Map(body.data.map((model) => [model.id, model]));
       // default group: messages '*' (family 1 natives) and chat gpt-4.1; anthropic group: haiku.
-      expect([...byId.keys()].sort()).toEqual(['claude-haiku-4-5', 'claude-sonnet-4-5', 'gpt-4.1']);
+      expect([...byId.keys()].sort()).toEqual(['claude-haiku-4-5', 'claude-haiku-5-5', 'claude-opus-4-5', 'claude-opus-5-5', 'claude-sonnet-4-5', 'gpt-4.1']);
       expect(byId.get('claude-haiku-4-5')).toMatchObject({ object: 'model', owned_by: 'anthropic', groups: ['anthropic', 'default'] });
-      expect(byId.get('gpt-4.1')).toMatchObject({ groups: ['default'], context_window: 128_000 });
+      expect(byId.get('gpt-4.1')).toMatchObject({ groups: ['default'], context_window: 1_047_576 });
     });
 
     it('changes with the upstream accounts and keys, and is empty when nothing routes', async () => {

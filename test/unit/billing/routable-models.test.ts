@@ -11,7 +11,7 @@ describe('routableModels', () => {
       // claude-sonnet-4-5 is native to messages only: a chat upstream listing it cannot serve it.
       .toEqual(['gpt-4.1']);
     expect(ids([{ id: 1, name: 'anthropic', family: 'anthropic', upstreams: [{ protocol: 'messages', models: ['*'] }] }]))
-      .toEqual(['claude-haiku-4-5', 'claude-sonnet-4-5']);
+      .toEqual(['claude-haiku-4-5', 'claude-haiku-5-5', 'claude-opus-4-5', 'claude-opus-5-5', 'claude-sonnet-4-5']);
     // A family group does not route another family even with a wildcard upstream.
     expect(ids([{ id: 1, name: 'openai', family: 'openai', upstreams: [{ protocol: 'messages', models: ['*'] }] }])).toEqual([]);
     expect(ids([{ id: 1, name: 'default', family: null, upstreams: [] }])).toEqual([]);

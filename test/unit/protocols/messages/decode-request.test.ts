@@ -130,7 +130,7 @@ describe('Messages decodeRequest', () => {
     ['a missing max_tokens', { model: 'm', messages: [{ role: 'user', content: 'x' }] }, 'max_tokens'],
     ['a fractional max_tokens', body({ max_tokens: 1.5 }), 'max_tokens'],
     ['empty messages', body({ messages: [] }), 'messages'],
-    ['a bad role', body({ messages: [{ role: 'system', content: 'x' }] }), 'messages.0.role'],
+    ['a bad role', body({ messages: [{ role: 'robot', content: 'x' }] }), 'messages.0.role'],
     ['content that is a number', body({ messages: [{ role: 'user', content: 5 }] }), 'messages.0.content'],
     ['a text block without text', body({ messages: [{ role: 'user', content: [{ type: 'text' }] }] }), 'messages.0.content.0.text'],
     ['an image with a bad source', body({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'ftp' } }] }] }), 'messages.0.content.0.source.type'],
