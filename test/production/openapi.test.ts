@@ -22,6 +22,11 @@ const FAST_PATH_ROUTES = [
   'POST /v1/models/{}:generateContent', 'POST /v1/models/{}:streamGenerateContent',
 ];
 
+/** Routes express registers with a regular expression, as the paths they serve. */
+const REGEX_ROUTES: Record<string, string[]> = {
+  [String(/^\/v1(?:beta)?\/models\/([^/]+):countTokens$/)]: ['/v1beta/models/{}:countTokens', '/v1/models/{}:countTokens'],
+};
+
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type Document = { paths: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], unknown>>> };
 
@@ -59,7 +64,8 @@ function expressRoutes(stack: readonly Layer[], prefixes: readonly string[] = ['
   for (const layer of stack) {
     if (layer.route) {
       for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all')) {
-        for (const prefix of prefixes) routes.push(`${method.toUpperCase()} ${normalize(prefix + layer.route.path)}`);
+        const paths = REGEX_ROUTES[String(layer.route.path)] ?? [String(layer.route.path)];
+        for (const prefix of prefixes) for (const path of paths) routes.push(`${method.toUpperCase()} ${normalize(prefix + path)}`);
       }
     } else if (layer.handle?.stack) {
       const mount = layer.rawPath === undefined || layer.rawPath === '/' ? [''] : Array.isArray(layer.rawPath) ? layer.rawPath : [layer.rawPath];
