@@ -12,16 +12,19 @@ export const REQUEST_COMMAND_TIMEOUT_MS = 1_000;
  * next failed attempt, at most 500 ms later) instead of after ~4 s of retries
  * (docs/reliability.md). Commands issued before the first connect still wait in the offline queue.
  * BullMQ needs `maxRetriesPerRequest: null` and no command timeout on its own connections (it blocks),
- * and so does anything else that issues blocking commands (`forBullmq`).
+ * and so does anything else that issues blocking commands (`forBullmq`). A pub/sub subscriber
+ * (`subscriber`) serves no request: its SUBSCRIBE must never time out on a busy machine (a lost
+ * subscription means a deleted key's streams are not cut), so it waits like BullMQ's connections.
  */
-export function createRedis(url: string, options: { forBullmq?: boolean; name?: string } = {}): Redis {
+export function createRedis(url: string, options: { forBullmq?: boolean; subscriber?: boolean; name?: string } = {}): Redis {
+  const patient = options.forBullmq === true || options.subscriber === true;
   const redis = new Redis(url, {
     connectionName: options.name,
-    maxRetriesPerRequest: options.forBullmq ? null : 0,
-    commandTimeout: options.forBullmq ? undefined : REQUEST_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: patient ? null : 0,
+    commandTimeout: patient ? undefined : REQUEST_COMMAND_TIMEOUT_MS,
     enableReadyCheck: true,
     // Request-path connections retry often (a queued command fails at the next failed attempt).
-    retryStrategy: (attempt) => Math.min(attempt * 200, options.forBullmq ? 2_000 : 500),
+    retryStrategy: (attempt) => Math.min(attempt * 200, patient ? 2_000 : 500),
     // Only a replica promoted away from us (READONLY) is worth a reconnect. Reconnecting on every error
     // reply turned each NOSCRIPT after a Redis restart into a reconnect that failed the EVAL retrying it.
     reconnectOnError: (error) => error.message.startsWith('READONLY'),
