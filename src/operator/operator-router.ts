@@ -1,7 +1,7 @@
 /**
  * The operator API under `/api/v1/operator` (console operators only): accounts (create, tier,
  * concurrency, top-up and adjustment with a reason), routing groups and upstream accounts (add,
- * edit, disable, priority and weight, a connectivity test), and the catalog read-only.
+ * edit, disable, priority and weight, a connectivity test), and the catalog (operator-catalog-router.ts).
  */
 import express, { type Request, type Router } from 'express';
 import { concurrencyCap } from '../auth/concurrency-cap';
@@ -13,6 +13,7 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { applyOperatorEntry } from './apply-operator-entry';
 import { createRequireOperator } from './operator-auth';
+import { createOperatorCatalogRouter } from './operator-catalog-router';
 import {
   createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
 } from './operator-schemas';
@@ -130,9 +131,7 @@ export function createOperatorRouter(deps: Dependencies): Router {
     res.json({ object: 'upstream_test', id, ...(await probeUpstream(row.rows[0].base_url)) });
   });
 
-  router.get('/api/v1/operator/catalog', (_req, res) => {
-    res.json({ object: 'list', data: deps.catalog.models.map((model) => deps.catalog.toPublic(model)) });
-  });
+  router.use(createOperatorCatalogRouter(deps));
 
   return router;
 }
