@@ -14,14 +14,14 @@ let world: ConsoleWorld;
 let page: Page;
 let createdKey = { id: 0, secret: '' };
 
-async function chat(secret: string): Promise<{ status: number; requestId: string | null }> {
+async function chat(secret: string, model = 'gpt-4.1'): Promise<{ status: number; requestId: string | null; text: string }> {
   const response = await fetch(`${world.gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hello from the browser suite' }] }),
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello from the browser suite' }] }),
   });
-  await response.text();
-  return { status: response.status, requestId: response.headers.get('x-request-id') };
+  const text = await response.text();
+  return { status: response.status, requestId: response.headers.get('x-request-id'), text };
 }
 
 /** Whole-page HTML (the live DOM) holds no key secret. */
@@ -327,7 +327,38 @@ describe('the console', () => {
     await world.shot(operatorPage, '11-operator-routing');
     await world.go(operatorPage, '/operator/catalog', 'Catalog');
     await operatorPage.getByTestId('catalog-gpt-5').waitFor();
+    await context.close();
+  });
+
+  it('Operator catalog: a price change and an alias made on the page serve real calls; a retired slug is refused', async () => {
+    const { page: operatorPage, context } = await world.newPage();
+    await world.login(operatorPage, OPERATOR);
+    await world.go(operatorPage, '/operator/catalog', 'Catalog');
+    const prices = operatorPage.getByRole('form', { name: 'Change prices' });
+    await prices.getByLabel('Model').selectOption('gpt-4.1');
+    await prices.getByLabel(/^Input USD per 1M/).fill('3.5');
+    await prices.getByRole('button', { name: 'Change prices' }).click();
+    await operatorPage.getByRole('status').filter({ hasText: 'Prices of gpt-4.1 changed' }).waitFor();
+    await operatorPage.getByTestId('catalog-gpt-4.1').filter({ hasText: '$3.50 /' }).waitFor();
+
+    expect((await chat(createdKey.secret, 'browser-alias')).status).toBe(400);
+    const alias = operatorPage.getByRole('form', { name: 'Add alias' });
+    await alias.getByLabel('Model').selectOption('gpt-4.1');
+    await alias.getByLabel('Alias').fill('browser-alias');
+    await alias.getByRole('button', { name: 'Add alias' }).click();
+    await operatorPage.getByTestId('catalog-gpt-4.1').filter({ hasText: 'browser-alias' }).waitFor();
+    const aliased = await chat(createdKey.secret, 'browser-alias');
+    expect(aliased.status).toBe(200);
     await world.shot(operatorPage, '12-operator-catalog');
+
+    await operatorPage.getByRole('button', { name: 'Retire claude-haiku-4-5' }).click();
+    await operatorPage.getByRole('dialog').getByRole('button', { name: 'Retire' }).click();
+    await operatorPage.getByTestId('catalog-claude-haiku-4-5').filter({ hasText: 'retired' }).waitFor();
+    const refused = await chat(createdKey.secret, 'claude-haiku-4-5');
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('unsupported_model');
+    await operatorPage.getByRole('button', { name: 'Restore claude-haiku-4-5' }).click();
+    await operatorPage.getByTestId('catalog-claude-haiku-4-5').filter({ hasText: 'active' }).waitFor();
     await context.close();
   });
 
