@@ -59,11 +59,11 @@ export const CONSOLE_PATHS: Paths = {
     post: operator('operatorCreateGroup', 'Create a routing group', { body: true }),
   },
   '/api/v1/operator/upstreams': {
-    get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown)'),
+    get: operator('operatorListUpstreams', "Upstream accounts (credentials never shown), with this API process's view of their health: cooling_down_until, healthy"),
     post: operator('operatorCreateUpstream', 'Add an upstream account', { body: true }),
   },
   '/api/v1/operator/upstreams/{id}': { patch: operator('operatorUpdateUpstream', 'Edit an upstream account: priority, weight, enabled, models', { body: true, parameters: idParameter }) },
-  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', "Check that an upstream account's base URL answers", { parameters: idParameter }) },
+  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', 'One minimal real model call to the account (never billed): ok, http_status, latency_ms, error_class', { parameters: idParameter }) },
   '/api/v1/operator/catalog': {
     get: operator('operatorCatalog', 'The catalog as the API process sees it, with aliases, prices (credits) and retirement'),
     post: operator('operatorAddModel', 'Add a model (the catalog service\'s model shape; refused as 400 when its family forbids it)', { body: true }),
