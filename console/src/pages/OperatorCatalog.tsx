@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { api, get, type Page } from '../api';
-import { Confirm, ErrorNote, useLoad } from '../components';
+import { Confirm, ErrorNote, useAction, useLoad } from '../components';
 import { count, usd } from '../format';
 
 interface Prices { inputPerMillion?: number; outputPerMillion?: number }
@@ -19,23 +19,12 @@ const toCredits = (text: string) => (text.trim() === '' ? undefined : Math.round
 
 export function OperatorCatalog() {
   const catalog = useLoad(() => get<Page<CatalogModel>>('/api/v1/operator/catalog'));
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
   const [price, setPrice] = useState({ model: '', input: '', output: '' });
   const [alias, setAlias] = useState({ model: '', alias: '' });
   const [retiring, setRetiring] = useState<CatalogModel>();
   const models = catalog.data?.data ?? [];
 
-  async function run(action: () => Promise<string>) {
-    setError(undefined);
-    setNotice('');
-    try {
-      setNotice(await action());
-      catalog.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+  const { error, notice, run } = useAction(() => { catalog.reload(); });
   const changePrice = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {

@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { api, get, PROTOCOLS, type Page } from '../api';
-import { ErrorNote, useLoad } from '../components';
+import { ErrorNote, useAction, useLoad } from '../components';
 import { dateTime } from '../format';
 
 interface Group { id: number; name: string; family: string | null; upstreams: number; keys: number }
@@ -22,22 +22,10 @@ const EMPTY = { group_id: '', name: '', protocol: 'chat', base_url: '', api_key:
 export function OperatorUpstreams() {
   const groups = useLoad(() => get<Page<Group>>('/api/v1/operator/groups'));
   const upstreams = useLoad(() => get<Page<Upstream>>('/api/v1/operator/upstreams'));
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
   const [group, setGroup] = useState({ name: '', family: '' });
   const [draft, setDraft] = useState(EMPTY);
 
-  async function run(action: () => Promise<string>) {
-    setError(undefined);
-    setNotice('');
-    try {
-      setNotice(await action());
-      groups.reload();
-      upstreams.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+  const { error, notice, run } = useAction(() => { groups.reload(); upstreams.reload(); });
   const patch = (u: Upstream, changes: Record<string, unknown>) => void run(async () => {
     await api('PATCH', `/api/v1/operator/upstreams/${u.id}`, changes);
     return `Upstream ${u.id} updated (routing picks it up within seconds).`;
