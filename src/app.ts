@@ -78,7 +78,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   management.use(createAccountRouter(deps, { managementAuth }));
   management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
-  management.use(createOperatorRouter(deps));
+  management.use(createOperatorRouter(deps, services));
   app.use(management);
   app.use(createConsoleRouter());
 

@@ -1,9 +1,29 @@
-/** Small shared pieces: an error line, a loading hook, a labelled field, a data table behind a chart. */
+/** Small shared pieces: an error line, a loading hook, an action hook, a labelled field, a data table behind a chart. */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   return <p className="error" role="alert">{error instanceof Error ? error.message : String(error)}</p>;
+}
+
+/**
+ * Runs one operator action: clears the last outcome, shows the notice the action returns or the
+ * error it throws, then calls `after` (reload the lists the action changed).
+ */
+export function useAction(after: () => void): { error?: unknown; notice: string; run: (action: () => Promise<string>) => Promise<void> } {
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState('');
+  async function run(action: () => Promise<string>) {
+    setError(undefined);
+    setNotice('');
+    try {
+      setNotice(await action());
+      after();
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+  return { error, notice, run };
 }
 
 /** Loads once and again on `reload()`; `deps` re-run it (filters). */

@@ -5,6 +5,7 @@ import { jsonBody, jsonResponse, type Operation, type Paths } from './openapi-ty
 const object = { type: 'object', additionalProperties: true };
 const list = { type: 'object', properties: { data: { type: 'array', items: object } }, additionalProperties: true };
 const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
+const slugParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
 const OPERATOR_SECURITY: Operation['security'] = [{ session: [] }];
 
 function account(operationId: string, summary: string, body: Record<string, unknown>, parameters?: Operation['parameters']): Operation {
@@ -58,10 +59,22 @@ export const CONSOLE_PATHS: Paths = {
     post: operator('operatorCreateGroup', 'Create a routing group', { body: true }),
   },
   '/api/v1/operator/upstreams': {
-    get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown)'),
+    get: operator('operatorListUpstreams', "Upstream accounts (credentials never shown), with this API process's view of their health: cooling_down_until, healthy"),
     post: operator('operatorCreateUpstream', 'Add an upstream account', { body: true }),
   },
   '/api/v1/operator/upstreams/{id}': { patch: operator('operatorUpdateUpstream', 'Edit an upstream account: priority, weight, enabled, models', { body: true, parameters: idParameter }) },
-  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', "Check that an upstream account's base URL answers", { parameters: idParameter }) },
-  '/api/v1/operator/catalog': { get: operator('operatorCatalog', 'The catalog as the API process sees it') },
+  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', 'One minimal real model call to the account (never billed): ok, http_status, latency_ms, error_class', { parameters: idParameter }) },
+  '/api/v1/operator/catalog': {
+    get: operator('operatorCatalog', 'The catalog as the API process sees it, with aliases, prices (credits) and retirement'),
+    post: operator('operatorAddModel', 'Add a model (the catalog service\'s model shape; refused as 400 when its family forbids it)', { body: true }),
+  },
+  '/api/v1/operator/catalog/{id}': {
+    patch: operator('operatorUpdateModel', 'Change a model (prices merged field by field, limits, protocols); every API process reloads', { body: true, parameters: slugParameter }),
+  },
+  '/api/v1/operator/catalog/{id}/retire': {
+    post: operator('operatorRetireModel', 'Retire a model (body {"retired": false} restores it); a retired slug answers 400 unsupported_model', { body: true, parameters: slugParameter }),
+  },
+  '/api/v1/operator/catalog/{id}/aliases': {
+    post: operator('operatorModelAlias', 'Add an alias to a model (or remove it with "remove": true)', { body: true, parameters: slugParameter }),
+  },
 };

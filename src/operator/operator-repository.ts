@@ -49,7 +49,12 @@ export function updateUpstream(db: Pool, id: number, changes: {
   });
 }
 
-export async function listUpstreams(db: Pool): Promise<Array<Record<string, unknown>>> {
+export interface UpstreamListing {
+  object: 'upstream_account'; id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[];
+  priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; created_at: string;
+}
+
+export async function listUpstreams(db: Pool): Promise<UpstreamListing[]> {
   const result = await db.query<{
     id: string; group_id: string; group_name: string; name: string; protocol: string; base_url: string; models: string[];
     priority: number; weight: number; status: string; created_at: Date; requests_24h: string; last_used_at: Date | null;

@@ -1,7 +1,7 @@
 /**
  * The operator API under `/api/v1/operator` (console operators only): accounts (create, tier,
  * concurrency, top-up and adjustment with a reason), routing groups and upstream accounts (add,
- * edit, disable, priority and weight, a connectivity test), and the catalog read-only.
+ * edit, disable, priority and weight, this process's cooldowns, a real test call), and the catalog (operator-catalog-router.ts).
  */
 import express, { type Request, type Router } from 'express';
 import { concurrencyCap } from '../auth/concurrency-cap';
@@ -10,13 +10,15 @@ import { parseBody } from '../auth/parse-body';
 import { creditsToUsd } from '../account/credits-to-usd';
 import { addUpstreamAccount, createAccount, createGroup } from '../process/seed';
 import type { Dependencies } from '../dependencies';
+import type { RelayServices } from '../relay/relay-services';
 import { GatewayError } from '../errors/gateway-error';
 import { applyOperatorEntry } from './apply-operator-entry';
 import { createRequireOperator } from './operator-auth';
+import { createOperatorCatalogRouter } from './operator-catalog-router';
 import {
   createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
 } from './operator-schemas';
-import { probeUpstream } from './probe-upstream';
+import { testUpstreamAccount } from './test-upstream-account';
 import { listOperatorAccounts, listUpstreams, updateAccount, updateUpstream } from './operator-repository';
 
 function idParam(req: Request, what: string): number {
@@ -29,7 +31,7 @@ function toCredits(usd: number): number {
   return Math.round(usd * 1_000_000);
 }
 
-export function createOperatorRouter(deps: Dependencies): Router {
+export function createOperatorRouter(deps: Dependencies, services: Pick<RelayServices, 'upstreams' | 'upstreamClient'>): Router {
   const router = express.Router();
   router.use('/api/v1/operator', createRequireOperator(deps));
 
@@ -97,8 +99,17 @@ export function createOperatorRouter(deps: Dependencies): Router {
     }
   });
 
+  /** Health is this API process's view: its cooldowns after upstream failures (each process keeps its own). */
   router.get('/api/v1/operator/upstreams', async (_req, res) => {
-    res.json({ object: 'list', data: await listUpstreams(deps.db) });
+    const cooling = new Map(services.upstreams.cooldowns().map((c) => [c.accountId, c.coolingDownUntil]));
+    const rows = await listUpstreams(deps.db);
+    res.json({
+      object: 'list',
+      data: rows.map((row) => {
+        const until = cooling.get(row.id);
+        return { ...row, cooling_down_until: until === undefined ? null : new Date(until).toISOString(), healthy: row.status === 'active' && until === undefined };
+      }),
+    });
   });
 
   router.post('/api/v1/operator/upstreams', async (req, res) => {
@@ -109,6 +120,7 @@ export function createOperatorRouter(deps: Dependencies): Router {
       groupId: input.group_id, name: input.name, protocol: input.protocol, baseUrl: input.base_url, apiKey: input.api_key,
       models: input.models, priority: input.priority, weight: input.weight,
     });
+    services.upstreams.invalidate();
     res.status(201).json({ object: 'upstream_account', id: Number(id) });
   });
 
@@ -120,19 +132,15 @@ export function createOperatorRouter(deps: Dependencies): Router {
       models: input.models, priority: input.priority, weight: input.weight, status: input.status,
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');
+    services.upstreams.invalidate();
     res.json({ object: 'upstream_account', id, updated: true });
   });
 
   router.post('/api/v1/operator/upstreams/:id/test', async (req, res) => {
-    const id = idParam(req, 'upstream account');
-    const row = await deps.db.query<{ base_url: string }>('SELECT base_url FROM upstream_accounts WHERE id = $1', [id]);
-    if (!row.rows[0]) throw new GatewayError('not_found', 'upstream account not found');
-    res.json({ object: 'upstream_test', id, ...(await probeUpstream(row.rows[0].base_url)) });
+    res.json(await testUpstreamAccount(deps, services, idParam(req, 'upstream account')));
   });
 
-  router.get('/api/v1/operator/catalog', (_req, res) => {
-    res.json({ object: 'list', data: deps.catalog.models.map((model) => deps.catalog.toPublic(model)) });
-  });
+  router.use(createOperatorCatalogRouter(deps));
 
   return router;
 }

@@ -10,15 +10,10 @@ import { createRequireSession, managementPrincipal } from '../auth/management-au
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { isProtocol, type Protocol } from '../ir/protocol';
-import type { IrRequest } from '../ir/request';
-import type { AdmittedCall } from '../billing/run-paid-call';
-import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
-import type { RelayPlan } from './relay-plan';
+import { dialUpstream, pingPlan } from './dial-upstream';
 import type { RelayServices } from './relay-services';
 import { resolveModel } from './resolve-model';
-import { readUpstreamText } from '../upstream/upstream-client';
-import { prepareUpstreamCall } from './upstream-request';
 import { refusalWithoutCandidates } from '../routing/explain-refusal';
 
 const bodySchema = z.object({
@@ -28,8 +23,6 @@ const bodySchema = z.object({
 });
 
 interface Stage { stage: string; ok: boolean; detail: string; [extra: string]: unknown }
-
-const NOT_ADMITTED: AdmittedCall = { requestId: 'dial', headers: () => ({}), heartbeat: async () => undefined };
 
 const PROTOCOL_ALIASES: Record<string, Protocol> = {
   messages: 'messages', responses: 'responses', chat: 'chat', 'chat-completions': 'chat', chat_completions: 'chat',
@@ -92,32 +85,9 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
       return answer(false);
     }
     stages.push({ stage: 'upstream_account', ok: true, detail: `account ${account.id} (${account.name}, ${account.protocol})`, upstream_account_id: account.id });
-    const request: IrRequest = {
-      model: model.id, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], tools: [], builtinTools: [],
-      sampling: { maxOutputTokens: 16 }, stream: false,
-    };
-    const plan: RelayPlan = {
-      protocol, requestId: `dial_${Date.now()}`, startedAt: deps.clock.now(), key, model, rawBody: {}, request, warnings: [], stream: false,
-      streamOptions: { model: model.id }, context, admitted: NOT_ADMITTED, inputEstimate: 0, betaQuery: false, passThroughAllowed: false,
-    };
-    const call = prepareUpstreamCall(plan, account);
-    const started = process.hrtime.bigint();
-    try {
-      const response = await services.upstreamClient.call({ url: call.url, headers: call.headers, body: call.body });
-      const text = await readUpstreamText(response);
-      const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-      if (response.status >= 400) {
-        const error = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
-        stages.push({ stage: 'upstream', ok: false, detail: error.message, status: response.status, latency_ms: latencyMs });
-        return answer(false);
-      }
-      CODECS[account.protocol].upstream.decodeResponse(JSON.parse(text), call.decodeContext);
-      stages.push({ stage: 'upstream', ok: true, detail: 'upstream answered', status: response.status, latency_ms: latencyMs });
-      return answer(true);
-    } catch (error) {
-      stages.push({ stage: 'upstream', ok: false, detail: (error as Error).message, latency_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6) });
-      return answer(false);
-    }
+    const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, protocol, context), account);
+    stages.push({ stage: 'upstream', ok: outcome.ok, detail: outcome.detail, status: outcome.status ?? undefined, latency_ms: outcome.latencyMs });
+    return answer(outcome.ok);
   });
   return router;
 }

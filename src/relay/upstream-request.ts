@@ -47,7 +47,10 @@ function renameChatMaxTokens(body: Record<string, unknown>, upstreamModel: strin
   delete body.max_tokens;
 }
 
-export function prepareUpstreamCall(plan: RelayPlan, account: UpstreamAccount): PreparedUpstreamCall {
+/** What building an upstream call reads of a plan (the dial tests build one with no key or admission). */
+export type UpstreamCallPlan = Omit<RelayPlan, 'key' | 'admitted' | 'requestId' | 'startedAt'>;
+
+export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAccount): PreparedUpstreamCall {
   const upstreamModel = upstreamModelName(plan.model);
   const extra: Record<string, string> = {};
   if (account.protocol === 'messages' && plan.betaHeader) extra['anthropic-beta'] = plan.betaHeader;

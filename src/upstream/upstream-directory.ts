@@ -21,6 +21,8 @@ export type SkippedAccount =
   | { account: AccountRef; reason: 'cooling_down'; until: number }
   | { account: AccountRef; reason: 'disabled' };
 
+export interface AccountCooldown { accountId: number; coolingDownUntil: number }
+
 export interface Candidates {
   /** Ordered: try the first, fail over to the next. */
   accounts: UpstreamAccount[];
@@ -35,6 +37,8 @@ export interface UpstreamDirectory {
   /** Every active account of the group (for listings such as available models). */
   accountsOfGroup(groupId: number): Promise<UpstreamAccount[]>;
   cooldown(accountId: number, milliseconds: number): void;
+  /** This process's view: the accounts cooling down now and until when (epoch ms), for the operator's page. */
+  cooldowns(): AccountCooldown[];
   /** Drops the cache (after an operator changed accounts). */
   invalidate(): void;
 }
@@ -135,6 +139,10 @@ export function createUpstreamDirectory(options: {
     },
     cooldown(accountId, milliseconds) {
       cooldownUntil.set(accountId, options.clock.now() + milliseconds);
+    },
+    cooldowns() {
+      const now = options.clock.now();
+      return [...cooldownUntil].filter(([, until]) => until > now).map(([accountId, until]) => ({ accountId, coolingDownUntil: until }));
     },
     invalidate() {
       cache = undefined;

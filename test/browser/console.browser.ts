@@ -5,6 +5,7 @@
  * operator's top-up reaches the member's balance). Screenshots land in test/browser/screenshots/.
  */
 import type { Page } from 'playwright-core';
+import { insertApiKey } from '../../src/keys/insert-api-key';
 import { eventually, MEMBER, OPERATOR, startConsoleWorld, type ConsoleWorld } from './console-harness';
 
 const FULL_SECRET = /sk-svc-[A-Za-z0-9_-]{24,}/g;
@@ -14,14 +15,14 @@ let world: ConsoleWorld;
 let page: Page;
 let createdKey = { id: 0, secret: '' };
 
-async function chat(secret: string): Promise<{ status: number; requestId: string | null }> {
+async function chat(secret: string, model = 'gpt-4.1'): Promise<{ status: number; requestId: string | null; text: string }> {
   const response = await fetch(`${world.gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hello from the browser suite' }] }),
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello from the browser suite' }] }),
   });
-  await response.text();
-  return { status: response.status, requestId: response.headers.get('x-request-id') };
+  const text = await response.text();
+  return { status: response.status, requestId: response.headers.get('x-request-id'), text };
 }
 
 /** Whole-page HTML (the live DOM) holds no key secret. */
@@ -323,11 +324,75 @@ describe('the console', () => {
     await world.go(operatorPage, '/operator/upstreams', 'Routing');
     const firstUpstream = operatorPage.locator('[data-testid^="upstream-row-"]').first();
     await firstUpstream.getByRole('button', { name: /^Test upstream/ }).click();
-    await operatorPage.getByRole('status').filter({ hasText: 'reachable' }).waitFor();
-    await world.shot(operatorPage, '11-operator-routing');
+    await operatorPage.getByRole('status').filter({ hasText: /: OK \(.*HTTP 200/ }).waitFor();
     await world.go(operatorPage, '/operator/catalog', 'Catalog');
     await operatorPage.getByTestId('catalog-gpt-5').waitFor();
+    await context.close();
+  });
+
+  it('Operator catalog: a price change and an alias made on the page serve real calls; a retired slug is refused', async () => {
+    const { page: operatorPage, context } = await world.newPage();
+    await world.login(operatorPage, OPERATOR);
+    await world.go(operatorPage, '/operator/catalog', 'Catalog');
+    const prices = operatorPage.getByRole('form', { name: 'Change prices' });
+    await prices.getByLabel('Model').selectOption('gpt-4.1');
+    await prices.getByLabel(/^Input USD per 1M/).fill('3.5');
+    await prices.getByRole('button', { name: 'Change prices' }).click();
+    await operatorPage.getByRole('status').filter({ hasText: 'Prices of gpt-4.1 changed' }).waitFor();
+    await operatorPage.getByTestId('catalog-gpt-4.1').filter({ hasText: '$3.50 /' }).waitFor();
+
+    expect((await chat(createdKey.secret, 'browser-alias')).status).toBe(400);
+    const alias = operatorPage.getByRole('form', { name: 'Add alias' });
+    await alias.getByLabel('Model').selectOption('gpt-4.1');
+    await alias.getByLabel('Alias').fill('browser-alias');
+    await alias.getByRole('button', { name: 'Add alias' }).click();
+    await operatorPage.getByTestId('catalog-gpt-4.1').filter({ hasText: 'browser-alias' }).waitFor();
+    const aliased = await chat(createdKey.secret, 'browser-alias');
+    expect(aliased.status).toBe(200);
     await world.shot(operatorPage, '12-operator-catalog');
+
+    await operatorPage.getByRole('button', { name: 'Retire claude-haiku-4-5' }).click();
+    await operatorPage.getByRole('dialog').getByRole('button', { name: 'Retire' }).click();
+    await operatorPage.getByTestId('catalog-claude-haiku-4-5').filter({ hasText: 'retired' }).waitFor();
+    const refused = await chat(createdKey.secret, 'claude-haiku-4-5');
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('unsupported_model');
+    await operatorPage.getByRole('button', { name: 'Restore claude-haiku-4-5' }).click();
+    await operatorPage.getByTestId('catalog-claude-haiku-4-5').filter({ hasText: 'active' }).waitFor();
+    await context.close();
+  });
+
+  it('Operator routing: an upstream that fails real calls shows as cooling down in this process, and its test reports the failure', async () => {
+    const { page: operatorPage, context } = await world.newPage();
+    await world.login(operatorPage, OPERATOR);
+    await world.go(operatorPage, '/operator/upstreams', 'Routing');
+    const group = operatorPage.getByRole('form', { name: 'Create routing group' });
+    await group.getByLabel('Name').fill('failing-group');
+    await group.getByRole('button', { name: 'Create' }).click();
+    await operatorPage.getByRole('status').filter({ hasText: /^Group \d+ created/ }).waitFor();
+    const add = operatorPage.getByRole('form', { name: 'Add upstream account' });
+    await add.getByLabel('Group').selectOption({ label: 'failing-group' });
+    await add.getByLabel('Name').fill('always-503');
+    await add.getByLabel('Protocol').selectOption('chat');
+    // The simulator answers every call under this base-URL prefix with 503.
+    await add.getByLabel('Base URL').fill(`${world.gateway.sim.url}/_fault/503`);
+    await add.getByLabel('Provider API key').fill('sim-key');
+    await add.getByLabel(/^Models/).fill('gpt-4.1');
+    await add.getByRole('button', { name: 'Add' }).click();
+    const created = await operatorPage.getByRole('status').filter({ hasText: /^Upstream \d+ added/ }).textContent();
+    const upstreamId = Number(/^Upstream (\d+)/.exec(created!)![1]);
+    await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: 'healthy' }).waitFor();
+
+    const groupId = Number((await world.gateway.deps.db.query<{ id: string }>("SELECT id FROM routing_groups WHERE name = 'failing-group'")).rows[0]!.id);
+    const key = await insertApiKey(world.gateway.deps.db, world.gateway.deps.crypto, { accountId: world.gateway.accountId, groupId, name: 'failing' });
+    expect((await chat(key.secret)).status).toBeGreaterThanOrEqual(500);
+    await operatorPage.getByRole('button', { name: 'Refresh health' }).click();
+    await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: 'cooling down until' }).waitFor();
+    await expect(operatorPage.getByText("this API process's view").count()).resolves.toBe(1);
+
+    await operatorPage.getByRole('button', { name: `Test upstream ${upstreamId}` }).click();
+    await operatorPage.getByRole('status').filter({ hasText: /FAILED \(gpt-4\.1, HTTP 503/ }).waitFor();
+    await world.shot(operatorPage, '11-operator-routing');
     await context.close();
   });
 

@@ -1,7 +1,7 @@
 /** Operator: every account; create one, change tier and concurrency, top up or adjust with a reason (ledger). */
 import { useState, type FormEvent } from 'react';
 import { api, get, type Page } from '../api';
-import { ErrorNote, useLoad } from '../components';
+import { ErrorNote, useAction, useLoad } from '../components';
 import { dateTime, usd } from '../format';
 
 interface OperatorAccount { id: number; name: string; kind: string; tier: string; concurrency_cap: number; custom_concurrency_cap: number | null; balance: number; held: number; keys: number; users: number; created_at: string }
@@ -9,21 +9,10 @@ const TIERS = ['free', 'pro', 'max', 'enterprise'];
 
 export function OperatorAccounts() {
   const accounts = useLoad(() => get<Page<OperatorAccount>>('/api/v1/operator/accounts'));
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
   const [draft, setDraft] = useState({ name: '', tier: 'free', concurrency: '', organization: false });
   const [entry, setEntry] = useState<{ accountId: string; kind: 'topup' | 'adjustment'; amount: string; reason: string }>({ accountId: '', kind: 'topup', amount: '', reason: '' });
 
-  async function run(action: () => Promise<string>) {
-    setError(undefined);
-    setNotice('');
-    try {
-      setNotice(await action());
-      accounts.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+  const { error, notice, run } = useAction(() => { accounts.reload(); });
 
   const create = (event: FormEvent) => {
     event.preventDefault();

@@ -1,39 +1,41 @@
-/** Operator: routing groups and their upstream accounts: add, edit priority/weight/models, disable, test reachability. */
+/**
+ * Operator: routing groups and their upstream accounts: add, edit priority/weight/models, disable,
+ * health as this API process sees it (cooldowns after upstream failures), and a test button that
+ * sends one minimal real model call.
+ */
 import { useState, type FormEvent } from 'react';
 import { api, get, PROTOCOLS, type Page } from '../api';
-import { ErrorNote, useLoad } from '../components';
+import { ErrorNote, useAction, useLoad } from '../components';
 import { dateTime } from '../format';
 
 interface Group { id: number; name: string; family: string | null; upstreams: number; keys: number }
-interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null }
+interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; cooling_down_until: string | null; healthy: boolean }
+interface TestResult { ok: boolean; model: string; http_status: number | null; latency_ms: number; error_class: string | null; detail: string }
+
+function health(u: Upstream): { label: string; css: string } {
+  if (u.status !== 'active') return { label: 'disabled', css: 'disabled' };
+  if (u.cooling_down_until) return { label: `cooling down until ${new Date(u.cooling_down_until).toLocaleTimeString()}`, css: 'disabled' };
+  return { label: 'healthy', css: 'active' };
+}
 const EMPTY = { group_id: '', name: '', protocol: 'chat', base_url: '', api_key: '', models: '*', priority: '0', weight: '1' };
 
 export function OperatorUpstreams() {
   const groups = useLoad(() => get<Page<Group>>('/api/v1/operator/groups'));
   const upstreams = useLoad(() => get<Page<Upstream>>('/api/v1/operator/upstreams'));
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState('');
   const [group, setGroup] = useState({ name: '', family: '' });
   const [draft, setDraft] = useState(EMPTY);
 
-  async function run(action: () => Promise<string>) {
-    setError(undefined);
-    setNotice('');
-    try {
-      setNotice(await action());
-      groups.reload();
-      upstreams.reload();
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+  const { error, notice, run } = useAction(() => { groups.reload(); upstreams.reload(); });
   const patch = (u: Upstream, changes: Record<string, unknown>) => void run(async () => {
     await api('PATCH', `/api/v1/operator/upstreams/${u.id}`, changes);
     return `Upstream ${u.id} updated (routing picks it up within seconds).`;
   });
   const test = (u: Upstream) => void run(async () => {
-    const result = await api<{ reachable: boolean; detail: string; latency_ms: number }>('POST', `/api/v1/operator/upstreams/${u.id}/test`);
-    return `Upstream ${u.id}: ${result.reachable ? 'reachable' : 'NOT reachable'} (${result.detail}, ${result.latency_ms} ms).`;
+    const r = await api<TestResult>('POST', `/api/v1/operator/upstreams/${u.id}/test`);
+    const status = r.http_status === null ? 'no answer' : `HTTP ${r.http_status}`;
+    return r.ok
+      ? `Upstream ${u.id}: OK (${r.model}, ${status}, ${r.latency_ms} ms).`
+      : `Upstream ${u.id}: FAILED (${r.model}, ${status}, ${r.error_class ?? 'error'}: ${r.detail}, ${r.latency_ms} ms).`;
   });
   const addGroup = (event: FormEvent) => {
     event.preventDefault();
@@ -74,10 +76,13 @@ export function OperatorUpstreams() {
         </table>
       </div>
       <h2>Upstream accounts</h2>
-      <p><small>Lower priority runs first; weight splits traffic within a priority. Cooldowns after upstream failures are kept per API process and not shown here.</small></p>
+      <p><small>Lower priority runs first; weight splits traffic within a priority. Health is <strong>this API process's view</strong>: each process
+        cools an account down by itself after its own failed calls (429, 5xx, timeouts), so another process may see it differently.
+        Test sends one minimal real model call to the account (not billed).</small></p>
+      <div className="actions"><button type="button" onClick={() => upstreams.reload()}>Refresh health</button></div>
       <div className="scroll">
         <table className="list" aria-label="Upstream accounts">
-          <thead><tr><th scope="col">Id</th><th scope="col">Group</th><th scope="col">Name</th><th scope="col">Protocol</th><th scope="col">Models</th><th scope="col">Priority</th><th scope="col">Weight</th><th scope="col">Status</th><th scope="col">Requests 24 h / last</th><th scope="col">Actions</th></tr></thead>
+          <thead><tr><th scope="col">Id</th><th scope="col">Group</th><th scope="col">Name</th><th scope="col">Protocol</th><th scope="col">Models</th><th scope="col">Priority</th><th scope="col">Weight</th><th scope="col">Status</th><th scope="col">Health (this process)</th><th scope="col">Requests 24 h / last</th><th scope="col">Actions</th></tr></thead>
           <tbody>
             {upstreams.data?.data.map((u) => (
               <tr key={u.id} data-testid={`upstream-row-${u.id}`}>
@@ -85,6 +90,7 @@ export function OperatorUpstreams() {
                 <td className="wrap">{u.models.join(', ')}</td>
                 <td>{numberField(u, 'priority')}</td><td>{numberField(u, 'weight')}</td>
                 <td><span className={`status status-${u.status}`}>{u.status}</span></td>
+                <td data-testid={`upstream-health-${u.id}`}><span className={`status status-${health(u).css}`}>{health(u).label}</span></td>
                 <td>{u.requests_24h} / {dateTime(u.last_used_at)}</td>
                 <td className="row-actions">
                   <button type="button" onClick={() => test(u)} aria-label={`Test upstream ${u.id}`}>Test</button>

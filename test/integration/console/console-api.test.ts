@@ -205,7 +205,7 @@ describe('console API', () => {
       expect((await call('PATCH', '/api/v1/operator/upstreams/999999', { as: operator, body: { weight: 2 } })).status).toBe(404);
     });
 
-    it('lists the catalog read-only', async () => {
+    it('lists the catalog', async () => {
       const { body } = await call('GET', '/api/v1/operator/catalog', { as: operator });
       expect((body.data as Json[]).map((m) => m.id)).toContain('gpt-5');
     });

@@ -32,6 +32,7 @@ describe('generateImages against scripted upstreams', () => {
       candidates: async () => ({ accounts: [], coolingDown: 0, skipped: [] }),
       accountsOfGroup: async () => [],
       cooldown: (id) => { cooled.push(id); },
+      cooldowns: () => [],
       invalidate: () => undefined,
     };
     context = {

@@ -1,0 +1,42 @@
+/**
+ * The operator's test button: one minimal real model call to one upstream account (its first
+ * model, or for `*` the first catalog model its protocol serves natively), disabled accounts
+ * included so an account can be checked before it is enabled. Never billed; the answer holds no
+ * credential and no URL.
+ */
+import type { CatalogModel } from '../catalog/model';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import type { Protocol } from '../ir/protocol';
+import { createCodecContext } from '../relay/codec-context';
+import { dialUpstream, pingPlan } from '../relay/dial-upstream';
+import type { RelayServices } from '../relay/relay-services';
+
+interface Row {
+  id: string; group_id: string; name: string; protocol: Protocol; base_url: string; credential_encrypted: string;
+  models: string[]; priority: number; weight: number;
+}
+
+function testModel(deps: Dependencies, protocol: Protocol, models: string[]): CatalogModel | undefined {
+  const first = models[0];
+  if (first !== undefined && first !== '*') return deps.catalog.find(first);
+  return deps.catalog.active().find((m) => m.kind === 'chat' && m.nativeProtocols.includes(protocol));
+}
+
+export async function testUpstreamAccount(deps: Dependencies, services: Pick<RelayServices, 'upstreamClient'>, id: number): Promise<Record<string, unknown>> {
+  const result = await deps.db.query<Row>(
+    'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight FROM upstream_accounts WHERE id = $1', [id]);
+  const row = result.rows[0];
+  if (!row) throw new GatewayError('not_found', 'upstream account not found');
+  const model = testModel(deps, row.protocol, row.models);
+  if (!model) throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
+  const account = {
+    id: Number(row.id), groupId: Number(row.group_id), name: row.name, protocol: row.protocol, baseUrl: row.base_url,
+    credential: deps.crypto.decrypt(row.credential_encrypted), models: row.models, priority: row.priority, weight: row.weight,
+  };
+  const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, row.protocol, createCodecContext(deps.clock)), account);
+  return {
+    object: 'upstream_test', id, model: model.id, protocol: row.protocol, ok: outcome.ok, reachable: outcome.status !== null,
+    http_status: outcome.status, latency_ms: outcome.latencyMs, error_class: outcome.errorClass, detail: outcome.detail,
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The operator's upstream routes through the whole app on real PostgreSQL, Redis and the provider
+ * simulator: the listing carries this API process's cooldown state, and the test button sends one
+ * minimal real model call (never billed, no credential in the answer) that reports status, latency
+ * and the error class, for a healthy account and for failing ones.
+ */
+import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
+import { insertApiKey } from '../../../src/keys/insert-api-key';
+import { createConsoleUser } from '../../../src/process/seed';
+import { startTestGateway, type TestGateway } from '../../support/gateway';
+
+type Json = Record<string, unknown>;
+
+describe('operator upstream API', () => {
+  let gateway: TestGateway;
+  let operator: { cookie: string; csrf: string };
+
+  async function call(method: string, path: string, body?: unknown) {
+    const headers: Record<string, string> = { cookie: operator.cookie, 'x-csrf-token': operator.csrf };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, text, body: JSON.parse(text) as Json };
+  }
+
+  async function addUpstream(groupName: string, baseUrl: string, models: string[]): Promise<{ groupId: number; id: number }> {
+    const group = await call('POST', '/api/v1/operator/groups', { name: groupName, family: null });
+    const added = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: baseUrl, api_key: 'sim-key', models });
+    expect(added.status).toBe(201);
+    return { groupId: group.body.id as number, id: added.body.id as number };
+  }
+
+  const usageRows = async () => Number((await gateway.deps.db.query<{ n: string }>('SELECT count(*) AS n FROM usage_rows')).rows[0]!.n);
+
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'operator@example.test', password: 'a long password' });
+    await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
+    const created = await createConsoleSession(gateway.deps.db, userId, Date.now());
+    operator = { cookie: `${SESSION_COOKIE}=${created.token}`, csrf: created.csrfToken };
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('the test button sends one minimal real model call: status, latency, no error, not billed, no credential', async () => {
+    const { id } = await addUpstream('test-ok', gateway.sim.url, ['gpt-4.1']);
+    const before = { rows: await usageRows(), simRequests: gateway.sim.requests.length };
+    const answer = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ object: 'upstream_test', id, model: 'gpt-4.1', protocol: 'chat', ok: true, reachable: true, http_status: 200, error_class: null });
+    expect(typeof answer.body.latency_ms).toBe('number');
+    expect(answer.text).not.toContain('sim-key');
+    const sent = gateway.sim.requests.slice(before.simRequests);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.path).toBe('/v1/chat/completions');
+    const body = sent[0]!.body as Json;
+    expect(body.model).toBe('gpt-4.1');
+    expect(Number(body.max_completion_tokens ?? body.max_tokens)).toBeLessThanOrEqual(16);
+    expect(await usageRows()).toBe(before.rows);
+  });
+
+  it('reports a failing account: its HTTP status and error class, or no answer at all', async () => {
+    const { id } = await addUpstream('test-429', `${gateway.sim.url}/_fault/429`, ['gpt-4.1']);
+    const limited = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
+    expect(limited.body).toMatchObject({ ok: false, reachable: true, http_status: 429, error_class: 'rate_limit' });
+    await call('PATCH', `/api/v1/operator/upstreams/${id}`, { base_url: `${gateway.sim.url}/_fault/500` });
+    expect((await call('POST', `/api/v1/operator/upstreams/${id}/test`)).body).toMatchObject({ ok: false, http_status: 500 });
+    await call('PATCH', `/api/v1/operator/upstreams/${id}`, { base_url: 'http://127.0.0.1:9' });
+    const refused = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
+    expect(refused.body).toMatchObject({ ok: false, reachable: false, http_status: null, error_class: 'upstream_error' });
+    expect(String(refused.body.detail)).toMatch(/ECONNREFUSED/);
+    expect((await call('POST', '/api/v1/operator/upstreams/999999/test')).status).toBe(404);
+  });
+
+  it("lists this process's cooldowns: an account that failed a real call is cooling down and not healthy", async () => {
+    const { groupId, id } = await addUpstream('cooling', `${gateway.sim.url}/_fault/503`, ['gpt-4.1']);
+    const listed = async () => ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;
+    expect(await listed()).toMatchObject({ cooling_down_until: null, healthy: true });
+    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'cooling' });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    await response.text();
+    const row = await listed();
+    expect(row.healthy).toBe(false);
+    expect(Date.parse(String(row.cooling_down_until))).toBeGreaterThan(Date.now());
+    const others = ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).filter((u) => u.id !== id && u.status === 'active');
+    expect(others.every((u) => u.healthy === true && u.cooling_down_until === null)).toBe(true);
+  });
+});
