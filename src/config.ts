@@ -58,6 +58,8 @@ const schema = z.object({
   WORKER_QUEUES: csv,
   WORKER_CONCURRENCY: integer(8),
   TASK_DEADLINE_MS: integer(15 * 60_000),
+  /** A usage event a billing worker took but did not settle (it died, or PostgreSQL failed) is claimed again after this idle time. */
+  BILLING_CLAIM_IDLE_MS: integer(30_000),
   SECRETS_FILE: z.string().default('.local/secrets.json'),
   /** How long an Idempotency-Key's answer is kept and replayed (docs/tasks.md). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
@@ -93,6 +95,7 @@ export interface Config {
   imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   worker: { queues: string[]; concurrency: number };
   taskDeadlineMs: number;
+  billingClaimIdleMs: number;
   idempotencyTtlMs: number;
   /** 0: no session affinity. */
   sessionAffinityTtlMs: number;
@@ -176,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     imageFetch: { allowPrivate: e.IMAGE_FETCH_ALLOW_PRIVATE, maxBytes: e.IMAGE_FETCH_MAX_BYTES, timeoutMs: e.IMAGE_FETCH_TIMEOUT_MS },
     worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance'], concurrency: e.WORKER_CONCURRENCY },
     taskDeadlineMs: e.TASK_DEADLINE_MS,
+    billingClaimIdleMs: e.BILLING_CLAIM_IDLE_MS,
     idempotencyTtlMs: e.IDEMPOTENCY_TTL_SECONDS * 1000,
     sessionAffinityTtlMs: e.SESSION_AFFINITY_TTL_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

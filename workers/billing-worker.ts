@@ -15,6 +15,7 @@ import { settleUsageEvents, type SettlementOutcome } from '../src/billing/settle
 import type { UsageEvent } from '../src/billing/usage-event';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';
+import { failedDependency } from '../src/errors/dependency-failure';
 import { createRedis } from '../src/redis/connection';
 
 export interface BillingWorkerOptions {
@@ -112,7 +113,7 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
   };
 
   const settleOneByOne = async (batch: Array<{ id: string; event: UsageEvent; payload: string }>) => {
-    for (const item of batch) {
+    for (const [index, item] of batch.entries()) {
       try {
         announce(await settleUsageEvents(deps.db, [item.event], { beforeCommit: options.beforeCommit }));
         await finish([item.id]);
@@ -121,6 +122,11 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
           logger.error({ err: error, usageEvent: item.event }, 'usage event failed for good; kept in the dead-letter stream');
           await finish([item.id], [item.payload]);
           announce([item.event]);
+        } else if (failedDependency(error) === 'postgres') {
+          // PostgreSQL is away: the rest would fail the same way (a connection attempt and a log line
+          // each). All stay pending and are claimed again once idle, when it may be back.
+          logger.warn({ err: error, events: batch.length - index }, 'PostgreSQL unavailable; usage events left pending, claimed again once idle');
+          return;
         } else {
           // Left pending: claimed again once idle, by this worker or another.
           logger.warn({ err: error, requestId: item.event.requestId }, 'settling a usage event failed; it will be retried');
