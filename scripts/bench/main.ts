@@ -3,7 +3,7 @@
  * process and one billing worker as separate processes; measured side by side in one run: direct to
  * the simulator, through the bare proxy, and through the gateway (authentication, admission,
  * translation and billing all on), pass-through and translated. Writes bench-results/latest.json
- * and latest.md. `BENCH_PORT_BASE=P` puts the processes on P+1 … P+4 (else random ports).
+ * and latest.md. `BENCH_PORT_BASE=P` puts the processes on P+1 … P+6 (else random ports; the affinity part starts two APIs at P+5 and P+6).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

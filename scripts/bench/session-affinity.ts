@@ -1,8 +1,8 @@
 /**
  * Bench scenario (issue 17): prompt-cache affinity. A group of 4 upstream accounts of one Messages
  * model (separate credentials, so separate prompt caches in the simulator, as at a provider) and 50
- * concurrent 4-turn conversations, run through the benchmark's API (affinity on, the default) and
- * through a second API process with `SESSION_AFFINITY_TTL_SECONDS=0` (off): the share of what turns
+ * concurrent 4-turn conversations, run through an API process with affinity on (the default) and
+ * through another with `SESSION_AFFINITY_TTL_SECONDS=0` (off): the share of what turns
  * 2+ repeat that is billed as cache reads, side by side. Prints its figures and writes
  * bench-results/session-affinity.json; called by `npm run bench` (part `affinity`).
  */
@@ -45,17 +45,21 @@ export async function runAffinityBenchmark(options: AffinityBenchmarkOptions): P
   const key = await affinityKey(options.env, options.simUrl);
   const run = (baseUrl: string, tag: string) => runConversations({ baseUrl, key, model: MODEL, conversations: 50, turns: 4, tag, withUserId: 25 });
   const tag = randomBytes(3).toString('hex');
-  const on = await run(options.apiUrl, `on-${tag}`);
-  // The port after the benchmark API's: inside the range the benchmark already uses.
-  const port = Number(new URL(options.apiUrl).port) + 1;
-  const offApi = startProcess('src/server.ts', { ...options.env, PORT: String(port), SESSION_AFFINITY_TTL_SECONDS: '0' });
-  let off: ConversationFigures;
-  try {
-    await waitFor(`http://127.0.0.1:${port}/readyz`);
-    off = await run(`http://127.0.0.1:${port}`, `off-${tag}`);
-  } finally {
-    await stopProcess(offApi);
-  }
+  // Each side on an API process started after the group exists: the benchmark's own API loaded its
+  // upstream directory before this group was created and would refuse it until its next refresh.
+  const side = async (offset: number, ttlSeconds: string, label: string): Promise<ConversationFigures> => {
+    // Ports after the benchmark API's: inside the range the benchmark already uses.
+    const port = Number(new URL(options.apiUrl).port) + offset;
+    const api = startProcess('src/server.ts', { ...options.env, PORT: String(port), SESSION_AFFINITY_TTL_SECONDS: ttlSeconds });
+    try {
+      await waitFor(`http://127.0.0.1:${port}/readyz`);
+      return await run(`http://127.0.0.1:${port}`, `${label}-${tag}`);
+    } finally {
+      await stopProcess(api);
+    }
+  };
+  const on = await side(3, options.env.SESSION_AFFINITY_TTL_SECONDS ?? '300', 'on');
+  const off = await side(4, '0', 'off');
   const rows = [
     { scenario: 'prompt-cache affinity, 4 accounts, 50 conversations × 4 turns', target: 'affinity on', ...on },
     { scenario: 'prompt-cache affinity, 4 accounts, 50 conversations × 4 turns', target: 'affinity off', ...off },
