@@ -86,7 +86,8 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
   const claimEveryMs = options.stalledIntervalMs ?? Math.max(1_000, Math.floor(idleMs / 2));
   const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   // Blocking reads get their own connection so they never delay the acknowledgements.
-  const reader = createRedis(deps.config.redisUrl, { name: 'billing-worker' });
+  // XREADGROUP BLOCK outlives the request path's command timeout.
+  const reader = createRedis(deps.config.redisUrl, { waits: true, name: 'billing-worker' });
 
   const ensureGroup = async () => {
     try {

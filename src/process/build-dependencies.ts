@@ -46,7 +46,7 @@ export function buildDependencies(config: Config, options: { processName: string
     config,
     db: createPool(config.databaseUrl, config.databasePoolSize),
     redis: createRedis(config.redisUrl, { name: `${options.processName}-commands` }),
-    subscriber: createRedis(config.redisUrl, { subscriber: true, name: `${options.processName}-subscriber` }),
+    subscriber: createRedis(config.redisUrl, { waits: true, name: `${options.processName}-subscriber` }),
     redisKeys: createRedisKeys(config.redisPrefix),
     storage: createObjectStorage({
       endpoint: options.s3Endpoint ?? config.s3.endpoint ?? `http://127.0.0.1:${config.s3.embeddedPort}`,

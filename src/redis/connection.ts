@@ -11,13 +11,13 @@ export const REQUEST_COMMAND_TIMEOUT_MS = 1_000;
  * so a request is refused with a 503 within a second (a command queued while reconnecting fails at the
  * next failed attempt, at most 500 ms later) instead of after ~4 s of retries
  * (docs/reliability.md). Commands issued before the first connect still wait in the offline queue.
- * BullMQ needs `maxRetriesPerRequest: null` and no command timeout on its own connections (it blocks),
- * and so does anything else that issues blocking commands (`forBullmq`). A pub/sub subscriber
- * (`subscriber`) serves no request: its SUBSCRIBE must never time out on a busy machine (a lost
- * subscription means a deleted key's streams are not cut), so it waits like BullMQ's connections.
+ * A connection that blocks or waits (`waits`: BullMQ's, pub/sub subscribers, the billing stream
+ * reader's blocking XREADGROUP) serves no request directly: it gets `maxRetriesPerRequest: null` and
+ * no command timeout, since a blocking command outlives any timeout and a SUBSCRIBE that timed out on
+ * a busy machine would silently lose key invalidations.
  */
-export function createRedis(url: string, options: { forBullmq?: boolean; subscriber?: boolean; name?: string } = {}): Redis {
-  const patient = options.forBullmq === true || options.subscriber === true;
+export function createRedis(url: string, options: { waits?: boolean; name?: string } = {}): Redis {
+  const patient = options.waits === true;
   const redis = new Redis(url, {
     connectionName: options.name,
     maxRetriesPerRequest: patient ? null : 0,

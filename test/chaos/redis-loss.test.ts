@@ -70,7 +70,7 @@ describe('chaos: Redis SIGKILLed and restarted empty under load', () => {
     it('recovers within 10 s, bills every delivered answer once, and the cached wallet equals PostgreSQL within 60 s', async () => {
       await world.redis.start();
       const restartedAt = Date.now();
-      maintenance = new Queue('maintenance', { connection: createRedis(world.redis.url, { forBullmq: true }), prefix: createRedisKeys(world.env.REDIS_PREFIX!).bullPrefix() });
+      maintenance = new Queue('maintenance', { connection: createRedis(world.redis.url, { waits: true }), prefix: createRedisKeys(world.env.REDIS_PREFIX!).bullPrefix() });
       const rescheduled = await eventually('the reconcile scheduler back in Redis', () => maintenance!.getJobSchedulersCount(), (count) => count >= 1, 15_000);
       const recovery = await eventually('the first 200 after Redis came back', async () => {
         const answer = await call(world.api.url, world.key, 'chat', tally);

@@ -47,7 +47,7 @@ export async function createTestDependencies(options: { s3?: boolean; env?: Reco
   const config: Config = loadConfig(env);
   const storage = createObjectStorage({ endpoint: config.s3.endpoint ?? 'http://127.0.0.1:1', region: config.s3.region, bucket: config.s3.bucket, accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey });
   if (s3) await storage.ensureBucket();
-  const subscriber = createRedis(TEST_REDIS_URL, { subscriber: true });
+  const subscriber = createRedis(TEST_REDIS_URL, { waits: true });
   const deps: TestDependencies = {
     config,
     db: testDb.pool,

@@ -64,7 +64,7 @@ export async function startTestGateway(options: {
     sim,
     async startSecondInstance() {
       const redis = createRedis(TEST_REDIS_URL);
-      const subscriber = createRedis(TEST_REDIS_URL, { subscriber: true });
+      const subscriber = createRedis(TEST_REDIS_URL, { waits: true });
       return startInstance({ ...deps, redis, subscriber }, async () => { redis.disconnect(); subscriber.disconnect(); });
     },
     async close() {

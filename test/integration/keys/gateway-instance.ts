@@ -48,7 +48,7 @@ export async function startGatewayInstance(deps: Dependencies): Promise<GatewayI
 export function secondProcessDependencies(deps: TestDependencies): Dependencies & { closeConnections(): Promise<void> } {
   const db = createPool(deps.testDb.url, 4);
   const redis = createRedis(TEST_REDIS_URL);
-  const subscriber = createRedis(TEST_REDIS_URL, { subscriber: true });
+  const subscriber = createRedis(TEST_REDIS_URL, { waits: true });
   return {
     ...deps,
     db,
