@@ -60,6 +60,8 @@ const schema = z.object({
   TASK_DEADLINE_MS: integer(15 * 60_000),
   /** A usage event a billing worker took but did not settle (it died, or PostgreSQL failed) is claimed again after this idle time. */
   BILLING_CLAIM_IDLE_MS: integer(30_000),
+  /** After a read that did not fill a batch, how long a billing worker waits for more events before writing them (one transaction each batch). */
+  BILLING_LINGER_MS: integer(50),
   SECRETS_FILE: z.string().default('.local/secrets.json'),
   /** How long an Idempotency-Key's answer is kept and replayed (docs/tasks.md). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
@@ -96,6 +98,7 @@ export interface Config {
   worker: { queues: string[]; concurrency: number };
   taskDeadlineMs: number;
   billingClaimIdleMs: number;
+  billingLingerMs: number;
   idempotencyTtlMs: number;
   /** 0: no session affinity. */
   sessionAffinityTtlMs: number;
@@ -180,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance'], concurrency: e.WORKER_CONCURRENCY },
     taskDeadlineMs: e.TASK_DEADLINE_MS,
     billingClaimIdleMs: e.BILLING_CLAIM_IDLE_MS,
+    billingLingerMs: e.BILLING_LINGER_MS,
     idempotencyTtlMs: e.IDEMPOTENCY_TTL_SECONDS * 1000,
     sessionAffinityTtlMs: e.SESSION_AFFINITY_TTL_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

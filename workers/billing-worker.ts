@@ -27,7 +27,7 @@ export interface BillingWorkerOptions {
   lockDurationMs?: number;
   /** How often idle entries of other consumers are claimed (default: half the lock duration). */
   stalledIntervalMs?: number;
-  /** After a read that did not fill a batch, how long to wait for more before settling (default 5 ms). */
+  /** After a read that did not fill a batch, how long to wait for more before settling (default 5 ms; the worker process passes `BILLING_LINGER_MS`). */
   lingerMs?: number;
   /** How long one read waits for new entries (default 1 s; also bounds how fast close() returns). */
   blockMs?: number;

@@ -17,7 +17,7 @@ type Handle = { close(): Promise<void> };
 
 const HANDLERS: Record<string, (deps: Dependencies, concurrency: number) => Promise<Handle>> = {
   // Many usage events per transaction is what makes settling cheap: read up to 500 at once.
-  billing: (deps, concurrency) => startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500, lockDurationMs: deps.config.billingClaimIdleMs }),
+  billing: (deps, concurrency) => startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500, lockDurationMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
   tasks: (deps, concurrency) => startTaskWorker(deps, { concurrency }),
   maintenance: (deps) => startReconciler(deps),
 };

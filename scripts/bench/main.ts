@@ -24,15 +24,18 @@ import { createRedis } from '../../src/redis/connection';
 import { createBillingBacklog } from './billing-backlog';
 import { openHeapProbe } from './heap-probe';
 import { closedLoop, paced, timeToFirstByte, type LoadRequest, type LoadResult } from './load';
-import { cpuTimes, startProcess, stopProcess, waitFor } from './processes';
+import { cpuTimes, ROOT, startProcess, stopProcess, waitFor } from './processes';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** `BENCH_CPU_PROFILE=1`: the API process writes a V8 CPU profile into bench-results/ when it stops. */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE === '1';
-/** `BENCH_ONLY=throughput,streaming,paced,ttfb,heap,tasks,affinity` (any subset) runs only those parts; all by default. */
+/** `BENCH_ONLY=idle,throughput,streaming,paced,ttfb,heap,tasks,affinity` (any subset) runs only those parts; all by default. */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean));
 const runs = (part: string) => ONLY.size === 0 || ONLY.has(part);
+/** `BENCH_GATEWAY_ONLY=1`: skip the direct and bare-proxy baselines (for a CPU profile of the gateway alone; no percentages). */
+const GATEWAY_ONLY = process.env.BENCH_GATEWAY_ONLY === '1';
+const SKIPPED: LoadResult = { requests: 0, errors: 0, seconds: 0, rps: 0, p50Ms: 0, p99Ms: 0 };
 /** `BENCH_API_NODE_ARGS='--max-semi-space-size=64'`: extra node flags for the API process (experiments). */
 const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
   await db.end();
   const key = boot.key!;
 
-  const resultsDir = path.resolve(__dirname, '..', '..', 'bench-results');
+  const resultsDir = path.join(ROOT, 'bench-results');
   mkdirSync(resultsDir, { recursive: true });
   // The inspector stays closed until the heap measurement opens it (SIGUSR1) on this port.
   const inspectPort = portBase !== undefined ? portBase + 4 : 9300 + Math.floor(Math.random() * 500);
@@ -127,13 +130,17 @@ async function main(): Promise<void> {
   const gatewayHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const directHeaders = { 'content-type': 'application/json', authorization: 'Bearer sim-key' };
   const rows: Row[] = [];
+  let idle: { apiCpuMicrosPerSecond: number; workerCpuMicrosPerSecond: number } | undefined;
   type Target = 'direct' | 'proxy' | 'gateway';
   const measure = async (scenario: string, request: (target: Target) => LoadRequest, run: (origin: string, req: LoadRequest) => Promise<LoadResult>) => {
     // The billing worker shares the machine: let it finish the previous run's usage events first,
     // or they compete with this run (and with the baselines).
     await billingBacklog.drain();
-    const direct = await run(simUrl, request('direct'));
-    const bare = await run(proxyUrl, request('proxy'));
+    const direct = GATEWAY_ONLY ? SKIPPED : await run(simUrl, request('direct'));
+    const proxyBefore = cpuTimes(proxy.pid!);
+    const bare = GATEWAY_ONLY ? SKIPPED : await run(proxyUrl, request('proxy'));
+    const proxyAfter = cpuTimes(proxy.pid!);
+    const bareCpuPerRequest = Math.round((proxyAfter.user + proxyAfter.system - proxyBefore.user - proxyBefore.system) / Math.max(1, bare.requests));
     const cpuBefore = cpuTimes(api.pid!);
     const workerBefore = cpuTimes(worker.pid!);
     const gateway = await run(apiUrl, request('gateway'));
@@ -147,13 +154,13 @@ async function main(): Promise<void> {
     const workerCpuPerRequest = perRequest(workerAfter.user + workerAfter.system - workerBefore.user - workerBefore.system);
     const ofBare = Math.round((100 * gateway.rps) / Math.max(1, bare.rps));
     rows.push({ scenario, target: 'direct', ...direct });
-    rows.push({ scenario, target: 'bare proxy', ...bare, overheadP50Ms: Number((bare.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((bare.p99Ms - direct.p99Ms).toFixed(2)) });
+    rows.push({ scenario, target: 'bare proxy', ...bare, proxyCpuMicrosPerRequest: bareCpuPerRequest, overheadP50Ms: Number((bare.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((bare.p99Ms - direct.p99Ms).toFixed(2)) });
     rows.push({
       scenario, target: 'gateway', ...gateway, ofBareProxyPercent: ofBare, apiCpuMicrosPerRequest: cpuPerRequest, apiKernelMicrosPerRequest: systemPerRequest,
       workerCpuMicrosPerRequest: workerCpuPerRequest, billingDrainedAfterSeconds: drainedAfterSeconds,
       overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)),
     });
-    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps; gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run`);
+    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps (${bareCpuPerRequest} µs CPU/request); gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run`);
   };
   const chat = (text: string, stream: boolean) => (target: Target): LoadRequest => ({
     path: '/v1/chat/completions', headers: target === 'gateway' ? gatewayHeaders : directHeaders, body: chatBody('gpt-4.1', text, stream),
@@ -167,6 +174,20 @@ async function main(): Promise<void> {
   // Warm up both paths (JIT, pools, caches).
   await closedLoop(apiUrl, chat('warm up', false)('gateway'), 16, 2);
   await closedLoop(simUrl, chat('warm up', false)('direct'), 16, 1);
+
+  // At rest: what the API and the worker burn with no request at all (timers, polls, refreshes);
+  // one request at a time carries this share of it per request too.
+  if (runs('idle')) {
+    await billingBacklog.drain();
+    const apiBefore = cpuTimes(api.pid!);
+    const workerBefore = cpuTimes(worker.pid!);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const apiAfter = cpuTimes(api.pid!);
+    const workerAfter = cpuTimes(worker.pid!);
+    const perSecond = (a: { user: number; system: number }, b: { user: number; system: number }) => Math.round((b.user + b.system - a.user - a.system) / 3);
+    idle = { apiCpuMicrosPerSecond: perSecond(apiBefore, apiAfter), workerCpuMicrosPerSecond: perSecond(workerBefore, workerAfter) };
+    console.log(`at rest: API ${idle.apiCpuMicrosPerSecond} µs CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second`);
+  }
 
   if (runs('throughput')) {
     await measure('non-streaming, pass-through, 32 connections', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 32, SECONDS));
@@ -241,21 +262,22 @@ async function main(): Promise<void> {
   await cleanUp();
 
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, tasks: taskRows };
+  const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, idle, tasks: taskRows };
   const outDir = resultsDir;
   writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(result, null, 2));
   const md = [
     `Benchmark of ${result.date.slice(0, 10)} on ${machine} (${SECONDS} s per run; load generator, simulator, API and worker share the machine).`,
     '',
-    '| Scenario | Target | req/s | % of bare proxy | p50 ms | p99 ms | API CPU µs/req | worker CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
+    '| Scenario | Target | req/s | % of bare proxy | p50 ms | p99 ms | API (or bare proxy) CPU µs/req | worker CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? r.proxyCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
     '',
     '| Time to first byte (1 connection) | direct p50 ms | gateway p50 ms | overhead p50 ms | gateway p99 ms |',
     '|---|---|---|---|---|',
     ...ttfb.map((r) => `| ${r.scenario.replace('TTFB ', '')} | ${r.directP50Ms} | ${r.gatewayP50Ms} | ${r.overheadP50Ms} | ${r.gatewayP99Ms} |`),
     '',
     `Heap: ${firstBytes} concurrent open streams, ${heapPerStreamKb} KB of API heap per stream.`,
+    ...(idle ? ['', `At rest: API ${idle.apiCpuMicrosPerSecond} µs of CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second.`] : []),
     ...(taskRows.length ? ['', '| Tasks | value |', '|---|---|', ...taskRows.map((r) => `| ${r.scenario} | ${r.value ?? JSON.stringify(r)} |`)] : []),
   ].join('\n');
   writeFileSync(path.join(outDir, 'latest.md'), `${md}\n`);

@@ -1,15 +1,22 @@
 /** Child processes of the benchmark and their CPU time (from /proc, in microseconds). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+/** The repository (this file runs from `scripts/bench/` or, built, from `dist/scripts/bench/`). */
+const above = path.resolve(__dirname, '..', '..');
+export const ROOT = path.basename(above) === 'dist' ? path.dirname(above) : above;
 const TICKS_PER_SECOND = 100;
 
-/** `nodeArgs` go to node itself, before the script (e.g. `--cpu-prof`). */
+/**
+ * Runs `script` (a path under the repository, `.ts`) from the production build in `dist/` with plain
+ * node, as operators run it (`npm run bench` builds first); no TypeScript loader in the measured
+ * processes. `nodeArgs` go to node itself, before the script (e.g. `--cpu-prof`).
+ */
 export function startProcess(script: string, env: NodeJS.ProcessEnv, args: string[] = [], nodeArgs: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  return child;
+  const built = path.join(ROOT, 'dist', script.replace(/\.ts$/, '.js'));
+  if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first`);
+  return spawn(process.execPath, [...nodeArgs, built, ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** User and system CPU time of a process, in microseconds. */

@@ -14,7 +14,7 @@ import { createPool } from '../../src/db/pool';
 import { addUpstreamAccount, createAccount, createGroup, topUp } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { runConversations, type ConversationFigures } from './affinity-conversations';
-import { startProcess, stopProcess, waitFor } from './processes';
+import { ROOT, startProcess, stopProcess, waitFor } from './processes';
 
 const MODEL = 'claude-sonnet-4-5';
 
@@ -67,7 +67,7 @@ export async function runAffinityBenchmark(options: AffinityBenchmarkOptions): P
   for (const row of rows) {
     console.log(`${row.scenario}, ${row.target}: ${(row.cachedShare * 100).toFixed(1)} % of the repeated input billed as cache reads (${row.cacheReadTokens} of ${row.cacheableTokens} tokens), ${row.errors} errors`);
   }
-  const resultsDir = path.resolve(__dirname, '..', '..', 'bench-results');
+  const resultsDir = path.join(ROOT, 'bench-results');
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(path.join(resultsDir, 'session-affinity.json'), JSON.stringify({ date: new Date().toISOString(), rows }, null, 2));
   return rows;

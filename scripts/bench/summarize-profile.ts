@@ -1,8 +1,8 @@
 /**
  * Summarizes a V8 `.cpuprofile` (from `BENCH_CPU_PROFILE=1 npm run bench` or `node --cpu-prof`):
  * the top functions by self time and by inclusive time, and self time grouped by package or source
- * folder. `npx tsx scripts/bench/summarize-profile.ts bench-results/<file>.cpuprofile [top] [skipSeconds]`;
- * `skipSeconds` leaves out the first seconds of the profile (start-up, module loading).
+ * folder. `npx tsx scripts/bench/summarize-profile.ts bench-results/<file>.cpuprofile [top] [skipSeconds] [untilSeconds]`;
+ * only the samples between `skipSeconds` and `untilSeconds` from the profile's start count (e.g. one scenario).
  */
 import { readFileSync } from 'node:fs';
 
@@ -21,12 +21,12 @@ function area(frame: CallFrame): string {
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return `nm:${nm[1]}`;
   if (url.startsWith('node:')) return url.split('/')[0].replace(/^(node:[^/]+).*/, '$1');
-  const src = /\/work\/main\/((?:src|scripts)\/[^/]+)/.exec(url);
+  const src = /\/(?:dist\/)?((?:src|scripts|workers)\/[^/]+)\/[^/]+\.[jt]s$/.exec(url);
   return src ? src[1] : url;
 }
 
 function main(): void {
-  const [file, topArg, skipArg] = process.argv.slice(2);
+  const [file, topArg, skipArg, untilArg] = process.argv.slice(2);
   if (!file) throw new Error('usage: summarize-profile <file.cpuprofile> [top]');
   const top = Number(topArg ?? 40);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
@@ -35,12 +35,13 @@ function main(): void {
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
   const skipMicros = Number(skipArg ?? 0) * 1e6;
+  const untilMicros = untilArg === undefined ? Infinity : Number(untilArg) * 1e6;
   const selfTime = new Map<number, number>();
   let elapsed = 0;
   profile.samples.forEach((id, index) => {
     const delta = profile.timeDeltas[index] ?? 0;
     elapsed += delta;
-    if (elapsed >= skipMicros) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
+    if (elapsed >= skipMicros && elapsed < untilMicros) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
   });
   const total = [...selfTime.values()].reduce((sum, value) => sum + value, 0);
 

@@ -119,11 +119,16 @@ export interface UpstreamCodec {
 
 /**
  * Native pass-through: inbound protocol = upstream protocol. The body goes through untouched; the
- * meter reads usage and finish reason from the passing bytes.
+ * meter reads usage, finish reason and error frames from the passing bytes, with plain JSON reads
+ * (no schema validation per frame), and counts a stream's output for billing an abandoned one.
  */
 export interface PassThroughMeter {
   /** Feed the raw response body (complete) or stream chunks (text, split anywhere). */
   push(chunk: string): void;
+  /** A stream: whether an error frame has passed so far (a body is judged at `end`). */
+  failed(): boolean;
+  /** A stream the client abandoned: the usage reported so far, else the output counted (ir/usage-tally). */
+  untilAbort(inputEstimate: number): Usage;
   end(): { usage: Usage; finish: FinishReason | null; error: boolean };
 }
 

@@ -32,18 +32,19 @@ export interface AccountRoute {
 
 export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, services: RelayServices): Promise<AccountRoute> {
   const { groupId } = plan.key;
-  const session = sessionIdentity(plan.protocol, plan.rawBody, plan.request, plan.key.keyId);
-  // Targets that take a cache routing key (Responses, Chat) get the session: the provider's own
-  // cache routing then keeps the conversation together too.
-  plan.request.cacheKey = session.id;
-  const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: deps.config.sessionAffinityTtlMs });
-  const [candidates, boundId] = await Promise.all([
-    services.upstreams.candidates(groupId, plan.model.id, plan.model.nativeProtocols),
-    affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
-      deps.logger.warn({ err: error, requestId: plan.requestId }, 'session affinity lookup failed; routing without it');
-      return undefined;
-    }),
-  ]);
+  const candidates = await services.upstreams.candidates(groupId, plan.model.id, plan.model.nativeProtocols);
+  // The session matters only when there is a choice of account (affinity) or a translated target
+  // may carry it as its cache routing key (Responses, Chat): a one-account pass-through group pays
+  // neither the prefix hash nor the two Redis round trips of affinity.
+  const choice = candidates.accounts.length + candidates.skipped.length > 1;
+  const translates = !plan.passThroughAllowed || candidates.accounts.some((a) => a.protocol !== plan.protocol);
+  const session = choice || translates ? sessionIdentity(plan.protocol, plan.rawBody, plan.request, plan.key.keyId) : undefined;
+  if (session && translates) plan.request.cacheKey = session.id;
+  const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: choice ? deps.config.sessionAffinityTtlMs : 0 });
+  const boundId = session === undefined ? undefined : await affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
+    deps.logger.warn({ err: error, requestId: plan.requestId }, 'session affinity lookup failed; routing without it');
+    return undefined;
+  });
   const scope = { groupName: plan.key.groupName, model: plan.model.id };
   const byProtocol = [...candidates.accounts.filter((a) => a.protocol === plan.protocol), ...candidates.accounts.filter((a) => a.protocol !== plan.protocol)];
   // A bound account cooling down or gone is not among the candidates: the session moves on. One of
@@ -57,7 +58,7 @@ export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, servic
     const steps = trace.steps();
     deps.logger[trace.eventful ? 'info' : 'debug']({
       requestId: plan.requestId, group: plan.key.groupName, model: plan.model.id,
-      session: { source: session.source, boundAccountId: boundId ?? null }, routing: steps,
+      session: { source: session?.source ?? 'none', boundAccountId: boundId ?? null }, routing: steps,
     }, message);
     if (!trace.eventful) return;
     void recordRoutingDecision(deps.db, {
@@ -73,8 +74,8 @@ export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, servic
     failed: (account, error) => trace.failed(account, error),
     served: (account) => {
       trace.served(account, account === bound);
-      void affinity.bind(groupId, session.id, account.id)
-        .catch((error: unknown) => deps.logger.warn({ err: error, requestId: plan.requestId }, 'binding a session to its account failed'));
+      // The lookup already restarted the TTL of a binding that holds; only a move is written.
+      if (session && account.id !== boundId) void affinity.bind(groupId, session.id, account.id).catch((error: unknown) => deps.logger.warn({ err: error, requestId: plan.requestId }, 'binding a session to its account failed'));
     },
     refusal: (lastError) => trace.refusal(lastError),
     report: () => report('routing decision'),

@@ -9,9 +9,9 @@ import type { RedisKeys } from '../redis/keys';
 
 export interface SessionAffinity {
   readonly enabled: boolean;
-  /** The account the session is bound to, if any (and affinity is on). */
+  /** The account the session is bound to, if any (and affinity is on); the read restarts the binding's TTL. */
   boundAccount(groupId: number, sessionId: string): Promise<number | undefined>;
-  /** Binds the session to the account that served it, restarting its TTL. */
+  /** Binds the session to the account that served it, restarting its TTL (needed only when it moved). */
   bind(groupId: number, sessionId: string, accountId: number): Promise<void>;
 }
 
@@ -22,7 +22,8 @@ export function createSessionAffinity(options: { redis: Redis; redisKeys: RedisK
     enabled,
     async boundAccount(groupId, sessionId) {
       if (!enabled) return undefined;
-      const value = await redis.get(redisKeys.sessionAffinity(groupId, sessionId));
+      // GETEX: the read keeps the binding alive, so a session that stays put costs one round trip.
+      const value = await redis.getex(redisKeys.sessionAffinity(groupId, sessionId), 'PX', ttlMs);
       return value === null ? undefined : Number(value);
     },
     async bind(groupId, sessionId, accountId) {

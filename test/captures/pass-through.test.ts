@@ -3,11 +3,15 @@
  * upstream's bytes unchanged, so a client receives exactly the recorded answer (replayed per the
  * captures README), however the upstream's bytes were cut; and what is billed is exactly the
  * provider's usage, both as the relay settles it (its usage event) and as the codec's
- * pass-through meter (`codec.createPassThroughMeter(stream)`) reads the same bytes.
+ * pass-through meter (`codec.createPassThroughMeter(stream)`) reads the same bytes. Issue 13: a
+ * stream passes through with no stream decoder (the meter alone reads it), and the meter counts an
+ * abandoned stream's output exactly as the decoder's events do.
  */
 import { PROTOCOLS } from '../../src/ir/protocol';
 import { totalInputTokens } from '../../src/ir/usage';
+import { UsageTally } from '../../src/ir/usage-tally';
 import { CODECS } from '../../src/relay/codec-registry';
+import { observeUsage } from '../../src/relay/observe-usage';
 import { rawTotals } from '../support/capture-facts';
 import { bodyCaptures, capturesPresent, replayAsSse, streamCaptures } from '../support/capture-files';
 import { startPassThroughRelay, type PassThroughRelay } from '../support/capture-relay';
@@ -70,6 +74,38 @@ if (!capturesPresent('capture pass-through suite')) {
         const finish = events.filter((event) => event.type === 'finish').at(-1);
         expect(reading.usage).toEqual(usage?.type === 'usage' ? usage.usage : undefined);
         expect(reading.finish).toEqual(finish?.type === 'finish' ? finish.finish : undefined);
+      });
+
+      it('is relayed with no stream decoder at all: the light meter alone reads it (issue 13)', async () => {
+        const decoders = jest.spyOn(CODECS[capture.protocol].upstream, 'createStreamDecoder');
+        try {
+          const result = await relay.run({ protocol: capture.protocol, stream: true, upstreamPieces: bytePieces(capture.sse, 7) });
+          expect(result.status).toBe(200);
+          expect(result.usageEvents).toHaveLength(1);
+          expect(decoders).not.toHaveBeenCalled();
+        } finally {
+          decoders.mockRestore();
+        }
+      });
+
+      it('counts an abandoned stream\'s output as the stream decoder does (billing of a client that left, issue 13)', () => {
+        // Cut after the first half of the frames: what a client that left then was sent.
+        const half = replayAsSse(capture.protocol, capture.lines.slice(0, Math.ceil(capture.lines.length / 2)));
+        const meter = CODECS[capture.protocol].createPassThroughMeter(true);
+        for (const piece of splitBytesRandomly(half, seededRandom(capture.lines.length), 29)) meter.push(piece);
+        const tally = new UsageTally();
+        const decoder = CODECS[capture.protocol].upstream.createStreamDecoder(decodeContext());
+        for (const event of decoder.push(half)) observeUsage(tally, event);
+        const metered = meter.untilAbort(123);
+        const decoded = tally.untilAbort(123);
+        if (capture.protocol === 'generate-content') {
+          // Generate-Content streams a call's arguments in pieces (partialArgs) that the decoder
+          // reassembles into one JSON; the meter counts the pieces as they pass: a few tokens apart.
+          expect(Math.abs(metered.outputTokens - decoded.outputTokens)).toBeLessThanOrEqual(5);
+          expect({ ...metered, outputTokens: 0 }).toEqual({ ...decoded, outputTokens: 0 });
+        } else {
+          expect(metered).toEqual(decoded);
+        }
       });
 
       if (capture.protocol === 'chat') {

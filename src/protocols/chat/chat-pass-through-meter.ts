@@ -1,12 +1,15 @@
 /**
  * Chat client, Chat upstream: the bytes pass untouched and this reads usage and finish reason from
- * them for billing. `error` is true for an error body or frame, and for a stream cut before `[DONE]`.
+ * them for billing, and counts a stream's output for billing an abandoned one. `error` is true for an
+ * error body or frame, and for a stream cut before `[DONE]`.
  */
 import type { FinishReason } from '../../ir/finish-reason';
 import { ZERO_USAGE, type Usage } from '../../ir/usage';
 import type { PassThroughMeter } from '../codec';
 import { SseParser } from '../shared/sse-parser';
-import { chatChunkSchema, type ChatUpstreamUsage } from './chat-upstream-schema';
+import type { ChatUpstreamContentPart, ChatUpstreamUsage } from './chat-upstream-schema';
+import { readChatArguments, readChatContent } from './read-chat-content';
+import { UsageTally } from '../../ir/usage-tally';
 import { convertChatUsage } from './convert-chat-usage';
 import { mapChatFinishReason } from './map-chat-finish-reason';
 
@@ -23,9 +26,10 @@ function hasError(value: unknown): boolean {
   return value.error !== null && value.error !== undefined;
 }
 
+/** The stream: each frame is JSON-parsed and read by hand (no schema validation: the bytes go out as they are). */
 class StreamMeter implements PassThroughMeter {
   private readonly parser = new SseParser();
-  private usage: Usage = ZERO_USAGE;
+  private readonly tally = new UsageTally();
   private finishRaw: string | undefined;
   private sawToolCall = false;
   private done = false;
@@ -35,36 +39,57 @@ class StreamMeter implements PassThroughMeter {
     for (const event of this.parser.push(chunk)) this.read(event.data);
   }
 
+  failed(): boolean {
+    return this.error;
+  }
+
+  untilAbort(inputEstimate: number): Usage {
+    return this.tally.untilAbort(inputEstimate);
+  }
+
   end(): { usage: Usage; finish: FinishReason | null; error: boolean } {
     for (const event of this.parser.end()) this.read(event.data);
     return {
-      usage: this.usage,
+      usage: this.tally.final(),
       finish: this.finishRaw === undefined ? null : mapChatFinishReason(this.finishRaw, this.sawToolCall),
       error: this.error || !this.done,
     };
   }
 
   private read(data: string): void {
-    if (this.done) return;
+    if (this.done || this.error) return;
     if (data.trim() === '[DONE]') {
       this.done = true;
       return;
     }
-    const json = parseJson(data);
-    if (hasError(json)) {
+    const chunk = parseJson(data);
+    if (!isRecord(chunk)) return;
+    if (hasError(chunk)) {
       this.error = true;
       return;
     }
-    const parsed = chatChunkSchema.safeParse(json);
-    if (!parsed.success) return;
-    const chunk = parsed.data;
-    for (const choice of chunk.choices ?? []) {
-      if ((choice.index ?? 0) !== 0) continue;
-      if ((choice.delta?.tool_calls?.length ?? 0) > 0) this.sawToolCall = true;
-      if (choice.finish_reason) this.finishRaw = choice.finish_reason;
+    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0) : undefined;
+    if (isRecord(choice)) this.readChoice(choice);
+    const usage = isRecord(chunk.usage) ? chunk.usage : isRecord(chunk.x_groq) && isRecord(chunk.x_groq.usage) ? chunk.x_groq.usage : undefined;
+    if (usage) this.tally.report(convertChatUsage(usage as ChatUpstreamUsage), true);
+  }
+
+  private readChoice(choice: Record<string, unknown>): void {
+    const delta = isRecord(choice.delta) ? choice.delta : undefined;
+    if (delta) {
+      const content = Array.isArray(delta.content) ? readChatContent(delta.content as ChatUpstreamContentPart[]) : undefined;
+      for (const text of [delta.content, delta.reasoning_content, delta.reasoning, delta.refusal, content?.text, content?.reasoning]) {
+        if (typeof text === 'string') this.tally.count(text);
+      }
+      if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) {
+        this.sawToolCall = true;
+        for (const call of delta.tool_calls) {
+          const fn = isRecord(call) && isRecord(call.function) ? call.function : undefined;
+          this.tally.count(readChatArguments(fn?.arguments as string | Record<string, unknown> | undefined));
+        }
+      }
     }
-    const usage = chunk.usage ?? chunk.x_groq?.usage;
-    if (usage) this.usage = convertChatUsage(usage);
+    if (typeof choice.finish_reason === 'string') this.finishRaw = choice.finish_reason;
   }
 }
 
@@ -74,6 +99,14 @@ class BodyMeter implements PassThroughMeter {
 
   push(chunk: string): void {
     this.text += chunk;
+  }
+
+  failed(): boolean {
+    return false;
+  }
+
+  untilAbort(): Usage {
+    return ZERO_USAGE;
   }
 
   end(): { usage: Usage; finish: FinishReason | null; error: boolean } {

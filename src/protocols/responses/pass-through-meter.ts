@@ -6,6 +6,7 @@
 import type { FinishReason } from '../../ir/finish-reason';
 import { ZERO_USAGE, type Usage } from '../../ir/usage';
 import { SseParser } from '../shared/sse-parser';
+import { UsageTally } from '../../ir/usage-tally';
 import type { PassThroughMeter } from '../codec';
 import { convertResponsesUsage } from './convert-usage';
 import { mapResponsesFinishReason } from './map-finish-reason';
@@ -36,14 +37,29 @@ function readResponse(response: unknown, sawToolCall: boolean): Reading {
   return { usage: convertResponsesUsage(body.usage), finish, error: finish.unified === 'error' };
 }
 
+/** Deltas that carry output (answer, reasoning, refusal, tool arguments or input): counted for an abandoned stream. */
+const OUTPUT_DELTAS: ReadonlySet<string> = new Set([
+  'response.output_text.delta', 'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.refusal.delta',
+  'response.function_call_arguments.delta', 'response.custom_tool_call_input.delta',
+]);
+
 class StreamMeter implements PassThroughMeter {
   private readonly parser = new SseParser();
+  private readonly tally = new UsageTally();
   private reading: Reading | undefined;
   private errored = false;
   private sawToolCall = false;
 
   push(chunk: string): void {
     for (const frame of this.parser.push(chunk)) this.frame(frame.data);
+  }
+
+  failed(): boolean {
+    return this.errored;
+  }
+
+  untilAbort(inputEstimate: number): Usage {
+    return this.tally.untilAbort(inputEstimate);
   }
 
   end(): Reading {
@@ -60,7 +76,11 @@ class StreamMeter implements PassThroughMeter {
       return;
     }
     if (event === null || typeof event !== 'object') return;
-    const { type, item, response } = event as { type?: unknown; item?: unknown; response?: unknown };
+    const { type, item, response, delta } = event as { type?: unknown; item?: unknown; response?: unknown; delta?: unknown };
+    if (typeof type === 'string' && OUTPUT_DELTAS.has(type)) {
+      if (typeof delta === 'string') this.tally.count(delta);
+      return;
+    }
     switch (type) {
       case 'response.output_item.added':
       case 'response.output_item.done':
@@ -69,6 +89,7 @@ class StreamMeter implements PassThroughMeter {
       case 'response.completed':
       case 'response.incomplete':
         this.reading = readResponse(response, this.sawToolCall);
+        this.tally.report(this.reading.usage, true);
         break;
       case 'response.failed':
         this.errored = true;
@@ -88,6 +109,14 @@ class BodyMeter implements PassThroughMeter {
 
   push(chunk: string): void {
     this.body += chunk;
+  }
+
+  failed(): boolean {
+    return false;
+  }
+
+  untilAbort(): Usage {
+    return ZERO_USAGE;
   }
 
   end(): Reading {
