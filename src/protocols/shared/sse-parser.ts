@@ -18,32 +18,38 @@ export class SseParser {
 
   push(chunk: string): SseEvent[] {
     this.buffer += chunk;
+    const withCr = this.buffer.includes('\r');
     const events: SseEvent[] = [];
     let start = 0;
-    let from = this.scanned;
     for (;;) {
-      let end = -1;
-      let next = -1;
-      for (let i = Math.max(start, from); i < this.buffer.length; i++) {
-        const c = this.buffer.charCodeAt(i);
-        if (c === 10) { end = i; next = i + 1; break; }
-        if (c === 13) {
-          // A CR at the very end may be the first half of a CRLF: wait for more input.
-          if (i + 1 >= this.buffer.length) break;
-          end = i;
-          next = this.buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
-          break;
-        }
-      }
+      const [end, next] = withCr ? this.lineEndWithCr(Math.max(start, this.scanned)) : this.lineEnd(Math.max(start, this.scanned));
       if (end < 0) break;
       this.line(this.buffer.slice(start, end), events);
       start = next;
-      from = next;
     }
     this.buffer = this.buffer.slice(start);
     // A trailing CR may still become a CRLF: rescan it next time.
     this.scanned = this.buffer.endsWith('\r') ? this.buffer.length - 1 : this.buffer.length;
     return events;
+  }
+
+  /** The usual stream has LF line ends only: the engine finds them. `[end, start of the next line]`, or -1. */
+  private lineEnd(from: number): [number, number] {
+    const end = this.buffer.indexOf('\n', from);
+    return [end, end + 1];
+  }
+
+  private lineEndWithCr(from: number): [number, number] {
+    for (let i = from; i < this.buffer.length; i++) {
+      const c = this.buffer.charCodeAt(i);
+      if (c === 10) return [i, i + 1];
+      if (c === 13) {
+        // A CR at the very end may be the first half of a CRLF: wait for more input.
+        if (i + 1 >= this.buffer.length) return [-1, -1];
+        return [i, this.buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1];
+      }
+    }
+    return [-1, -1];
   }
 
   /** The stream ended: a final event without its blank line is still delivered. */
