@@ -32,5 +32,31 @@ export function createRedis(url: string, options: { waits?: boolean; name?: stri
   });
   // Errors while disconnected are reported by readiness checks; never crash the process on them.
   redis.on('error', () => undefined);
+  if (!patient) coalesceWrites(redis);
   return redis;
+}
+
+/**
+ * Commands sent in one turn of the event loop leave in one write: the socket is corked at the first
+ * command and uncorked once the turn's callbacks ran (setImmediate). Under load the many requests a
+ * turn serves share one syscall (a write to a loopback socket costs tens of µs) instead of one each;
+ * one request alone waits for nothing. Only a connected socket is corked: commands issued while Redis
+ * is away take ioredis's offline path as before (fail fast). Unlike ioredis's auto-pipelining, nothing
+ * waits for an earlier batch's replies.
+ */
+function coalesceWrites(redis: Redis): void {
+  let corked = false;
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    const socket = redis.stream;
+    if (!corked && redis.status === 'ready' && socket?.writable) {
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return send(command, stream);
+  };
 }
