@@ -16,7 +16,7 @@ import { RoutingTrace } from '../routing/routing-trace';
 import { createSessionAffinity } from '../routing/session-affinity';
 import { sessionIdentity } from '../routing/session-identity';
 import type { UpstreamAccount } from '../upstream/upstream-account';
-import type { RelayPlan } from './relay-plan';
+import type { RelayPlan, RoutingLookup } from './relay-plan';
 import type { RelayServices } from './relay-services';
 
 export interface AccountRoute {
@@ -30,21 +30,35 @@ export interface AccountRoute {
   report(): void;
 }
 
-export async function chooseAccounts(plan: RelayPlan, deps: Dependencies, services: RelayServices): Promise<AccountRoute> {
-  const { groupId } = plan.key;
-  const candidates = await services.upstreams.candidates(groupId, plan.model.id, plan.model.nativeProtocols);
+/** What routing reads about the request; known before admission (except for chained Responses calls). */
+export type RoutingInput = Pick<RelayPlan, 'protocol' | 'requestId' | 'key' | 'model' | 'rawBody' | 'request' | 'passThroughAllowed'>;
+
+/**
+ * Starts routing's lookups. The inference pipeline runs this beside admission, so the session's
+ * Redis read shares admission's turn (and round trip) instead of following it.
+ */
+export async function lookUpRouting(input: RoutingInput, deps: Dependencies, services: RelayServices): Promise<RoutingLookup> {
+  const { groupId } = input.key;
+  const candidates = await services.upstreams.candidates(groupId, input.model.id, input.model.nativeProtocols);
   // The session matters only when there is a choice of account (affinity) or a translated target
   // may carry it as its cache routing key (Responses, Chat): a one-account pass-through group pays
-  // neither the prefix hash nor the two Redis round trips of affinity.
+  // neither the prefix hash nor the Redis round trip of affinity.
   const choice = candidates.accounts.length + candidates.skipped.length > 1;
-  const translates = !plan.passThroughAllowed || candidates.accounts.some((a) => a.protocol !== plan.protocol);
-  const session = choice || translates ? sessionIdentity(plan.protocol, plan.rawBody, plan.request, plan.key.keyId) : undefined;
-  if (session && translates) plan.request.cacheKey = session.id;
+  const translates = !input.passThroughAllowed || candidates.accounts.some((a) => a.protocol !== input.protocol);
+  const session = choice || translates ? sessionIdentity(input.protocol, input.rawBody, input.request, input.key.keyId) : undefined;
+  if (session && translates) input.request.cacheKey = session.id;
   const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: choice ? deps.config.sessionAffinityTtlMs : 0 });
-  const boundId = session === undefined ? undefined : await affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
-    deps.logger.warn({ err: error, requestId: plan.requestId }, 'session affinity lookup failed; routing without it');
+  const boundId = session === undefined ? Promise.resolve(undefined) : affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
+    deps.logger.warn({ err: error, requestId: input.requestId }, 'session affinity lookup failed; routing without it');
     return undefined;
   });
+  return { candidates, session, affinity, boundId };
+}
+
+export async function chooseAccounts(plan: RelayPlan, lookup: RoutingLookup, deps: Dependencies): Promise<AccountRoute> {
+  const { groupId } = plan.key;
+  const { candidates, session, affinity } = lookup;
+  const boundId = await lookup.boundId;
   const scope = { groupName: plan.key.groupName, model: plan.model.id };
   const byProtocol = [...candidates.accounts.filter((a) => a.protocol === plan.protocol), ...candidates.accounts.filter((a) => a.protocol !== plan.protocol)];
   // A bound account cooling down or gone is not among the candidates: the session moves on. One of

@@ -29,6 +29,7 @@ import { createCodecContext } from './codec-context';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { checkCapabilities, resolveModel } from './resolve-model';
+import { lookUpRouting } from './choose-accounts';
 import { runRelay } from './run-relay';
 import { applyCorsHeaders } from '../http/cors';
 
@@ -135,18 +136,21 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       takesLease: true,
       surface: protocol,
     };
+    // Stored answers carry the gateway's own ids, so Responses is translated unless nothing is stored.
+    const passThroughAllowed = !(protocol === 'responses' && (request.store !== false || request.previousResponseId !== undefined))
+      && !(protocol === 'generate-content' && request.stream && !sse);
+    // Routing's lookups (a Redis read for the session) run beside admission's script; a chained
+    // Responses call is routed once its stored turns are known.
+    const routing = request.previousResponseId === undefined
+      ? lookUpRouting({ protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed }, deps, services)
+      : undefined;
+    routing?.catch(() => undefined); // awaited by the relay; a refused admission leaves it unread
     await runPaidCall(paid, admission, async (admitted) => {
-      let passThroughAllowed = true;
-      if (protocol === 'responses') {
-        // Stored answers carry the gateway's own ids, so Responses is translated unless nothing is stored.
-        passThroughAllowed = request.store === false && request.previousResponseId === undefined;
-        if (request.previousResponseId !== undefined) {
-          const stored = await services.responses.load(request.previousResponseId, key.accountId);
-          request.turns = [...stored.turns, ...request.turns];
-          request.previousResponseId = undefined;
-        }
+      if (request.previousResponseId !== undefined) {
+        const stored = await services.responses.load(request.previousResponseId, key.accountId);
+        request.turns = [...stored.turns, ...request.turns];
+        request.previousResponseId = undefined;
       }
-      if (protocol === 'generate-content' && request.stream && !sse) passThroughAllowed = false;
       const plan: RelayPlan = {
         protocol,
         requestId: locals(res).requestId,
@@ -170,6 +174,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         betaHeader,
         betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
+        routing,
       };
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
       return runRelay(plan, res, deps, services);

@@ -6,6 +6,9 @@ import type { Protocol } from '../ir/protocol';
 import type { IrRequest } from '../ir/request';
 import type { TranslationWarning } from '../ir/warning';
 import type { CodecContext, InboundStreamOptions } from '../protocols/codec';
+import type { SessionAffinity } from '../routing/session-affinity';
+import type { SessionIdentity } from '../routing/session-identity';
+import type { Candidates } from '../upstream/upstream-directory';
 
 export interface RelayPlan {
   protocol: Protocol;
@@ -35,4 +38,15 @@ export interface RelayPlan {
   betaQuery: boolean;
   /** Pass-through is possible only when the client body can go upstream unchanged. */
   passThroughAllowed: boolean;
+  /** Routing's lookups, started beside admission (absent: the relay starts them). */
+  routing?: Promise<RoutingLookup>;
+}
+
+/** The lookups routing needs: the group's candidates, and the account the session is bound to (a Redis read, in flight). */
+export interface RoutingLookup {
+  candidates: Candidates;
+  session: SessionIdentity | undefined;
+  /** Off (a no-op) when the group has no choice of account for the model. */
+  affinity: SessionAffinity;
+  boundId: Promise<number | undefined>;
 }

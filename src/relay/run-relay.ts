@@ -9,7 +9,7 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { readUpstreamText, toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import type { CallEnding } from '../billing/run-paid-call';
-import { chooseAccounts } from './choose-accounts';
+import { chooseAccounts, lookUpRouting } from './choose-accounts';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
 import { keyInvalidatedError } from './key-invalidated-error';
@@ -26,7 +26,8 @@ function worthFailover(status: number): boolean {
 
 
 export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<CallEnding> {
-  const route = await chooseAccounts(plan, deps, services); // issue 17: candidates, affinity, explained refusals
+  const lookup = await (plan.routing ?? lookUpRouting(plan, deps, services));
+  const route = await chooseAccounts(plan, lookup, deps); // issue 17: candidates, affinity, explained refusals
   const ordered = route.ordered;
 
   const abort = new AbortController();
