@@ -12,14 +12,7 @@ import { readChatArguments, readChatContent } from './read-chat-content';
 import { UsageTally } from '../../ir/usage-tally';
 import { convertChatUsage } from './convert-chat-usage';
 import { mapChatFinishReason } from './map-chat-finish-reason';
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+import { isRecord, parseJson } from '../shared/read-json';
 
 function hasError(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || !('error' in value)) return false;
@@ -122,10 +115,6 @@ class BodyMeter implements PassThroughMeter {
       error: false,
     };
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function createChatPassThroughMeter(stream: boolean): PassThroughMeter {

@@ -5,6 +5,7 @@
  * what the schema means, so such a schema is sent non-strict and the caller reports a warning.
  */
 import type { JsonSchema } from '../../ir/request';
+import { isRecord } from '../shared/read-json';
 
 /** Values that are data, not sub-schemas. */
 const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples', 'example']);
@@ -12,10 +13,6 @@ const DATA_KEYS = new Set(['enum', 'const', 'default', 'examples', 'example']);
 function isObjectSchema(node: Record<string, unknown>): boolean {
   const type = node.type;
   return type === 'object' || (Array.isArray(type) && type.includes('object'));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function walkValue(value: unknown, state: { compliant: boolean }): unknown {

@@ -2,6 +2,7 @@
 import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error';
 import { chatErrorBodySchema } from './chat-upstream-schema';
 import { parseRetryAfterSeconds, type HeaderBag } from './parse-retry-after';
+import { parseJson } from '../shared/read-json';
 
 const MAX_MESSAGE = 500;
 
@@ -24,14 +25,6 @@ export function readChatErrorDetails(parsed: unknown): ErrorDetails {
   if (typeof body.detail === 'string') return { message: body.detail };
   if (body.detail !== undefined) return { message: JSON.stringify(body.detail).slice(0, MAX_MESSAGE) };
   return {};
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 export function decodeChatError(status: number, body: string, headers: HeaderBag): GatewayError {

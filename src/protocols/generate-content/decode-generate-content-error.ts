@@ -4,6 +4,7 @@
  * `retry-after` or the body's `google.rpc.RetryInfo.retryDelay`.
  */
 import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error';
+import { isRecord } from '../shared/read-json';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -93,6 +94,3 @@ function retryAfterFromDetails(details: unknown): number | undefined {
   return undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

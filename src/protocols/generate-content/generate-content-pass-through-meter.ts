@@ -11,13 +11,10 @@ import { GenerateContentChunkReader } from './generate-content-chunk-reader';
 import type { GenerateContentUsageMetadata } from './generate-content-response-schema';
 import { UsageTally } from '../../ir/usage-tally';
 import { mapGenerateContentFinishReason } from './map-generate-content-finish-reason';
+import { isRecord } from '../shared/read-json';
 
 export function createGenerateContentPassThroughMeter(stream: boolean): PassThroughMeter {
   return stream ? new StreamMeter() : new BodyMeter();
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** What one answer chunk (or a whole body) says, read by hand (no schema); the last usage and the finish reason win. */

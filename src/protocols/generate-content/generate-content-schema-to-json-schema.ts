@@ -3,6 +3,7 @@
  * `nullable`) → plain JSON Schema, the IR's form, so other protocols' upstreams can read it.
  */
 import type { JsonSchema } from '../../ir/request';
+import { isRecord } from '../shared/read-json';
 
 export function generateContentSchemaToJsonSchema(schema: JsonSchema): JsonSchema {
   return convert(schema);
@@ -43,6 +44,3 @@ function convert(node: Record<string, unknown>): JsonSchema {
   return out;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

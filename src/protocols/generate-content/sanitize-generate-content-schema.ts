@@ -4,6 +4,7 @@
  * and `anyOf [X, null]` become `nullable`, `const` a one-value `enum`, `$ref` is inlined.
  */
 import type { JsonSchema } from '../../ir/request';
+import { isRecord } from '../shared/read-json';
 
 const KEPT = new Set([
   'anyOf', 'default', 'description', 'enum', 'example', 'format', 'items', 'maxItems', 'maxLength',
@@ -160,6 +161,3 @@ function resolveRef(ref: string, root: JsonSchema): Record<string, unknown> | un
   return isRecord(node) ? node : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

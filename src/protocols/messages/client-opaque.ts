@@ -9,7 +9,7 @@ import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
 import type { ReasoningPart } from '../../ir/parts';
 import { isProtocol } from '../../ir/protocol';
 import { sanitizeToolCallId } from '../shared/tool-call-ids';
-import { isRecord, parseJson, readString } from './read-json';
+import { isRecord, parseJson, readString } from '../shared/read-json';
 
 /** The `tool_use.id` shown to the client for a call. */
 export function encodeClientToolUseId(id: string, signature: Opaque | undefined): string {

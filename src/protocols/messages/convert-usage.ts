@@ -3,7 +3,7 @@
  * reads and writes, and `output_tokens` already includes thinking, so the mapping is one to one.
  */
 import type { Usage } from '../../ir/usage';
-import { isRecord, readNumber, readRecord, type JsonRecord } from './read-json';
+import { isRecord, readNumber, readRecord, type JsonRecord } from '../shared/read-json';
 import type { MessagesUsageBody } from './wire-types';
 
 export function convertMessagesUsage(raw: unknown): Usage {

@@ -1,6 +1,6 @@
 /** A Messages provider's error answer (HTTP error body or mid-stream `event: error`) → GatewayError. */
 import { GatewayError, kindForUpstreamStatus, type ErrorKind } from '../../errors/gateway-error';
-import { isRecord, parseJson, readRecord, readString } from './read-json';
+import { isRecord, parseJson, readRecord, readString } from '../shared/read-json';
 
 type HeaderBag = Record<string, string | string[] | undefined>;
 

@@ -11,7 +11,7 @@ import {
   redactedThinkingBlockSchema, systemBlockSchema, textBlockSchema, thinkingBlockSchema, toolResultBlockSchema, toolUseBlockSchema,
   type CacheControl, type DocumentBlock, type ImageBlock, type MessageParam, type MessagesRequest,
 } from './request-schema';
-import type { JsonRecord } from './read-json';
+import type { JsonRecord } from '../shared/read-json';
 
 type Block = Exclude<MessageParam['content'], string>[number];
 

@@ -9,7 +9,7 @@ import { restoreToolName } from '../shared/tool-names';
 import { convertMessagesUsage } from './convert-usage';
 import { decodeMessagesStreamError } from './decode-error';
 import { mapMessagesFinishReason } from './map-finish-reason';
-import { readString } from './read-json';
+import { readString } from '../shared/read-json';
 import { upstreamResponseSchema, type UpstreamBlock } from './response-schema';
 
 function decodeBlock(block: UpstreamBlock, context: UpstreamDecodeContext): ContentPart {

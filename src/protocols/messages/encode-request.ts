@@ -7,8 +7,8 @@ import { clampTemperature } from '../shared/temperature';
 import { encodeMessagesToolChoice, encodeMessagesTools, objectInputSchema, uniqueToolName } from './encode-tools';
 import { encodeMessagesTurns } from './encode-turns';
 import { planMessagesThinking } from './plan-thinking';
-import type { JsonRecord } from './read-json';
-import { isRecord } from './read-json';
+import type { JsonRecord } from '../shared/read-json';
+import { isRecord } from '../shared/read-json';
 import { MESSAGES_API_VERSION, MESSAGES_PATH, type MessagesBlock, type MessagesMessageParam } from './wire-types';
 
 const JSON_TOOL_DESCRIPTION = 'Respond with your final answer by calling this tool; its input is the answer, as JSON matching the schema.';

@@ -9,7 +9,7 @@ import type { PassThroughMeter } from '../codec';
 import { SseParser } from '../shared/sse-parser';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-usage';
 import { mapMessagesFinishReason } from './map-finish-reason';
-import { isRecord, parseJson, readRecord, readString, type JsonRecord } from './read-json';
+import { isRecord, parseJson, readRecord, readString, type JsonRecord } from '../shared/read-json';
 import { UsageTally } from '../../ir/usage-tally';
 
 const METERED_EVENTS: ReadonlySet<string> = new Set(['message_start', 'content_block_start', 'content_block_delta', 'message_delta', 'message_stop', 'error']);

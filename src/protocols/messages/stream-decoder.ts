@@ -13,7 +13,7 @@ import { convertMessagesUsage, mergeMessagesUsage } from './convert-usage';
 import { decodeMessagesStreamError } from './decode-error';
 import { finishForJsonTool } from './decode-response';
 import { mapMessagesFinishReason } from './map-finish-reason';
-import { isRecord, parseJson, readNumber, readRecord, readString, type JsonRecord } from './read-json';
+import { isRecord, parseJson, readNumber, readRecord, readString, type JsonRecord } from '../shared/read-json';
 
 /** An upstream block being received, keyed by the upstream's index. */
 type Receiving =

@@ -7,6 +7,7 @@ import type { FinishReason } from '../../ir/finish-reason';
 import { ZERO_USAGE, type Usage } from '../../ir/usage';
 import { SseParser } from '../shared/sse-parser';
 import { UsageTally } from '../../ir/usage-tally';
+import { isRecord, parseJson } from '../shared/read-json';
 import type { PassThroughMeter } from '../codec';
 import { convertResponsesUsage } from './convert-usage';
 import { mapResponsesFinishReason } from './map-finish-reason';
@@ -69,14 +70,9 @@ class StreamMeter implements PassThroughMeter {
   }
 
   private frame(data: string): void {
-    let event: unknown;
-    try {
-      event = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (event === null || typeof event !== 'object') return;
-    const { type, item, response, delta } = event as { type?: unknown; item?: unknown; response?: unknown; delta?: unknown };
+    const event = parseJson(data);
+    if (!isRecord(event)) return;
+    const { type, item, response, delta } = event;
     if (typeof type === 'string' && OUTPUT_DELTAS.has(type)) {
       if (typeof delta === 'string') this.tally.count(delta);
       return;
