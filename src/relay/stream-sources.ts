@@ -40,7 +40,7 @@ export interface StreamSource {
 }
 
 export function createStreamSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSource {
-  return call.passThrough ? passThroughSource(plan) : translatedSource(plan, call);
+  return call.passThrough ? passThroughSource(plan, call) : translatedSource(plan, call);
 }
 
 function translatedSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSource {
@@ -74,7 +74,7 @@ function translatedSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSo
   };
 }
 
-function passThroughSource(plan: RelayPlan): StreamSource {
+function passThroughSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSource {
   const meter = CODECS[plan.protocol].createPassThroughMeter(true);
   const filter = plan.protocol === 'chat' && !plan.request.includeUsage ? createChatUsageFilter() : undefined;
   let reported = false;
@@ -86,7 +86,7 @@ function passThroughSource(plan: RelayPlan): StreamSource {
       const out = filter ? filter(chunk) : chunk;
       if (reported || !meter.failed()) return { out };
       reported = true;
-      return { out, error: upstreamStreamError(plan, chunk) };
+      return { out, error: upstreamStreamError(call, chunk) };
     },
     end() {
       ended = meter.end();
@@ -105,8 +105,8 @@ function passThroughSource(plan: RelayPlan): StreamSource {
  * The error an upstream stream reported in this chunk, as the protocol's decoder reads it (the rare
  * path: a decoder is made only here, for the chunk that carried the error frame).
  */
-function upstreamStreamError(plan: RelayPlan, chunk: string): GatewayError {
-  const decoder = CODECS[plan.protocol].upstream.createStreamDecoder({ ...plan.context, toolNames: {} });
+function upstreamStreamError(call: PreparedUpstreamCall, chunk: string): GatewayError {
+  const decoder = CODECS[call.account.protocol].upstream.createStreamDecoder(call.decodeContext);
   const events = [...decoder.push(chunk), ...decoder.end()];
   const error = events.find((event): event is Extract<IrStreamEvent, { type: 'error' }> => event.type === 'error');
   return error?.error ?? new GatewayError('upstream_error', 'the upstream failed mid-stream');

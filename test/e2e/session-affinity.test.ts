@@ -10,6 +10,7 @@ import { runConversations } from '../../scripts/bench/affinity-conversations';
 import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { countSocketWrites } from '../support/redis';
 
 jest.setTimeout(120_000);
 
@@ -171,22 +172,17 @@ describe('session affinity keeps prompt caches warm', () => {
   });
   it('costs one Redis round trip for routing and admission together: the session read leaves in admission\'s write (issue 13)', async () => {
     const { key } = await fourAccountGroup(on, 'affinity-round-trips');
-    const handle = (on.deps.redis.stream as unknown as { _handle: Record<'writev' | 'writeUtf8String' | 'writeBuffer', (...args: unknown[]) => unknown> })._handle;
-    let writes = 0;
-    for (const name of ['writev', 'writeUtf8String', 'writeBuffer'] as const) {
-      const original = handle[name].bind(handle);
-      handle[name] = (...args: unknown[]) => { writes++; return original(...args); };
-    }
+    const writes = countSocketWrites(on.deps.redis);
     const perRequest: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const before = writes;
+      const before = writes();
       const response = await fetch(`${on.url}/v1/messages`, {
         method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
         body: JSON.stringify({ model: MODEL, max_tokens: 16, metadata: { user_id: 'round-trips' }, messages: [{ role: 'user', content: 'Hello' }] }),
       });
       expect(response.status).toBe(200);
       await response.text();
-      perRequest.push(writes - before);
+      perRequest.push(writes() - before);
     }
     // Admission's script with the session's GETEX, then settlement; the session stays put, so no SET.
     // (Background commands on the connection can only add writes: the least is the request's own.)

@@ -31,3 +31,18 @@ export async function createTestRedis(): Promise<TestRedis> {
     },
   };
 }
+
+/**
+ * Counts the socket writes (syscalls) a Redis connection makes from now on: each of the handle's
+ * write calls (one string, one buffer, or one vector of corked chunks) is one.
+ */
+export function countSocketWrites(redis: Redis): () => number {
+  type WriteCall = (...args: unknown[]) => unknown;
+  const handle = (redis.stream as unknown as { _handle: Record<'writev' | 'writeUtf8String' | 'writeBuffer', WriteCall> })._handle;
+  let writes = 0;
+  for (const name of ['writev', 'writeUtf8String', 'writeBuffer'] as const) {
+    const original = handle[name].bind(handle);
+    handle[name] = (...args: unknown[]) => { writes++; return original(...args); };
+  }
+  return () => writes;
+}
