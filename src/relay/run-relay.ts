@@ -60,7 +60,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         lastError = toUpstreamError(error);
         route.failed(account, lastError); // issue 17
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: lastError.kind });
-        services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+        services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, lastError.kind);
         continue;
       }
       if (response.status >= 400) {
@@ -72,7 +72,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         // name), never the caller's: another account may serve.
         const accountFault = decoded.kind === 'upstream_error' && response.status < 500;
         if (worthFailover(response.status) || accountFault) {
-          services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+          services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, String(response.status));
           lastError = accountFault
             ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
             : decoded;
@@ -92,7 +92,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
       }
       lastError = outcome.error;
       route.failed(account, lastError); // issue 17
-      services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+      services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, lastError.kind);
     }
   } finally {
     res.off('close', onClose);
