@@ -7,6 +7,8 @@
  * log branch owns its migration).
  */
 import { verifyWebhookSignature } from '../../../src/alerts/webhook-signature';
+import { insertApiKey } from '../../../src/keys/insert-api-key';
+import { createAccount } from '../../../src/process/seed';
 import { startWebhookWorker } from '../../../workers/webhook-worker';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
@@ -20,9 +22,9 @@ describe('alerts and webhooks', () => {
   let receiver: WebhookReceiver;
   let worker: Awaited<ReturnType<typeof startWebhookWorker>>;
 
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  async function call(method: string, path: string, body?: unknown, key = gateway.key): Promise<{ status: number; body: Json }> {
     const response = await fetch(`${gateway.url}${path}`, {
-      method, headers: { authorization: `Bearer ${gateway.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: await response.json() as Json };
@@ -158,6 +160,25 @@ describe('alerts and webhooks', () => {
     await call('DELETE', `/api/v1/me/webhooks/${webhook.body.id}`);
   }, 60_000);
 
+  it('a spend-window rule fires from the settled usage in its window and re-arms when the charges leave it', async () => {
+    const keyId = Number((await gateway.deps.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id LIMIT 1', [gateway.accountId])).rows[0]!.id);
+    await gateway.deps.db.query('UPDATE api_keys SET rate_limit_5h = 10000000 WHERE id = $1', [keyId]);
+    const rule = await call('POST', '/api/v1/me/alerts', { kind: 'key_spend_window', api_key_id: keyId, window: '5h', threshold: 0.5 });
+    expect(rule.body).toMatchObject({ window: '5h', threshold: 0.5, event: 'alert.key_spend_window' });
+    const charge = (requestId: string, credits: number, hoursAgo: number) => gateway.deps.db.query(
+      `INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
+       VALUES ($1, $2, $3, 'gpt-4.1', 'chat', $4, now() - make_interval(hours => $5))`, [requestId, gateway.accountId, keyId, credits, hoursAgo]);
+    await charge('window-old', 6_000_000, 6); // outside the 5 h window
+    await charge('window-1', 2_000_000, 1);
+    expect((await worker.evaluate()).fired).not.toContain(rule.body.id);
+    await charge('window-2', 3_000_000, 0);
+    expect((await worker.evaluate()).fired).toContain(rule.body.id);
+    expect((await worker.evaluate()).fired).not.toContain(rule.body.id);
+    await gateway.deps.db.query("UPDATE usage_rows SET started_at = now() - interval '6 hours' WHERE request_id = 'window-2'");
+    expect((await worker.evaluate()).rearmed).toContain(rule.body.id);
+    await call('DELETE', `/api/v1/me/alerts/${rule.body.id}`);
+  });
+
   it('refuses bad rules and bad webhooks with a 400 naming the field; unknown ids answer 404', async () => {
     expect((await call('POST', '/api/v1/me/alerts', { kind: 'key_quota', api_key_id: 999999, threshold: 0.5 })).body.error).toMatchObject({ param: 'api_key_id' });
     expect((await call('POST', '/api/v1/me/alerts', { kind: 'error_rate', threshold: 2 })).status).toBe(400);
@@ -166,5 +187,22 @@ describe('alerts and webhooks', () => {
     expect((await call('POST', '/api/v1/me/webhooks', { url: receiver.url, secret: 'short' })).body.error).toMatchObject({ param: 'secret' });
     expect((await call('POST', '/api/v1/me/webhooks/999999/test')).status).toBe(404);
     expect((await call('DELETE', '/api/v1/me/alerts/999999')).status).toBe(404);
+  });
+
+  it("another account sees none of this account's rules, webhooks or deliveries", async () => {
+    const webhook = await call('POST', '/api/v1/me/webhooks', { url: receiver.url });
+    const rule = await call('POST', '/api/v1/me/alerts', { kind: 'wallet_below', amount: 1 });
+    await call('POST', `/api/v1/me/webhooks/${webhook.body.id}/test`);
+    const otherAccount = await createAccount(gateway.deps.db, { name: 'other', tier: 'pro' });
+    const groupId = Number((await gateway.deps.db.query<{ id: string }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0]!.id);
+    const other = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: otherAccount, groupId, name: 'other' })).secret;
+    expect((await call('GET', `/api/v1/me/webhooks/${webhook.body.id}`, undefined, other)).status).toBe(404);
+    expect((await call('PATCH', `/api/v1/me/webhooks/${webhook.body.id}`, { active: false }, other)).status).toBe(404);
+    expect((await call('POST', `/api/v1/me/webhooks/${webhook.body.id}/test`, undefined, other)).status).toBe(404);
+    expect((await call('DELETE', `/api/v1/me/alerts/${rule.body.id}`, undefined, other)).status).toBe(404);
+    expect((await call('GET', '/api/v1/me/webhooks', undefined, other)).body.data).toEqual([]);
+    expect((await call('GET', '/api/v1/me/alerts', undefined, other)).body.data).toEqual([]);
+    expect((await call('GET', '/api/v1/me/webhook-deliveries', undefined, other)).body.data).toEqual([]);
+    expect((await call('GET', `/api/v1/me/webhooks/${webhook.body.id}`)).body).toMatchObject({ active: true });
   });
 });
