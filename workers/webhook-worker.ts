@@ -6,6 +6,7 @@
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { requestRecordOutcomes, type RequestOutcomeSource } from '../src/alerts/alert-figures';
+import { TEST_EVENT } from '../src/alerts/alert-rule';
 import { attemptDelivery } from '../src/alerts/deliver-webhook';
 import { evaluateAlerts, type AlertEvaluation } from '../src/alerts/evaluate-alerts';
 import { createWebhookQueue, DELIVER_JOB_NAME, EVALUATE_JOB_NAME, WEBHOOK_QUEUE_NAME, type DeliverJobData } from '../src/alerts/webhook-queue';
@@ -30,6 +31,10 @@ export interface WebhookWorkerOptions {
 async function deliver(deps: WebhookWorkerDependencies, job: Job<DeliverJobData>): Promise<void> {
   const target = await loadDeliveryTarget(deps.db, job.data.deliveryId);
   if (!target || target.delivery.status !== 'pending') return; // deleted, or already settled by an earlier run
+  if (!target.webhook.active && target.delivery.event !== TEST_EVENT) {
+    await recordAttempt(deps.db, target.delivery.id, { httpStatus: null, error: 'the webhook was disabled', status: 'failed' });
+    return;
+  }
   const result = await attemptDelivery({ config: deps.config, crypto: deps.crypto, nowMs: deps.clock.now() }, target.delivery, target.webhook);
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (result.ok) {
