@@ -2,12 +2,15 @@
  * Upstream health is shared by every API process (issue 22 item 4): an account that fails a real
  * call in one API process is cooling down in the operator listing of a second process at once, the
  * second process routes around it without trying it itself, and the failures are counted minute by
- * minute (by reason) for the operator's health over time.
+ * minute (by reason) for the operator's health over time. The cost on the request path: one Redis
+ * write for a failed attempt, none for a success.
  */
 import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { createConsoleUser } from '../../../src/process/seed';
+import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import { startTestGateway, type ApiInstance, type TestGateway } from '../../support/gateway';
+import { countSocketWrites } from '../../support/redis';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -81,5 +84,46 @@ describe('shared upstream health', () => {
     expect(total).toBe(1);
     expect(history.body.cooling_down).toEqual([expect.objectContaining({ upstream_account_id: failing.body.id })]);
     expect((await call(second.url, 'GET', '/api/v1/operator/upstream-health?minutes=0')).status).toBe(400);
+  });
+});
+
+describe('what shared upstream health costs the request path', () => {
+  let gateway: TestGateway;
+
+  // No cooldown: every request tries the failing account first, then fails over.
+  beforeAll(async () => { gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '0' } }); }, 60_000);
+  afterAll(async () => { await gateway.close(); });
+
+  async function groupKey(name: string, baseUrls: string[]): Promise<string> {
+    const groupId = await createGroup(gateway.deps.db, { name, family: null });
+    for (const [priority, baseUrl] of baseUrls.entries()) {
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${priority}`, protocol: 'chat', baseUrl, apiKey: 'sim-key', models: ['gpt-4.1'], priority });
+    }
+    gateway.services.upstreams.invalidate();
+    return (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret;
+  }
+
+  /** The fewest writes on the API's Redis connection over a few requests (background commands can only add some). */
+  async function fewestWrites(secret: string): Promise<number> {
+    const writes = countSocketWrites(gateway.deps.redis);
+    const perRequest: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = writes();
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+      perRequest.push(writes() - before);
+    }
+    return Math.min(...perRequest);
+  }
+
+  it('a failed attempt adds exactly one Redis write; a success adds none', async () => {
+    const healthy = await fewestWrites(await groupKey('cost-healthy', [gateway.sim.url]));
+    const failingOver = await fewestWrites(await groupKey('cost-failover', [`${gateway.sim.url}/_fault/503`, gateway.sim.url]));
+    expect(healthy).toBe(2); // admission, then settlement: as before shared health
+    expect(failingOver).toBe(healthy + 1);
   });
 });
