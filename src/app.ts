@@ -8,6 +8,7 @@ import express, { type Express } from 'express';
 import { createAuthRouter } from './auth/auth-router';
 import { createManagementAuth } from './auth/management-auth';
 import { createAccountRouter } from './account/account-router';
+import { createAlertsRouter } from './alerts/alerts-router';
 import { createConsoleRouter } from './console/console-static';
 import { createModelsRouter } from './catalog/models-router';
 import { createCountTokensRouter } from './count-tokens/count-tokens-router';
@@ -68,7 +69,6 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);
   app.use(tasksRouter);
-  app.closeRoutes = () => tasksRouter.close();
 
   const managementAuth = createManagementAuth(deps, services.authenticator);
   const management = express.Router();
@@ -76,6 +76,9 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   management.use(createAuthRouter(deps));
   management.use(createKeysRouter(deps, { authenticator: services.authenticator, managementAuth }));
   management.use(createAccountRouter(deps, { managementAuth }));
+  const alertsRouter = createAlertsRouter(deps, { managementAuth }); // issue 22
+  management.use(alertsRouter);
+  app.closeRoutes = async () => { await tasksRouter.close(); await alertsRouter.close(); };
   management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
   management.use(createOperatorRouter(deps, services));

@@ -55,6 +55,14 @@ const schema = z.object({
   IMAGE_FETCH_ALLOW_PRIVATE: bool(false),
   IMAGE_FETCH_MAX_BYTES: integer(10 * 1024 * 1024),
   IMAGE_FETCH_TIMEOUT_MS: integer(10_000),
+  /** Webhooks may point at private or loopback addresses (development, tests); off by default, like image URLs. */
+  WEBHOOK_ALLOW_PRIVATE: bool(false),
+  WEBHOOK_TIMEOUT_MS: integer(10_000),
+  /** Attempts per webhook delivery (the first included), spaced by exponential backoff from WEBHOOK_BACKOFF_MS. */
+  WEBHOOK_MAX_ATTEMPTS: integer(8),
+  WEBHOOK_BACKOFF_MS: integer(10_000),
+  /** How often the workers evaluate the alert rules. */
+  ALERT_EVALUATE_EVERY_MS: z.coerce.number().int().min(1_000).default(30_000),
   WORKER_QUEUES: csv,
   WORKER_CONCURRENCY: integer(8),
   TASK_DEADLINE_MS: integer(15 * 60_000),
@@ -96,6 +104,8 @@ export interface Config {
   leaseTtlMs: number;
   imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   worker: { queues: string[]; concurrency: number };
+  webhooks: { allowPrivate: boolean; timeoutMs: number; maxAttempts: number; backoffMs: number };
+  alertEvaluateEveryMs: number;
   taskDeadlineMs: number;
   billingClaimIdleMs: number;
   billingLingerMs: number;
@@ -180,7 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     leaseTtlMs: e.LEASE_TTL_MS,
     imageFetch: { allowPrivate: e.IMAGE_FETCH_ALLOW_PRIVATE, maxBytes: e.IMAGE_FETCH_MAX_BYTES, timeoutMs: e.IMAGE_FETCH_TIMEOUT_MS },
-    worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance'], concurrency: e.WORKER_CONCURRENCY },
+    worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance', 'webhooks'], concurrency: e.WORKER_CONCURRENCY },
+    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, timeoutMs: e.WEBHOOK_TIMEOUT_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS },
+    alertEvaluateEveryMs: e.ALERT_EVALUATE_EVERY_MS,
     taskDeadlineMs: e.TASK_DEADLINE_MS,
     billingClaimIdleMs: e.BILLING_CLAIM_IDLE_MS,
     billingLingerMs: e.BILLING_LINGER_MS,

@@ -12,11 +12,14 @@ import { createResponsesStore } from './relay/responses-store';
 import type { RelayServices } from './relay/relay-services';
 import { createUpstreamClient } from './upstream/upstream-client';
 import { createUpstreamDirectory } from './upstream/upstream-directory';
+import { createUpstreamHealth, type UpstreamHealth } from './upstream/upstream-health';
 
 export interface Services extends RelayServices {
   authenticator: KeyAuthenticator;
   admission: GatewayAdmission;
   usage: UsageRecorder;
+  /** Upstream cooldowns and failures shared by every API process (the directory routes with it). */
+  upstreamHealth: UpstreamHealth;
   close(): Promise<void>;
 }
 
@@ -24,17 +27,20 @@ export function createServices(deps: Dependencies): Services {
   const authenticator = createKeyAuthenticator(deps);
   const usage = createUsageRecorder(deps);
   const upstreamClient = createUpstreamClient(deps.config.upstream);
+  const health = createUpstreamHealth(deps);
   return {
     authenticator,
     admission: createAdmission(deps),
     usage,
-    upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock }),
+    upstreamHealth: health,
+    upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock, health }),
     upstreamClient,
     responses: createResponsesStore(deps.db),
     async close() {
       await usage.close();
       await authenticator.close();
       await upstreamClient.close();
+      health.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The worker process: `npm run worker -- --queues tasks,billing,maintenance` (or WORKER_QUEUES).
+ * The worker process: `npm run worker -- --queues tasks,billing,maintenance,webhooks` (or WORKER_QUEUES).
  * Holds nothing but the jobs it has leased; run any number of them. Refuses to start with a queue
  * it has no handler for.
  */
@@ -11,6 +11,7 @@ import { buildDependencies, checkReachable, closeDependencies, ServiceUnreachabl
 import { startBillingWorker } from './billing-worker';
 import { startReconciler } from './reconciler';
 import { startTaskWorker } from './task-worker';
+import { startWebhookWorker } from './webhook-worker';
 import type { Dependencies } from '../src/dependencies';
 
 type Handle = { close(): Promise<void> };
@@ -20,6 +21,7 @@ const HANDLERS: Record<string, (deps: Dependencies, concurrency: number) => Prom
   billing: (deps, concurrency) => startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500, lockDurationMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
   tasks: (deps, concurrency) => startTaskWorker(deps, { concurrency }),
   maintenance: (deps) => startReconciler(deps),
+  webhooks: (deps, concurrency) => startWebhookWorker(deps, { concurrency }),
 };
 
 function queuesFromArgs(defaults: string[]): string[] {

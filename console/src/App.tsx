@@ -11,6 +11,7 @@ import { Models } from './pages/Models';
 import { Playground } from './pages/Playground';
 import { DialTest } from './pages/DialTest';
 import { Tasks } from './pages/Tasks';
+import { Alerts } from './pages/Alerts';
 import { OperatorAccounts } from './pages/OperatorAccounts';
 import { OperatorUpstreams } from './pages/OperatorUpstreams';
 import { OperatorCatalog } from './pages/OperatorCatalog';
@@ -24,6 +25,7 @@ const PAGES: Array<{ path: string; title: string; render: () => ReactNode; opera
   { path: '/playground', title: 'Playground', render: () => <Playground /> },
   { path: '/dial', title: 'Dial test', render: () => <DialTest /> },
   { path: '/tasks', title: 'Tasks', render: () => <Tasks /> },
+  { path: '/alerts', title: 'Alerts', render: () => <Alerts /> },
   { path: '/operator/accounts', title: 'Accounts', render: () => <OperatorAccounts />, operator: true },
   { path: '/operator/upstreams', title: 'Routing', render: () => <OperatorUpstreams />, operator: true },
   { path: '/operator/catalog', title: 'Catalog', render: () => <OperatorCatalog />, operator: true },

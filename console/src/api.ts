@@ -81,3 +81,16 @@ export { PROTOCOLS } from '../../src/ir/protocol';
 export async function keySecret(keyId: number): Promise<string> {
   return (await get<{ key: string }>(`/api/v1/keys/${keyId}/reveal`)).key;
 }
+
+export interface AlertRule {
+  id: number; kind: 'key_quota' | 'key_spend_window' | 'wallet_below' | 'error_rate'; event: string; api_key_id: number | null; window: string | null;
+  threshold: number | null; amount: number | null; window_minutes: number | null; min_requests: number | null;
+  state: 'ok' | 'firing'; last_value: number | null; last_fired_at: string | null; created_at: string;
+}
+
+export interface Webhook { id: number; url: string; events: string[]; secret_last4: string; active: boolean; created_at: string; secret?: string }
+
+export interface WebhookDelivery {
+  id: number; webhook_id: number; alert_rule_id: number | null; event: string; status: 'pending' | 'delivered' | 'failed'; attempts: number;
+  last_http_status: number | null; last_error: string | null; created_at: string; last_attempt_at: string | null; delivered_at: string | null;
+}

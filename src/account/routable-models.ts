@@ -2,7 +2,7 @@
  * Which catalog models an account can route right now (pure): a model counts when one of the
  * account's usable keys is in a group that routes its family, and that group has an active upstream
  * account serving the model on one of its native protocols; the same rule the relay applies.
- * Per-process upstream cooldowns are not visible here and do not count.
+ * Upstream cooldowns (momentary) are not counted here.
  */
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogModel } from '../catalog/model';

@@ -8,13 +8,14 @@ import { CONSOLE_PATHS } from './paths-console';
 import { COUNT_TOKENS_PATHS } from './paths-count-tokens';
 import type { Paths } from './openapi-types';
 import { ACCOUNT_PATHS } from './paths-account';
+import { ALERT_PATHS } from './paths-alerts';
 import { HEALTH_PATHS } from './paths-health';
 import { INFERENCE_PATHS } from './paths-inference';
 import { KEY_PATHS } from './paths-keys';
 import { MEDIA_PATHS } from './paths-media';
 import { MODEL_PATHS } from './paths-models';
 
-export const OPENAPI_AREAS: readonly Paths[] = [HEALTH_PATHS, INFERENCE_PATHS, COUNT_TOKENS_PATHS, MODEL_PATHS, MEDIA_PATHS, KEY_PATHS, ACCOUNT_PATHS, CONSOLE_PATHS];
+export const OPENAPI_AREAS: readonly Paths[] = [HEALTH_PATHS, INFERENCE_PATHS, COUNT_TOKENS_PATHS, MODEL_PATHS, MEDIA_PATHS, KEY_PATHS, ACCOUNT_PATHS, ALERT_PATHS, CONSOLE_PATHS];
 
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   return {

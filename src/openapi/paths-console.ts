@@ -59,8 +59,13 @@ export const CONSOLE_PATHS: Paths = {
     post: operator('operatorCreateGroup', 'Create a routing group', { body: true }),
   },
   '/api/v1/operator/upstreams': {
-    get: operator('operatorListUpstreams', "Upstream accounts (credentials never shown), with this API process's view of their health: cooling_down_until, healthy"),
+    get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown), with their health as every API process shares it: cooling_down_until, healthy, recent_failures (by reason) over recent_minutes'),
     post: operator('operatorCreateUpstream', 'Add an upstream account', { body: true }),
+  },
+  '/api/v1/operator/upstream-health': {
+    get: operator('operatorUpstreamHealth', 'Upstream health over time: cooldowns running now, and failures per minute by account and reason over the last `minutes` (1-1440, default 60)', {
+      parameters: [{ name: 'minutes', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1440 } }],
+    }),
   },
   '/api/v1/operator/upstreams/{id}': { patch: operator('operatorUpdateUpstream', 'Edit an upstream account: priority, weight, enabled, models', { body: true, parameters: idParameter }) },
   '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', 'One minimal real model call to the account (never billed): ok, http_status, latency_ms, error_class', { parameters: idParameter }) },

@@ -1,7 +1,7 @@
 /**
  * The operator API under `/api/v1/operator` (console operators only): accounts (create, tier,
  * concurrency, top-up and adjustment with a reason), routing groups and upstream accounts (add,
- * edit, disable, priority and weight, this process's cooldowns, a real test call), and the catalog (operator-catalog-router.ts).
+ * edit, disable, priority and weight, health shared by every API process, a real test call), and the catalog (operator-catalog-router.ts).
  */
 import express, { type Request, type Router } from 'express';
 import { concurrencyCap } from '../auth/concurrency-cap';
@@ -11,6 +11,7 @@ import { creditsToUsd } from '../account/credits-to-usd';
 import { addUpstreamAccount, createAccount, createGroup } from '../process/seed';
 import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
+import type { UpstreamHealth } from '../upstream/upstream-health';
 import { GatewayError } from '../errors/gateway-error';
 import { applyOperatorEntry } from './apply-operator-entry';
 import { createRequireOperator } from './operator-auth';
@@ -20,6 +21,7 @@ import {
 } from './operator-schemas';
 import { testUpstreamAccount } from './test-upstream-account';
 import { listOperatorAccounts, listUpstreams, updateAccount, updateUpstream } from './operator-repository';
+import { healthByAccount, presentHealthMinutes, RECENT_MINUTES } from './upstream-health-view';
 
 function idParam(req: Request, what: string): number {
   const raw = req.params.id;
@@ -31,7 +33,7 @@ function toCredits(usd: number): number {
   return Math.round(usd * 1_000_000);
 }
 
-export function createOperatorRouter(deps: Dependencies, services: Pick<RelayServices, 'upstreams' | 'upstreamClient'>): Router {
+export function createOperatorRouter(deps: Dependencies, services: Pick<RelayServices, 'upstreams' | 'upstreamClient'> & { upstreamHealth: UpstreamHealth }): Router {
   const router = express.Router();
   router.use('/api/v1/operator', createRequireOperator(deps));
 
@@ -99,16 +101,31 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     }
   });
 
-  /** Health is this API process's view: its cooldowns after upstream failures (each process keeps its own). */
+  /** Health as every API process shares it: cooldowns now, failures of the last few minutes by reason. */
   router.get('/api/v1/operator/upstreams', async (_req, res) => {
-    const cooling = new Map(services.upstreams.cooldowns().map((c) => [c.accountId, c.coolingDownUntil]));
-    const rows = await listUpstreams(deps.db);
+    const [health, rows] = await Promise.all([healthByAccount(services.upstreamHealth), listUpstreams(deps.db)]);
     res.json({
       object: 'list',
       data: rows.map((row) => {
-        const until = cooling.get(row.id);
-        return { ...row, cooling_down_until: until === undefined ? null : new Date(until).toISOString(), healthy: row.status === 'active' && until === undefined };
+        const { coolingDownUntil: until, recentFailures, recentReasons } = health(row.id);
+        return {
+          ...row, cooling_down_until: until === undefined ? null : new Date(until).toISOString(), healthy: row.status === 'active' && until === undefined,
+          recent_failures: recentFailures, recent_failure_reasons: recentReasons, recent_minutes: RECENT_MINUTES,
+        };
       }),
+    });
+  });
+
+  /** Upstream failures minute by minute over the last `minutes` (1 to 1440, default 60), per account and reason. */
+  router.get('/api/v1/operator/upstream-health', async (req, res) => {
+    const raw = typeof req.query.minutes === 'string' ? req.query.minutes : '60';
+    const minutes = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(minutes >= 1 && minutes <= 1440)) throw new GatewayError('invalid_request', 'minutes: must be an integer from 1 to 1440', { param: 'minutes' });
+    const [cooldowns, history] = await Promise.all([services.upstreamHealth.sharedCooldowns(), services.upstreamHealth.history(minutes)]);
+    res.json({
+      object: 'upstream_health',
+      cooling_down: cooldowns.map((c) => ({ upstream_account_id: c.accountId, until: new Date(c.coolingDownUntil).toISOString() })),
+      minutes: presentHealthMinutes(history),
     });
   });
 

@@ -32,6 +32,12 @@ export interface RedisKeys {
   loginFailures(email: string): string;
   /** Upstream account cooldown marker. */
   upstreamCooldown(upstreamAccountId: number | string): string;
+  /** Hash of upstream accounts cooling down, shared by every API process (field: account id, value: until, epoch ms). */
+  upstreamCooldowns(): string;
+  /** Hash of one minute's upstream failures (field: `<account id>:<reason>`, value: count); kept a day. */
+  upstreamFailuresMinute(minute: number): string;
+  /** Pub/sub channel: an upstream account started cooling down (payload: `<account id>:<until ms>`). */
+  upstreamHealthChannel(): string;
   /** The record of one Idempotency-Key of one API key (`hash`: SHA-256 of the header value). */
   idempotency(keyId: number | string, hash: string): string;
   /** The upstream account a conversation sticks to (session affinity for prompt caching). */
@@ -58,6 +64,10 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     accountReservations: (accountId) => `${prefix}:{a${accountId}}:reservations`,
     loginFailures: (email) => `${prefix}:login-failures:${email}`,
     upstreamCooldown: (id) => `${prefix}:upstream:${id}:cooldown`,
+    // One hash tag: the failure script touches the cooldowns and the minute's failures together.
+    upstreamCooldowns: () => `${prefix}:{upstream}:cooldowns`,
+    upstreamFailuresMinute: (minute) => `${prefix}:{upstream}:failures:${minute}`,
+    upstreamHealthChannel: () => `${prefix}:chan:upstream-health`,
     idempotency: (keyId, hash) => `${prefix}:idem:${keyId}:${hash}`,
     sessionAffinity: (groupId, sessionHash) => `${prefix}:affinity:${groupId}:${sessionHash}`,
     bullPrefix: () => `${prefix}:bull`,

@@ -46,6 +46,8 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     // No flushHeaders(): the frame written right after goes out in the same packet as the headers,
     // one wake-up of the client instead of two before its first byte.
     res.statusCode = 200;
+    // issue 22: time to first token, labelled by the catalog's model id and the configured upstream account.
+    deps.metrics.timeToFirstToken.observe({ protocol: plan.protocol, model: plan.model.id, upstream_account: String(call.account.id) }, (deps.clock.now() - plan.startedAt) / 1000);
   };
   const write = async (data: string): Promise<boolean> => {
     if (data === '') return true;

@@ -12,7 +12,9 @@ import type { CallEnding } from '../billing/run-paid-call';
 import { chooseAccounts, lookUpRouting } from './choose-accounts';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
+import { statusReason } from '../http/metrics';
 import { keyInvalidatedError } from './key-invalidated-error';
+import { timeAttempt } from './observe-attempt';
 import { relayComplete } from './relay-complete';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
@@ -53,16 +55,19 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
       }
       const call = prepareUpstreamCall(plan, account);
       let response: UpstreamResponse;
+      const attempted = timeAttempt(deps, account); // issue 22: per-upstream latency and errors
       try {
         response = await services.upstreamClient.call({ url: call.url, headers: call.headers, body: call.body, signal: abort.signal });
       } catch (error) {
         if (abort.signal.aborted) break;
         lastError = toUpstreamError(error);
+        attempted(lastError.kind);
         route.failed(account, lastError); // issue 17
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: lastError.kind });
-        services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+        services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, lastError.kind);
         continue;
       }
+      attempted(response.status >= 400 ? statusReason(response.status) : null);
       if (response.status >= 400) {
         const text = await readUpstreamText(response).catch(() => '');
         const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
@@ -72,7 +77,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         // name), never the caller's: another account may serve.
         const accountFault = decoded.kind === 'upstream_error' && response.status < 500;
         if (worthFailover(response.status) || accountFault) {
-          services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+          services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, String(response.status));
           lastError = accountFault
             ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
             : decoded;
@@ -91,8 +96,9 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         return outcome.ending;
       }
       lastError = outcome.error;
+      deps.metrics.upstreamAccountErrors.inc({ upstream_account: String(account.id), reason: lastError.kind });
       route.failed(account, lastError); // issue 17
-      services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs);
+      services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, lastError.kind);
     }
   } finally {
     res.off('close', onClose);

@@ -5,14 +5,17 @@
  * down, or disabled by the operator) are returned too, so a refusal can say which case it is.
  *
  * Accounts are cached in process (refreshed every few seconds) so the hot path does no database
- * query. Cooldowns are per process: each API process learns an account's failures by itself, which
- * costs at most one failed attempt per process and needs no Redis round trip per request.
+ * query. Cooldowns come from the upstream health (upstream-health.ts): shared by every API process
+ * through Redis, read from memory here, so routing does no Redis round trip per request.
  */
 import type { Pool } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import type { UpstreamAccount } from './upstream-account';
+import { createLocalUpstreamHealth, type AccountCooldown, type UpstreamHealth } from './upstream-health';
+
+export type { AccountCooldown } from './upstream-health';
 
 /** What may be said about an account outside the process: never its credential or URL. */
 export type AccountRef = Pick<UpstreamAccount, 'id' | 'name' | 'protocol'>;
@@ -20,8 +23,6 @@ export type AccountRef = Pick<UpstreamAccount, 'id' | 'name' | 'protocol'>;
 export type SkippedAccount =
   | { account: AccountRef; reason: 'cooling_down'; until: number }
   | { account: AccountRef; reason: 'disabled' };
-
-export interface AccountCooldown { accountId: number; coolingDownUntil: number }
 
 export interface Candidates {
   /** Ordered: try the first, fail over to the next. */
@@ -36,8 +37,9 @@ export interface UpstreamDirectory {
   candidates(groupId: number, model: string, protocols: readonly Protocol[]): Promise<Candidates>;
   /** Every active account of the group (for listings such as available models). */
   accountsOfGroup(groupId: number): Promise<UpstreamAccount[]>;
-  cooldown(accountId: number, milliseconds: number): void;
-  /** This process's view: the accounts cooling down now and until when (epoch ms), for the operator's page. */
+  /** The account failed: cools it down for every process (`reason`: an HTTP status or an error class). */
+  cooldown(accountId: number, milliseconds: number, reason?: string): void;
+  /** This process's view (shared ones included): the accounts cooling down now and until when (epoch ms). */
   cooldowns(): AccountCooldown[];
   /** Drops the cache (after an operator changed accounts). */
   invalidate(): void;
@@ -59,11 +61,11 @@ function serves(account: { protocol: Protocol; models: string[] }, model: string
 }
 
 export function createUpstreamDirectory(options: {
-  db: Pool; crypto: SecretCrypto; clock: Clock; refreshMs?: number; random?: () => number;
+  db: Pool; crypto: SecretCrypto; clock: Clock; refreshMs?: number; random?: () => number; health?: UpstreamHealth;
 }): UpstreamDirectory {
   const refreshMs = options.refreshMs ?? 5_000;
   const random = options.random ?? Math.random;
-  const cooldownUntil = new Map<number, number>();
+  const health = options.health ?? createLocalUpstreamHealth(options.clock);
   let cache: { loadedAt: number; directory: Directory } | undefined;
   let loading: Promise<Directory> | undefined;
 
@@ -125,9 +127,9 @@ export function createUpstreamDirectory(options: {
       const now = options.clock.now();
       const { active, disabled } = await directory();
       const serving = active.get(groupId)?.filter((a) => serves(a, model, protocols)) ?? [];
-      const ready = serving.filter((a) => (cooldownUntil.get(a.id) ?? 0) <= now);
+      const ready = serving.filter((a) => health.until(a.id) <= now);
       const skipped: SkippedAccount[] = serving.filter((a) => !ready.includes(a)).map((a) => ({
-        account: { id: a.id, name: a.name, protocol: a.protocol }, reason: 'cooling_down', until: cooldownUntil.get(a.id) ?? now,
+        account: { id: a.id, name: a.name, protocol: a.protocol }, reason: 'cooling_down', until: health.until(a.id),
       }));
       for (const account of disabled.get(groupId) ?? []) {
         if (serves(account, model, protocols)) skipped.push({ account: { id: account.id, name: account.name, protocol: account.protocol }, reason: 'disabled' });
@@ -137,13 +139,10 @@ export function createUpstreamDirectory(options: {
     async accountsOfGroup(groupId) {
       return (await directory()).active.get(groupId) ?? [];
     },
-    cooldown(accountId, milliseconds) {
-      cooldownUntil.set(accountId, options.clock.now() + milliseconds);
+    cooldown(accountId, milliseconds, reason = 'failure') {
+      health.failed(accountId, milliseconds, reason);
     },
-    cooldowns() {
-      const now = options.clock.now();
-      return [...cooldownUntil].filter(([, until]) => until > now).map(([accountId, until]) => ({ accountId, coolingDownUntil: until }));
-    },
+    cooldowns: () => health.cooldowns(),
     invalidate() {
       cache = undefined;
     },

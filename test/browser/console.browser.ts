@@ -362,7 +362,7 @@ describe('the console', () => {
     await context.close();
   });
 
-  it('Operator routing: an upstream that fails real calls shows as cooling down in this process, and its test reports the failure', async () => {
+  it('Operator routing: an upstream that fails real calls shows as cooling down (shared health, failures over time), and its test reports the failure', async () => {
     const { page: operatorPage, context } = await world.newPage();
     await world.login(operatorPage, OPERATOR);
     await world.go(operatorPage, '/operator/upstreams', 'Routing');
@@ -388,7 +388,10 @@ describe('the console', () => {
     expect((await chat(key.secret)).status).toBeGreaterThanOrEqual(500);
     await operatorPage.getByRole('button', { name: 'Refresh health' }).click();
     await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: 'cooling down until' }).waitFor();
-    await expect(operatorPage.getByText("this API process's view").count()).resolves.toBe(1);
+    await expect(operatorPage.getByText('shared by every API process').count()).resolves.toBe(1);
+    await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: /1 failure in \d+ min/ }).waitFor();
+    await operatorPage.getByRole('button', { name: 'Refresh history' }).click();
+    await operatorPage.getByTestId('health-history-table').getByText('503: 1').waitFor({ state: 'attached' });
 
     await operatorPage.getByRole('button', { name: `Test upstream ${upstreamId}` }).click();
     await operatorPage.getByRole('status').filter({ hasText: /FAILED \(gpt-4\.1, HTTP 503/ }).waitFor();

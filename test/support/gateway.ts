@@ -53,7 +53,7 @@ export async function startTestGateway(options: {
   s3?: boolean; env?: Record<string, string>; simulator?: Parameters<typeof startSimulator>[0];
 } = {}): Promise<TestGateway> {
   const sim = await startSimulator({ port: 0, videoMs: 0, ...options.simulator });
-  const deps = await createTestDependencies({ s3: options.s3, env: { IMAGE_FETCH_ALLOW_PRIVATE: 'true', ...options.env } });
+  const deps = await createTestDependencies({ s3: options.s3, env: { IMAGE_FETCH_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env } });
   const boot = await bootstrap(deps.db, deps.crypto, deps.catalog, { simulatorUrl: sim.url, simulatorKey: 'sim-key' });
   const api = await startInstance(deps);
   return {

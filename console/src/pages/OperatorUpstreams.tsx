@@ -1,15 +1,16 @@
 /**
  * Operator: routing groups and their upstream accounts: add, edit priority/weight/models, disable,
- * health as this API process sees it (cooldowns after upstream failures), and a test button that
- * sends one minimal real model call.
+ * health as every API process shares it (cooldowns and recent failures; the last hour minute by
+ * minute), and a test button that sends one minimal real model call.
  */
 import { useState, type FormEvent } from 'react';
 import { api, get, PROTOCOLS, type Page } from '../api';
 import { ErrorNote, useAction, useLoad } from '../components';
 import { dateTime } from '../format';
+import { UpstreamHealthHistory } from './UpstreamHealthHistory';
 
 interface Group { id: number; name: string; family: string | null; upstreams: number; keys: number }
-interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; cooling_down_until: string | null; healthy: boolean }
+interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; cooling_down_until: string | null; healthy: boolean; recent_failures?: number; recent_minutes?: number }
 interface TestResult { ok: boolean; model: string; http_status: number | null; latency_ms: number; error_class: string | null; detail: string }
 
 function health(u: Upstream): { label: string; css: string } {
@@ -76,13 +77,12 @@ export function OperatorUpstreams() {
         </table>
       </div>
       <h2>Upstream accounts</h2>
-      <p><small>Lower priority runs first; weight splits traffic within a priority. Health is <strong>this API process's view</strong>: each process
-        cools an account down by itself after its own failed calls (429, 5xx, timeouts), so another process may see it differently.
-        Test sends one minimal real model call to the account (not billed).</small></p>
+      <p><small>Lower priority runs first; weight splits traffic within a priority. Health is <strong>shared by every API process</strong>: a failed
+        call (429, 5xx, timeouts) in any process cools the account down everywhere. Test sends one minimal real model call to the account (not billed).</small></p>
       <div className="actions"><button type="button" onClick={() => upstreams.reload()}>Refresh health</button></div>
       <div className="scroll">
         <table className="list" aria-label="Upstream accounts">
-          <thead><tr><th scope="col">Id</th><th scope="col">Group</th><th scope="col">Name</th><th scope="col">Protocol</th><th scope="col">Models</th><th scope="col">Priority</th><th scope="col">Weight</th><th scope="col">Status</th><th scope="col">Health (this process)</th><th scope="col">Requests 24 h / last</th><th scope="col">Actions</th></tr></thead>
+          <thead><tr><th scope="col">Id</th><th scope="col">Group</th><th scope="col">Name</th><th scope="col">Protocol</th><th scope="col">Models</th><th scope="col">Priority</th><th scope="col">Weight</th><th scope="col">Status</th><th scope="col">Health</th><th scope="col">Requests 24 h / last</th><th scope="col">Actions</th></tr></thead>
           <tbody>
             {upstreams.data?.data.map((u) => (
               <tr key={u.id} data-testid={`upstream-row-${u.id}`}>
@@ -90,7 +90,8 @@ export function OperatorUpstreams() {
                 <td className="wrap">{u.models.join(', ')}</td>
                 <td>{numberField(u, 'priority')}</td><td>{numberField(u, 'weight')}</td>
                 <td><span className={`status status-${u.status}`}>{u.status}</span></td>
-                <td data-testid={`upstream-health-${u.id}`}><span className={`status status-${health(u).css}`}>{health(u).label}</span></td>
+                <td data-testid={`upstream-health-${u.id}`}><span className={`status status-${health(u).css}`}>{health(u).label}</span>
+                  {u.recent_failures ? <><br /><small>{u.recent_failures} failure{u.recent_failures === 1 ? '' : 's'} in {u.recent_minutes} min</small></> : null}</td>
                 <td>{u.requests_24h} / {dateTime(u.last_used_at)}</td>
                 <td className="row-actions">
                   <button type="button" onClick={() => test(u)} aria-label={`Test upstream ${u.id}`}>Test</button>
@@ -101,6 +102,7 @@ export function OperatorUpstreams() {
           </tbody>
         </table>
       </div>
+      <UpstreamHealthHistory names={new Map(upstreams.data?.data.map((u) => [u.id, u.name]) ?? [])} />
       <div className="two">
         <form className="panel" onSubmit={addUpstream} aria-label="Add upstream account">
           <h2>Add upstream account</h2>

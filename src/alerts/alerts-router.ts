@@ -1,0 +1,132 @@
+/**
+ * The account's alerts and webhooks (issue 22 item 5), behind the management auth:
+ * `/api/v1/me/alerts` (list, create, delete threshold rules), `/api/v1/me/webhooks` (CRUD; the
+ * secret is shown once, at creation or when set), `POST /api/v1/me/webhooks/{id}/test` (a signed
+ * `webhook.test` delivery through the workers' queue) and `/api/v1/me/webhook-deliveries` (the
+ * delivery log, newest first). Another account's rule or webhook answers 404.
+ */
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
+import { managementPrincipal } from '../auth/management-auth';
+import { parseBody } from '../auth/parse-body';
+import { decodeCursor, encodeCursor } from '../account/page-cursor';
+import { parseQuery } from '../account/account-query-schemas';
+import type { Dependencies } from '../dependencies';
+import { GatewayError } from '../errors/gateway-error';
+import { presentAlertRule, TEST_EVENT, WEBHOOK_EVENTS } from './alert-rule';
+import { deleteAlertRule, insertAlertRule, listAlertRules } from './alert-repository';
+import { createAlertRuleSchema, createWebhookSchema, updateWebhookSchema } from './alert-schemas';
+import { presentDelivery, presentWebhook } from './present-webhook';
+import { checkWebhookUrl } from './webhook-url';
+import { createWebhookQueue, type WebhookQueue } from './webhook-queue';
+import { deleteWebhook, findWebhook, insertDeliveries, insertWebhook, listDeliveries, listWebhooks, updateWebhook } from './webhook-repository';
+
+type AlertsDependencies = Pick<Dependencies, 'config' | 'db' | 'redisKeys' | 'crypto' | 'clock'>;
+
+const DELIVERY_CURSOR = 'webhook_delivery';
+const deliveriesQuerySchema = z.strictObject({
+  webhook_id: z.string().regex(/^[1-9]\d{0,15}$/, { error: 'must be a positive integer' }).transform(Number).optional(),
+  limit: z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(100)).default(50),
+  cursor: z.string().optional(),
+});
+
+function idParam(req: Request, what: string): number {
+  const raw = req.params.id;
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) throw new GatewayError('not_found', `${what} not found`);
+  return Number(raw);
+}
+
+export function createAlertsRouter(deps: AlertsDependencies, options: { managementAuth: RequestHandler }): Router & { close(): Promise<void> } {
+  const router = express.Router() as Router & { close(): Promise<void> };
+  const { managementAuth } = options;
+  let queue: WebhookQueue | undefined;
+  const webhookQueue = () => (queue ??= createWebhookQueue(deps));
+  router.close = async () => { await queue?.close(); };
+
+  const checkedUrl = async (url: string) => (await checkWebhookUrl(url, { allowPrivate: deps.config.webhooks.allowPrivate })).url.toString();
+  const secretFields = (secret: string) => ({ secretEncrypted: deps.crypto.encrypt(secret), secretLast4: secret.slice(-4) });
+
+  router.get('/api/v1/me/alerts', managementAuth, async (_req, res) => {
+    res.json({ object: 'list', data: (await listAlertRules(deps.db, managementPrincipal(res).accountId)).map(presentAlertRule) });
+  });
+
+  router.post('/api/v1/me/alerts', managementAuth, async (req, res) => {
+    const accountId = managementPrincipal(res).accountId;
+    const input = parseBody(createAlertRuleSchema, req.body);
+    if ('api_key_id' in input) {
+      const key = await deps.db.query('SELECT 1 FROM api_keys WHERE id = $1 AND account_id = $2', [input.api_key_id, accountId]);
+      if (!key.rowCount) throw new GatewayError('invalid_request', 'api_key_id: no API key of this account has this id', { param: 'api_key_id' });
+    }
+    res.status(201).json(presentAlertRule(await insertAlertRule(deps.db, accountId, input)));
+  });
+
+  router.delete('/api/v1/me/alerts/:id', managementAuth, async (req, res) => {
+    const id = idParam(req, 'alert rule');
+    if (!(await deleteAlertRule(deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'alert rule not found');
+    res.json({ object: 'alert_rule', id, deleted: true });
+  });
+
+  router.get('/api/v1/me/webhooks', managementAuth, async (_req, res) => {
+    res.json({ object: 'list', data: (await listWebhooks(deps.db, managementPrincipal(res).accountId)).map(presentWebhook) });
+  });
+
+  router.post('/api/v1/me/webhooks', managementAuth, async (req, res) => {
+    const input = parseBody(createWebhookSchema, req.body);
+    const secret = input.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+    const webhook = await insertWebhook(deps.db, {
+      accountId: managementPrincipal(res).accountId, url: await checkedUrl(input.url), events: input.events ?? WEBHOOK_EVENTS, ...secretFields(secret),
+    });
+    res.status(201).json({ ...presentWebhook(webhook), secret });
+  });
+
+  router.get('/api/v1/me/webhooks/:id', managementAuth, async (req, res) => {
+    const webhook = await findWebhook(deps.db, managementPrincipal(res).accountId, idParam(req, 'webhook'));
+    if (!webhook) throw new GatewayError('not_found', 'webhook not found');
+    res.json(presentWebhook(webhook));
+  });
+
+  router.patch('/api/v1/me/webhooks/:id', managementAuth, async (req, res) => {
+    const id = idParam(req, 'webhook');
+    const input = parseBody(updateWebhookSchema, req.body);
+    const webhook = await updateWebhook(deps.db, managementPrincipal(res).accountId, id, {
+      url: input.url === undefined ? undefined : await checkedUrl(input.url), events: input.events, active: input.active,
+      ...(input.secret === undefined ? {} : secretFields(input.secret)),
+    });
+    if (!webhook) throw new GatewayError('not_found', 'webhook not found');
+    res.json(presentWebhook(webhook));
+  });
+
+  router.delete('/api/v1/me/webhooks/:id', managementAuth, async (req, res) => {
+    const id = idParam(req, 'webhook');
+    if (!(await deleteWebhook(deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'webhook not found');
+    res.json({ object: 'webhook', id, deleted: true });
+  });
+
+  // The test button: one signed `webhook.test` delivery, sent (and retried) by the workers like any other.
+  router.post('/api/v1/me/webhooks/:id/test', managementAuth, async (req, res) => {
+    const accountId = managementPrincipal(res).accountId;
+    const webhook = await findWebhook(deps.db, accountId, idParam(req, 'webhook'));
+    if (!webhook) throw new GatewayError('not_found', 'webhook not found');
+    const payload = { type: TEST_EVENT, created_at: new Date(deps.clock.now()).toISOString(), data: { account_id: accountId, webhook_id: webhook.id } };
+    const [deliveryId] = await insertDeliveries(deps.db, { accountId, event: TEST_EVENT, payload, onlyWebhookId: webhook.id });
+    await webhookQueue().enqueue([deliveryId!]);
+    res.status(202).json({ object: 'webhook_delivery', id: deliveryId, webhook_id: webhook.id, event: TEST_EVENT, status: 'pending' });
+  });
+
+  router.get('/api/v1/me/webhook-deliveries', managementAuth, async (req, res) => {
+    const query = parseQuery(deliveriesQuerySchema, req.query);
+    const rows = await listDeliveries(deps.db, {
+      accountId: managementPrincipal(res).accountId, webhookId: query.webhook_id, limit: query.limit + 1,
+      beforeId: query.cursor === undefined ? undefined : decodeCursor(DELIVERY_CURSOR, query.cursor),
+    });
+    const shown = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
+    res.json({
+      object: 'list', data: shown.map(presentDelivery), has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(DELIVERY_CURSOR, shown[shown.length - 1]!.id) : null,
+    });
+  });
+
+  return router;
+}
