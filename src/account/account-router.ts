@@ -20,6 +20,7 @@ import { presentLedgerEntry } from './present-ledger-entry';
 import { presentUsageRow } from './present-usage-row';
 import { readAccount } from './read-account';
 import { readRoutingGroups } from './read-routing-groups';
+import { listUsableGroups } from '../keys/group-access';
 import { routableModels } from './routable-models';
 
 type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
@@ -87,10 +88,10 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
     res.json(await usageSeries(deps.db, principal.accountId, deps.clock.now(), query.days));
   });
 
-  // The groups a key can be created in (the key form's choices).
+  // The groups a key can be created in (the key form's choices): public ones and those granted to the account.
   router.get('/api/v1/me/routing-groups', managementAuth, async (_req, res) => {
-    const result = await deps.db.query<{ id: string; name: string; family: string | null }>('SELECT id, name, family FROM routing_groups ORDER BY id');
-    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family })) });
+    const groups = await listUsableGroups(deps.db, managementPrincipal(res).accountId);
+    res.json({ object: 'list', data: groups.map((group) => ({ object: 'routing_group', id: group.id, name: group.name, family: group.family, visibility: group.visibility })) });
   });
 
   router.get('/api/v1/me/key-windows', managementAuth, async (_req, res) => {
@@ -116,7 +117,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
 
   router.get('/api/v1/me/available-models', managementAuth, async (_req, res) => {
     const principal = managementPrincipal(res);
-    const groups = await readRoutingGroups(deps.db, principal.accountId, new Date(deps.clock.now()));
+    const groups = await readRoutingGroups(deps.db, principal.accountId, new Date(deps.clock.now()), principal.keyId);
     const models = routableModels(deps.catalog, groups);
     res.json({
       object: 'list',

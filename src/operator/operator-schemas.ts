@@ -29,6 +29,8 @@ export const ledgerEntrySchema = z.object({
 export const createGroupSchema = z.object({
   name,
   family: z.string().trim().min(1).max(100).nullable().optional(),
+  /** Default public; private: only the accounts granted the group may use it (issue 21). */
+  visibility: z.enum(['public', 'private'], { error: 'must be public or private' }).optional(),
 }).strict();
 
 const baseUrl = z.string().trim().url({ error: 'must be an http(s) URL' }).refine((value) => /^https?:\/\//.test(value), { error: 'must be an http(s) URL' });
