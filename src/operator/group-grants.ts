@@ -10,7 +10,7 @@ import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 
-type GrantDependencies = Pick<Dependencies, 'db' | 'redis' | 'redisKeys' | 'logger'>;
+type GrantDependencies = Pick<Dependencies, 'db' | 'redis' | 'redisKeys'> & { logger: { error(details: object, message: string): void } };
 
 export type GroupVisibility = 'public' | 'private';
 
