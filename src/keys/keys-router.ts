@@ -11,6 +11,7 @@ import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
 import { requireUsableGroup } from './group-access';
+import { canonicalAllowlist } from './canonical-allowlist';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { markKeySecret } from '../limits/mark-key-secret';
@@ -95,7 +96,7 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
       rateLimit7d: input.rate_limit_7d,
       ipWhitelist: input.ip_whitelist,
       ipBlacklist: input.ip_blacklist,
-      allowedModels: input.allowed_models,
+      allowedModels: canonicalAllowlist(deps.catalog, input.allowed_models),
       expiresAt: input.expires_in_days ? new Date(now + input.expires_in_days * DAY_MS) : null,
     });
     // A process may hold a negative cache entry for this secret (a custom key tried before it existed).
@@ -137,7 +138,7 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
         rateLimit7d: input.rate_limit_7d,
         ipWhitelist: input.ip_whitelist,
         ipBlacklist: input.ip_blacklist,
-        allowedModels: input.allowed_models,
+        allowedModels: canonicalAllowlist(deps.catalog, input.allowed_models),
         groupId: input.group_id === undefined ? undefined : (await requireUsableGroup(client, accountId, input.group_id)).id,
         expiresAt: input.expires_in_days === undefined ? undefined : input.expires_in_days === null ? null : new Date(now + input.expires_in_days * DAY_MS),
         status: input.status,
