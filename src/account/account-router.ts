@@ -13,14 +13,15 @@ import { usageCsv } from './usage-csv';
 import { usageSeries } from './usage-series';
 import { listLedgerEntries } from './list-ledger-entries';
 import { listUsageRows, type UsageFilters } from './list-usage-rows';
-import { decodeCursor, encodeCursor } from './page-cursor';
+import { decodeCursor, page } from './page-cursor';
 import { presentAccount } from './present-account';
 import { presentPrices } from './present-prices';
 import { presentLedgerEntry } from './present-ledger-entry';
 import { presentUsageRow } from './present-usage-row';
 import { readAccount } from './read-account';
 import { readRoutingGroups } from './read-routing-groups';
-import { listUsableGroups } from '../keys/group-access';
+import { listUsableGroups } from '../auth/group-access';
+import { createAccountAuditRouter } from './audit-router';
 import { routableModels } from './routable-models';
 
 type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
@@ -28,19 +29,6 @@ type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
 const USAGE_CURSOR = 'usage';
 const LEDGER_CURSOR = 'ledger';
 const CSV_MAX_ROWS = 10_000;
-
-/** `{object: list, data, has_more, next_cursor}` from `limit + 1` fetched rows. */
-function page<T extends { id: number }>(rows: T[], limit: number, cursorKind: string, present: (row: T) => Record<string, unknown>) {
-  const hasMore = rows.length > limit;
-  const shown = rows.slice(0, limit);
-  const last = shown[shown.length - 1];
-  return {
-    object: 'list',
-    data: shown.map(present),
-    has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(cursorKind, last.id) : null,
-  };
-}
 
 export function createAccountRouter(deps: AccountDependencies, options: { managementAuth: RequestHandler }): Router {
   const router = express.Router();
@@ -124,6 +112,9 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
       data: models.map(({ model, groups: names }) => ({ ...deps.catalog.toPublic(model), kind: model.kind, pricing: presentPrices(model.prices), groups: names })),
     });
   });
+
+  // The account's own audit events (issue 21).
+  router.use(createAccountAuditRouter(deps, { managementAuth }));
 
   return router;
 }

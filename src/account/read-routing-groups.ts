@@ -6,7 +6,7 @@
 import type { Pool } from 'pg';
 import { compileModelAllowlist } from '../auth/model-allowlist';
 import type { Protocol } from '../ir/protocol';
-import { groupUsableSql } from '../keys/group-access';
+import { groupUsableSql } from '../auth/group-access';
 import type { RoutingGroupView } from './routable-models';
 
 export async function readRoutingGroups(db: Pool, accountId: number, now: Date, keyId?: number): Promise<RoutingGroupView[]> {

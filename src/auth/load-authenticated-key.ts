@@ -2,7 +2,7 @@
 import type { Pool } from 'pg';
 import type { AuthenticatedKey, KeyStatus, Tier } from './authenticated-key';
 import { concurrencyCap } from './concurrency-cap';
-import { groupUsableSql } from '../keys/group-access';
+import { groupUsableSql } from './group-access';
 import { compileModelAllowlist } from './model-allowlist';
 
 interface Row {

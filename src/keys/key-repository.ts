@@ -1,6 +1,6 @@
 /** SQL of key management; every statement is scoped by account, so another account's key is simply not found. */
 import type { Pool, PoolClient } from 'pg';
-import { groupUsableSql } from './group-access';
+import { groupUsableSql } from '../auth/group-access';
 
 export interface ApiKeyRow {
   id: number;

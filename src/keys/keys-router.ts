@@ -10,7 +10,7 @@ import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
-import { requireUsableGroup } from './group-access';
+import { requireUsableGroup } from '../auth/group-access';
 import { canonicalAllowlist } from './canonical-allowlist';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -21,7 +21,7 @@ import { deleteKey, findKey, listKeys, updateKey, type ApiKeyRow, type KeyChange
 import { createKeySchema, rotateKeySchema, updateKeySchema } from './key-request-schemas';
 import { generateKeySecret } from '../auth/key-secret';
 import { presentKey } from './present-key';
-import { createAuditActorOf } from '../audit/audit-actor';
+import { createAuditActorOf } from '../auth/audit-actor';
 import { recordAudit, type AuditActor } from '../audit/record-audit';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -7,7 +7,7 @@
 import express, { type Request, type Router } from 'express';
 import { z } from 'zod';
 import { parseBody } from '../auth/parse-body';
-import { createAuditActorOf } from '../audit/audit-actor';
+import { createAuditActorOf } from '../auth/audit-actor';
 import { recordAudit } from '../audit/record-audit';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';

@@ -13,12 +13,13 @@ import { addUpstreamAccount, createAccount, createGroup } from '../process/seed'
 import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
 import { GatewayError } from '../errors/gateway-error';
-import { createAuditActorOf } from '../audit/audit-actor';
+import { createAuditActorOf } from '../auth/audit-actor';
 import { recordAudit } from '../audit/record-audit';
 import { applyOperatorEntry } from './apply-operator-entry';
 import { createRequireOperator } from './operator-auth';
 import { createOperatorCatalogRouter } from './operator-catalog-router';
 import { createOperatorGrantsRouter } from './operator-grants-router';
+import { createOperatorAuditRouter } from '../account/audit-router';
 import {
   createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
 } from './operator-schemas';
@@ -162,6 +163,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   });
 
   router.use(createOperatorGrantsRouter(deps));
+  router.use(createOperatorAuditRouter(deps));
   router.use(createOperatorCatalogRouter(deps));
 
   return router;

@@ -19,12 +19,12 @@ export const updateAccountSchema = z.object({
   concurrency_cap: concurrency.nullable().optional(),
 }).strict();
 
-/** A top-up adds credits; an adjustment is signed. Both carry the reason into the ledger's description. */
+/** A top-up or a refund adds credits; an adjustment is signed. Each carries the reason into the ledger's description. */
 export const ledgerEntrySchema = z.object({
-  kind: z.enum(['topup', 'adjustment']),
+  kind: z.enum(['topup', 'refund', 'adjustment']),
   amount: usd.refine((value) => Math.round(value * 1_000_000) !== 0, { error: 'must not be zero' }),
   reason: z.string().trim().min(1, { error: 'a reason is required' }).max(500),
-}).strict().refine((body) => body.kind !== 'topup' || body.amount > 0, { path: ['amount'], error: 'a top-up must be positive' });
+}).strict().refine((body) => body.kind === 'adjustment' || body.amount > 0, { path: ['amount'], error: 'a top-up or refund must be positive' });
 
 export const createGroupSchema = z.object({
   name,

@@ -3,10 +3,10 @@
  * management principal, and the caller's address (behind trusted proxies, the forwarded client).
  */
 import type { Request, Response } from 'express';
-import { createClientIpResolver } from '../auth/client-ip';
-import { managementPrincipal } from '../auth/management-auth';
+import { createClientIpResolver } from './client-ip';
+import { managementPrincipal } from './management-auth';
 import type { Dependencies } from '../dependencies';
-import type { AuditActor } from './record-audit';
+import type { AuditActor } from '../audit/record-audit';
 
 export type AuditActorOf = (req: Request, res: Response) => AuditActor;
 
