@@ -14,6 +14,7 @@ import { Tasks } from './pages/Tasks';
 import { OperatorAccounts } from './pages/OperatorAccounts';
 import { OperatorUpstreams } from './pages/OperatorUpstreams';
 import { OperatorCatalog } from './pages/OperatorCatalog';
+import { AuditLog } from './pages/AuditLog';
 
 const PAGES: Array<{ path: string; title: string; render: () => ReactNode; operator?: boolean }> = [
   { path: '/overview', title: 'Overview', render: () => <Overview /> },
@@ -24,9 +25,11 @@ const PAGES: Array<{ path: string; title: string; render: () => ReactNode; opera
   { path: '/playground', title: 'Playground', render: () => <Playground /> },
   { path: '/dial', title: 'Dial test', render: () => <DialTest /> },
   { path: '/tasks', title: 'Tasks', render: () => <Tasks /> },
+  { path: '/activity', title: 'Activity', render: () => <AuditLog /> },
   { path: '/operator/accounts', title: 'Accounts', render: () => <OperatorAccounts />, operator: true },
   { path: '/operator/upstreams', title: 'Routing', render: () => <OperatorUpstreams />, operator: true },
   { path: '/operator/catalog', title: 'Catalog', render: () => <OperatorCatalog />, operator: true },
+  { path: '/operator/audit', title: 'Audit log', render: () => <AuditLog operator />, operator: true },
 ];
 
 type State = { status: 'loading' } | { status: 'anonymous' } | { status: 'in'; session: Session; operator: boolean };
