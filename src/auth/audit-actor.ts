@@ -22,6 +22,6 @@ export function createAuditActorOf(deps: Pick<Dependencies, 'config'>): AuditAct
     const address = requestAddress(resolveIp, req);
     return principal.via === 'key'
       ? { type: 'api_key', id: principal.keyId ?? null, address }
-      : { type: 'console_user', id: principal.userId ?? null, address };
+      : { type: 'console_user', id: principal.userId ?? null, label: principal.userEmail ?? null, address };
   };
 }

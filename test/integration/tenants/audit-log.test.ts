@@ -90,7 +90,7 @@ describe('audit log', () => {
 
     const money = await events(owner, '/api/v1/me/audit?action=money.');
     expect(money.map((e) => e.action)).toEqual(['money.adjustment', 'money.refund', 'money.topup']);
-    expect(money[1]).toMatchObject({ actor: { type: 'console_user' }, after: { amount_credits: 1_500_000, reason: 'test refund' } });
+    expect(money[1]).toMatchObject({ actor: { type: 'console_user', label: 'ops@example.test' }, after: { amount_credits: 1_500_000, reason: 'test refund' } });
 
     const all = await events(operator, '/api/v1/operator/audit?limit=100');
     const actions = all.map((e) => e.action);
