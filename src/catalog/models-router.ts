@@ -27,6 +27,10 @@ export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthentic
     let models = catalog.list({ capabilities: stringList(request.query.capability), family });
     if (key.groupFamily !== null) models = models.filter((m) => m.family === key.groupFamily);
     models = models.filter((m) => key.allowedModels.allows(m.id));
+    // Interface 7 ("Other"): a key granted no model at all is told so, not shown an empty list.
+    if (models.length === 0 && key.allowedModels.patterns.length > 0 && !catalog.list().some((m) => key.allowedModels.allows(m.id))) {
+      throw new GatewayError('permission', 'no models granted to this key (allowed_models matches no model)');
+    }
     response.json({ object: 'list', data: models.map((m) => catalog.toPublic(m)) });
   });
   router.get('/v1/models/:model', async (request, response) => {

@@ -102,6 +102,11 @@ describe('per-key model allowlist', () => {
     const byAlias = await manage('PUT', `/api/v1/keys/${keyId}`, { allowed_models: ['gpt-5-codex', 'claude-haiku*'] });
     expect(byAlias.body).toMatchObject({ allowed_models: ['gpt-5', 'claude-haiku*'] });
     expect((await post('/v1/chat/completions', chatBody('gpt-5'), bearer())).status).toBe(200);
+    // A list that matches no model: the models endpoint says no model is granted (interface 7).
+    await manage('PUT', `/api/v1/keys/${keyId}`, { allowed_models: ['no-such-model'] });
+    const none = await fetch(`${gateway.url}/v1/models`, { headers: bearer() });
+    expect(none.status).toBe(403);
+    expect(((await none.json()) as { error: Json }).error).toMatchObject({ type: 'permission_error' });
     const cleared = await manage('PUT', `/api/v1/keys/${keyId}`, { allowed_models: [] });
     expect(cleared.body).toMatchObject({ allowed_models: [] });
     expect((await post('/v1/chat/completions', chatBody('claude-sonnet-4-5'), bearer())).status).toBe(200);
