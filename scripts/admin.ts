@@ -8,6 +8,7 @@
  *   key create --account ID --group G [--custom-key K] [--quota USD] [--name N]        → {id, key}
  *   user create --account ID --email E --password P                                    → {id}
  *   model list|add|update|retire|alias …                                               → see scripts/admin-model.ts
+ *   group visibility|grant|revoke|grants …                                             → see scripts/admin-grant.ts
  */
 import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { loadConfig } from '../src/config';
@@ -21,6 +22,7 @@ import { isProtocol } from '../src/ir/protocol';
 import { insertApiKey } from '../src/keys/insert-api-key';
 import { validateCustomKey } from '../src/auth/key-secret';
 import { ModelUsageError, runModelCommand } from './admin-model';
+import { GROUP_ACCESS_COMMANDS, GrantUsageError, runGroupAccessCommand } from './admin-grant';
 
 class UsageError extends Error {}
 
@@ -126,6 +128,15 @@ async function main(): Promise<void> {
         break;
       }
       default:
+        if (positional[0] === 'group' && GROUP_ACCESS_COMMANDS.includes(positional[1] ?? '')) {
+          const redis = createRedis(config.redisUrl);
+          try {
+            await runGroupAccessCommand(positional[1]!, flags, { db, redis, redisKeys: createRedisKeys(config.redisPrefix) }, print);
+          } finally {
+            redis.disconnect();
+          }
+          break;
+        }
         if (positional[0] === 'model') {
           const redis = createRedis(config.redisUrl);
           try {
@@ -143,7 +154,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  const message = error instanceof UsageError || error instanceof ModelUsageError ? error.message : `admin: ${error.message}`;
+  const message = error instanceof UsageError || error instanceof ModelUsageError || error instanceof GrantUsageError ? error.message : `admin: ${error.message}`;
   if (process.argv.includes('--json')) console.log(JSON.stringify({ error: message }));
   else console.error(message);
   process.exit(1);

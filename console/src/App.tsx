@@ -15,6 +15,7 @@ import { Alerts } from './pages/Alerts';
 import { OperatorAccounts } from './pages/OperatorAccounts';
 import { OperatorUpstreams } from './pages/OperatorUpstreams';
 import { OperatorCatalog } from './pages/OperatorCatalog';
+import { AuditLog } from './pages/AuditLog';
 
 const PAGES: Array<{ path: string; title: string; render: () => ReactNode; operator?: boolean }> = [
   { path: '/overview', title: 'Overview', render: () => <Overview /> },
@@ -26,9 +27,11 @@ const PAGES: Array<{ path: string; title: string; render: () => ReactNode; opera
   { path: '/dial', title: 'Dial test', render: () => <DialTest /> },
   { path: '/tasks', title: 'Tasks', render: () => <Tasks /> },
   { path: '/alerts', title: 'Alerts', render: () => <Alerts /> },
+  { path: '/activity', title: 'Activity', render: () => <AuditLog /> },
   { path: '/operator/accounts', title: 'Accounts', render: () => <OperatorAccounts />, operator: true },
   { path: '/operator/upstreams', title: 'Routing', render: () => <OperatorUpstreams />, operator: true },
   { path: '/operator/catalog', title: 'Catalog', render: () => <OperatorCatalog />, operator: true },
+  { path: '/operator/audit', title: 'Audit log', render: () => <AuditLog operator />, operator: true },
 ];
 
 type State = { status: 'loading' } | { status: 'anonymous' } | { status: 'in'; session: Session; operator: boolean };

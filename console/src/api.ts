@@ -51,6 +51,13 @@ export interface ApiKey {
   id: number; name: string; key: string; group_id: number; group_name: string; status: string;
   quota: number; spent: number; rate_limit_5h: number; rate_limit_1d: number; rate_limit_7d: number;
   ip_whitelist: string[]; ip_blacklist: string[]; expires_at: string | null; created_at: string; last_used_at: string | null;
+  /** Empty: every model. */
+  allowed_models: string[];
+}
+
+export interface AuditEvent {
+  id: number; account_id: number | null; actor: { type: string; id: number | null; label: string | null }; action: string;
+  target: { type: string; id: string | null }; address: string | null; before: unknown; after: unknown; created_at: string;
 }
 
 export interface Account {

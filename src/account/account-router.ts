@@ -13,13 +13,15 @@ import { usageCsv } from './usage-csv';
 import { usageSeries } from './usage-series';
 import { listLedgerEntries } from './list-ledger-entries';
 import { listUsageRows, type UsageFilters } from './list-usage-rows';
-import { decodeCursor, encodeCursor } from './page-cursor';
+import { decodeCursor, page } from './page-cursor';
 import { presentAccount } from './present-account';
 import { presentPrices } from './present-prices';
 import { presentLedgerEntry } from './present-ledger-entry';
 import { presentUsageRow } from './present-usage-row';
 import { readAccount } from './read-account';
 import { readRoutingGroups } from './read-routing-groups';
+import { listUsableGroups } from '../auth/group-access';
+import { createAccountAuditRouter } from './audit-router';
 import { routableModels } from './routable-models';
 
 type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
@@ -27,19 +29,6 @@ type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
 const USAGE_CURSOR = 'usage';
 const LEDGER_CURSOR = 'ledger';
 const CSV_MAX_ROWS = 10_000;
-
-/** `{object: list, data, has_more, next_cursor}` from `limit + 1` fetched rows. */
-function page<T extends { id: number }>(rows: T[], limit: number, cursorKind: string, present: (row: T) => Record<string, unknown>) {
-  const hasMore = rows.length > limit;
-  const shown = rows.slice(0, limit);
-  const last = shown[shown.length - 1];
-  return {
-    object: 'list',
-    data: shown.map(present),
-    has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor(cursorKind, last.id) : null,
-  };
-}
 
 export function createAccountRouter(deps: AccountDependencies, options: { managementAuth: RequestHandler }): Router {
   const router = express.Router();
@@ -87,10 +76,10 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
     res.json(await usageSeries(deps.db, principal.accountId, deps.clock.now(), query.days));
   });
 
-  // The groups a key can be created in (the key form's choices).
+  // The groups a key can be created in (the key form's choices): public ones and those granted to the account.
   router.get('/api/v1/me/routing-groups', managementAuth, async (_req, res) => {
-    const result = await deps.db.query<{ id: string; name: string; family: string | null }>('SELECT id, name, family FROM routing_groups ORDER BY id');
-    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family })) });
+    const groups = await listUsableGroups(deps.db, managementPrincipal(res).accountId);
+    res.json({ object: 'list', data: groups.map((group) => ({ object: 'routing_group', id: group.id, name: group.name, family: group.family, visibility: group.visibility })) });
   });
 
   router.get('/api/v1/me/key-windows', managementAuth, async (_req, res) => {
@@ -116,13 +105,16 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
 
   router.get('/api/v1/me/available-models', managementAuth, async (_req, res) => {
     const principal = managementPrincipal(res);
-    const groups = await readRoutingGroups(deps.db, principal.accountId, new Date(deps.clock.now()));
+    const groups = await readRoutingGroups(deps.db, principal.accountId, new Date(deps.clock.now()), principal.keyId);
     const models = routableModels(deps.catalog, groups);
     res.json({
       object: 'list',
       data: models.map(({ model, groups: names }) => ({ ...deps.catalog.toPublic(model), kind: model.kind, pricing: presentPrices(model.prices), groups: names })),
     });
   });
+
+  // The account's own audit events (issue 21).
+  router.use(createAccountAuditRouter(deps, { managementAuth }));
 
   return router;
 }

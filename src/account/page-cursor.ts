@@ -18,3 +18,16 @@ export function decodeCursor(kind: string, cursor: string): number {
   }
   return id;
 }
+
+/** `{object: list, data, has_more, next_cursor}` from `limit + 1` fetched rows. */
+export function page<T extends { id: number }>(rows: T[], limit: number, cursorKind: string, present: (row: T) => Record<string, unknown>) {
+  const hasMore = rows.length > limit;
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    object: 'list',
+    data: shown.map(present),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(cursorKind, last.id) : null,
+  };
+}

@@ -1,6 +1,6 @@
 /**
  * Which catalog models an account can route right now (pure): a model counts when one of the
- * account's usable keys is in a group that routes its family, and that group has an active upstream
+ * account's usable keys is in a group that routes its family (and its allowlist admits the model), and that group has an active upstream
  * account serving the model on one of its native protocols; the same rule the relay applies.
  * Upstream cooldowns (momentary) are not counted here.
  */
@@ -14,6 +14,8 @@ export interface RoutingGroupView {
   /** Null: the group routes every family. */
   family: string | null;
   upstreams: Array<{ protocol: Protocol; models: string[] }>;
+  /** Whether one of the account's keys in the group may call the model (their allowlists); absent: every model. */
+  allows?: (modelId: string) => boolean;
 }
 
 export interface RoutableModel {
@@ -26,7 +28,7 @@ export function routableModels(catalog: Catalog, groups: readonly RoutingGroupVi
   const routable: RoutableModel[] = [];
   for (const model of catalog.active()) {
     const names = groups.filter((group) =>
-      (group.family === null || group.family === model.family) &&
+      (group.family === null || group.family === model.family) && (group.allows?.(model.id) ?? true) &&
       group.upstreams.some((upstream) => model.nativeProtocols.includes(upstream.protocol) &&
         (upstream.models.includes(model.id) || upstream.models.includes('*'))))
       .map((group) => group.name);

@@ -2,7 +2,7 @@
  * Console login and logout. Login checks the scrypt password record, opens a session and sets it
  * in an HttpOnly, SameSite=Lax cookie (Secure over TLS); the answer carries the session's CSRF token,
  * which the console sends back in `x-csrf-token` on every state change. Failed logins are counted
- * per email in Redis and throttled.
+ * per email in Redis and throttled. Every attempt is audited (who, from where, the outcome).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
@@ -18,6 +18,9 @@ import { readCookie } from './read-cookie';
 import { requestIsTls } from './request-is-tls';
 import { verifyPassword } from './verify-password';
 import { parseBody } from './parse-body';
+import { createClientIpResolver } from './client-ip';
+import { requestAddress } from './audit-actor';
+import { recordAudit } from '../audit/record-audit';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 const MAX_FAILED_LOGINS = 10;
@@ -38,6 +41,12 @@ export function createAuthRouter(deps: Dependencies): Router {
   let decoyRecord: Promise<string> | undefined;
   const decoy = () => (decoyRecord ??= hashPassword(randomBytes(16).toString('hex')));
 
+  const resolveIp = createClientIpResolver(deps.config.trustedProxies);
+  /** Every console login, successful or not, goes to the audit log (issue 21). */
+  const auditLogin = (req: Request, email: string, user: { id: number; account_id: number } | undefined, outcome: 'console.login' | 'console.login_failed', reason?: string) =>
+    recordAudit(deps.db, { type: user && outcome === 'console.login' ? 'console_user' : 'anonymous', id: user ? Number(user.id) : null, label: email, address: requestAddress(resolveIp, req) },
+      { accountId: user ? Number(user.account_id) : null, action: outcome, targetType: 'console_user', targetId: user ? Number(user.id) : null, after: reason ? { reason } : null });
+
   function failuresKey(email: string): string {
     return deps.redisKeys.loginFailures(createHash('sha256').update(email).digest('hex'));
   }
@@ -47,6 +56,7 @@ export function createAuthRouter(deps: Dependencies): Router {
     const email = rawEmail.toLowerCase();
     const failures = Number(await deps.redis.get(failuresKey(email)) ?? 0);
     if (failures >= MAX_FAILED_LOGINS) {
+      await auditLogin(req, email, undefined, 'console.login_failed', 'throttled');
       const ttl = await deps.redis.pttl(failuresKey(email));
       throw new GatewayError('rate_limit', 'too many failed logins for this account; try again later',
         { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });
@@ -57,10 +67,12 @@ export function createAuthRouter(deps: Dependencies): Router {
     const valid = await verifyPassword(password, user?.password_hash ?? await decoy());
     if (!user || !valid) {
       await deps.redis.multi().incr(failuresKey(email)).pexpire(failuresKey(email), FAILED_LOGIN_WINDOW_MS).exec();
+      await auditLogin(req, email, user, 'console.login_failed', user ? 'wrong password' : 'unknown email');
       throw new GatewayError('authentication', 'invalid email or password');
     }
     await deps.redis.del(failuresKey(email));
     const session = await createConsoleSession(deps.db, Number(user.id), deps.clock.now());
+    await auditLogin(req, email, user, 'console.login');
     res.setHeader('set-cookie', sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)));
     res.status(200).json({
       object: 'session',

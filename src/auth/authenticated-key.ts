@@ -1,5 +1,8 @@
 /** What the gateway knows about a caller once its key is looked up (cached per process). */
-export type KeyStatus = 'active' | 'disabled' | 'revoked' | 'expired';
+import type { ModelAllowlist } from './model-allowlist';
+
+/** `group_not_granted`: the key's routing group is private and no longer granted to its account. */
+export type KeyStatus = 'active' | 'disabled' | 'revoked' | 'expired' | 'group_not_granted';
 export type Tier = 'free' | 'pro' | 'max' | 'enterprise';
 
 export interface AuthenticatedKey {
@@ -23,4 +26,6 @@ export interface AuthenticatedKey {
   ipBlacklist: string[];
   /** The lookup HMAC: cache key and invalidation message. */
   secretHmac: string;
+  /** The key's model allowlist, compiled once per cache load (matches every model when empty). */
+  allowedModels: ModelAllowlist;
 }

@@ -1,7 +1,9 @@
-/** The one query behind authentication: the key row joined with its account and routing group. */
+/** The one query behind authentication: the key row joined with its account, routing group and the account's grant of it. */
 import type { Pool } from 'pg';
 import type { AuthenticatedKey, KeyStatus, Tier } from './authenticated-key';
 import { concurrencyCap } from './concurrency-cap';
+import { groupUsableSql } from './group-access';
+import { compileModelAllowlist } from './model-allowlist';
 
 interface Row {
   id: number;
@@ -21,16 +23,20 @@ interface Row {
   concurrency_cap: number | null;
   group_name: string;
   group_family: string | null;
+  group_granted: boolean;
+  allowed_models: string[];
 }
 
 const SELECT = `SELECT k.id, k.account_id, k.group_id, k.secret_hmac, k.status, k.expires_at, k.quota_credits,
     k.rate_limit_5h, k.rate_limit_1d, k.rate_limit_7d, k.ip_whitelist, k.ip_blacklist,
-    a.kind, a.tier, a.concurrency_cap, g.name AS group_name, g.family AS group_family
+    k.allowed_models, a.kind, a.tier, a.concurrency_cap, g.name AS group_name, g.family AS group_family,
+    ${groupUsableSql('k.account_id')} AS group_granted
   FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN routing_groups g ON g.id = k.group_id`;
 
 function toAuthenticatedKey(row: Row, nowMs: number): AuthenticatedKey {
   const expiresAt = row.expires_at === null ? null : row.expires_at.getTime();
-  const status: KeyStatus = row.status === 'active' && expiresAt !== null && expiresAt <= nowMs ? 'expired' : row.status;
+  let status: KeyStatus = row.status === 'active' && expiresAt !== null && expiresAt <= nowMs ? 'expired' : row.status;
+  if (status === 'active' && !row.group_granted) status = 'group_not_granted';
   return {
     keyId: Number(row.id),
     accountId: Number(row.account_id),
@@ -48,6 +54,7 @@ function toAuthenticatedKey(row: Row, nowMs: number): AuthenticatedKey {
     ipWhitelist: Object.freeze([...row.ip_whitelist]) as string[],
     ipBlacklist: Object.freeze([...row.ip_blacklist]) as string[],
     secretHmac: row.secret_hmac,
+    allowedModels: compileModelAllowlist(row.allowed_models),
   };
 }
 

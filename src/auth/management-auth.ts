@@ -20,6 +20,8 @@ export interface ManagementPrincipal {
   via: 'session' | 'key';
   keyId?: number;
   userId?: number;
+  /** The console user's email (sessions only): the audit log's readable actor. */
+  userEmail?: string;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -47,7 +49,7 @@ async function sessionPrincipal(deps: Dependencies, req: Request, missingMessage
   if (!SAFE_METHODS.has(req.method) && !csrfTokenMatches(session.csrfToken, headerText(req.headers['x-csrf-token']))) {
     throw new GatewayError('permission', 'missing or invalid CSRF token (x-csrf-token)');
   }
-  return { accountId: session.accountId, via: 'session', userId: session.userId };
+  return { accountId: session.accountId, via: 'session', userId: session.userId, userEmail: session.email };
 }
 
 export function createManagementAuth(deps: Dependencies, authenticator: KeyAuthenticator): RequestHandler {

@@ -1,4 +1,7 @@
-/** `GET /v1/models`: the catalog with repeatable `capability` (logical AND) and `family` filters. Free. */
+/**
+ * `GET /v1/models`: the catalog with repeatable `capability` (logical AND) and `family` filters,
+ * limited to what the key's group routes and its model allowlist admits. Free.
+ */
 import { Router, type Request } from 'express';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { extractCredential } from '../auth/extract-credential';
@@ -23,12 +26,17 @@ export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthentic
     const family = typeof request.query.family === 'string' ? request.query.family : undefined;
     let models = catalog.list({ capabilities: stringList(request.query.capability), family });
     if (key.groupFamily !== null) models = models.filter((m) => m.family === key.groupFamily);
+    models = models.filter((m) => key.allowedModels.allows(m.id));
+    // Interface 7 ("Other"): a key granted no model at all is told so, not shown an empty list.
+    if (models.length === 0 && key.allowedModels.patterns.length > 0 && !catalog.list().some((m) => key.allowedModels.allows(m.id))) {
+      throw new GatewayError('permission', 'no models granted to this key (allowed_models matches no model)');
+    }
     response.json({ object: 'list', data: models.map((m) => catalog.toPublic(m)) });
   });
   router.get('/v1/models/:model', async (request, response) => {
     const key = await authenticate(request);
     const model = catalog.find(String(request.params.model));
-    if (!model || model.retired || (key.groupFamily !== null && model.family !== key.groupFamily)) {
+    if (!model || model.retired || (key.groupFamily !== null && model.family !== key.groupFamily) || !key.allowedModels.allows(model.id)) {
       throw new GatewayError('not_found', `model ${String(request.params.model)} not found`);
     }
     response.json(catalog.toPublic(model));

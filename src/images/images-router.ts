@@ -5,6 +5,7 @@
  */
 import express, { Router, type Request, type Response } from 'express';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { assertModelAllowed } from '../auth/model-allowlist';
 import { computeImageCost } from '../billing/compute-cost';
 import { runPaidCall } from '../billing/run-paid-call';
 import type { UsageEvent } from '../billing/usage-event';
@@ -49,7 +50,10 @@ export function createImagesRouter(deps: Dependencies, services: MediaServices):
   async function run(req: Request, res: Response, key: AuthenticatedKey, plan: ImageCallPlan): Promise<void> {
     const requestId = locals(res).requestId ?? newRequestId();
     const { generation } = plan;
-    const accounts = await withPeekedHeaders(key, res, () => routeMediaModel(services.upstreams, key, generation.model));
+    const accounts = await withPeekedHeaders(key, res, () => {
+      assertModelAllowed(key, generation.model.id);
+      return routeMediaModel(services.upstreams, key, generation.model);
+    });
     const startedAt = deps.clock.now();
     const abort = new AbortController();
     const onClose = () => { if (!res.writableEnded) abort.abort(); };

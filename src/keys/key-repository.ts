@@ -1,5 +1,6 @@
 /** SQL of key management; every statement is scoped by account, so another account's key is simply not found. */
 import type { Pool, PoolClient } from 'pg';
+import { groupUsableSql } from '../auth/group-access';
 
 export interface ApiKeyRow {
   id: number;
@@ -17,6 +18,9 @@ export interface ApiKeyRow {
   rate_limit_7d: number;
   ip_whitelist: string[];
   ip_blacklist: string[];
+  allowed_models: string[];
+  /** Whether the key's account may use its routing group (public, or a private group granted to it). */
+  group_granted: boolean;
   status: 'active' | 'disabled' | 'revoked';
   expires_at: Date | null;
   created_at: Date;
@@ -26,6 +30,7 @@ export interface ApiKeyRow {
 
 const COLUMNS = `k.id, k.account_id, k.group_id, g.name AS group_name, k.name, k.secret_hmac, k.secret_encrypted, k.secret_last4,
   k.quota_credits, k.spent_credits, k.rate_limit_5h, k.rate_limit_1d, k.rate_limit_7d, k.ip_whitelist, k.ip_blacklist,
+  k.allowed_models, ${groupUsableSql('k.account_id')} AS group_granted,
   k.status, k.expires_at, k.created_at, k.updated_at, k.last_used_at`;
 
 export async function listKeys(db: Pool, accountId: number): Promise<ApiKeyRow[]> {
@@ -49,6 +54,9 @@ export interface KeyChanges {
   rateLimit7d?: number;
   ipWhitelist?: string[];
   ipBlacklist?: string[];
+  allowedModels?: string[];
+  /** Moves the key to another routing group (already checked usable by the account). */
+  groupId?: number;
   /** undefined: unchanged; null: never expires. */
   expiresAt?: Date | null;
   status?: 'active' | 'disabled' | 'revoked';
@@ -66,6 +74,8 @@ export async function updateKey(client: PoolClient, keyId: number, changes: KeyC
   if (changes.rateLimit7d !== undefined) set('rate_limit_7d', changes.rateLimit7d);
   if (changes.ipWhitelist !== undefined) set('ip_whitelist', changes.ipWhitelist);
   if (changes.ipBlacklist !== undefined) set('ip_blacklist', changes.ipBlacklist);
+  if (changes.allowedModels !== undefined) set('allowed_models', changes.allowedModels);
+  if (changes.groupId !== undefined) set('group_id', changes.groupId);
   if (changes.expiresAt !== undefined) set('expires_at', changes.expiresAt);
   if (changes.status !== undefined) set('status', changes.status);
   if (changes.secret !== undefined) {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseCidr } from '../auth/ip-rules';
 import { validateCustomKey } from '../auth/key-secret';
+import { MODEL_PATTERN } from '../auth/model-allowlist';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 const MAX_USD = 1_000_000_000;
@@ -33,6 +34,14 @@ const customKey = z.string({ error: 'must be a string' }).superRefine((value, co
   if (problem) context.addIssue({ code: 'custom', message: problem.replace(/^custom_key /, '') });
 });
 
+const MAX_MODEL_PATTERNS = 200;
+
+/** Exact slugs or `prefix*` patterns; empty allows every model (issue 21). */
+const allowedModels = z.array(
+  z.string({ error: 'must be a model slug or a prefix* pattern' }).trim().regex(MODEL_PATTERN, { error: 'must be a model slug or a prefix* pattern (letters, digits, . _ : / @ -, one trailing *)' }),
+  { error: 'must be an array of model slugs or prefix* patterns' },
+).max(MAX_MODEL_PATTERNS, `at most ${MAX_MODEL_PATTERNS} entries`).transform((entries) => [...new Set(entries)]);
+
 const groupReference = z.union([
   z.number().int().positive(),
   z.string().trim().min(1).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
@@ -48,6 +57,7 @@ export const createKeySchema = z.object({
   rate_limit_7d: usd.optional(),
   ip_whitelist: cidrList.optional(),
   ip_blacklist: cidrList.optional(),
+  allowed_models: allowedModels.optional(),
   custom_key: customKey.optional(),
 });
 
@@ -61,9 +71,10 @@ export const updateKeySchema = z.object({
   ip_blacklist: cidrList.optional(),
   /** Counted from now; null removes the expiry. */
   expires_in_days: expiresInDays.nullable().optional(),
+  allowed_models: allowedModels.optional(),
   status: z.enum(['active', 'disabled', 'revoked'], { error: 'must be active, disabled or revoked' }).optional(),
-  // Fixed at creation: refused rather than silently ignored.
-  group_id: z.never({ error: 'cannot be changed; create a new key in the other group' }).optional(),
+  /** Moves the key to another routing group the account may use. */
+  group_id: groupReference.optional(),
   custom_key: z.never({ error: 'cannot be set here; use the rotate operation' }).optional(),
 });
 

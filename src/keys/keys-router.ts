@@ -10,7 +10,8 @@ import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
-import { findGroupId } from './find-group-id';
+import { requireUsableGroup } from '../auth/group-access';
+import { canonicalAllowlist } from './canonical-allowlist';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { markKeySecret } from '../limits/mark-key-secret';
@@ -20,6 +21,8 @@ import { deleteKey, findKey, listKeys, updateKey, type ApiKeyRow, type KeyChange
 import { createKeySchema, rotateKeySchema, updateKeySchema } from './key-request-schemas';
 import { generateKeySecret } from '../auth/key-secret';
 import { presentKey } from './present-key';
+import { createAuditActorOf } from '../auth/audit-actor';
+import { recordAudit, type AuditActor } from '../audit/record-audit';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -42,6 +45,13 @@ function notFound(): GatewayError {
 
 export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions): Router {
   const keys = Router();
+  const actorOf = createAuditActorOf(deps);
+  /** A key's audited state: what the API shows, without its secret (recordAudit drops `key`). */
+  const audit = (db: Parameters<typeof recordAudit>[0], actor: AuditActor, action: string, row: ApiKeyRow | undefined | null, before?: ApiKeyRow | null) =>
+    recordAudit(db, actor, {
+      accountId: Number((row ?? before)!.account_id), action, targetType: 'api_key', targetId: Number((row ?? before)!.id),
+      before: before ? presentKey(before, deps.clock.now()) : null, after: row ? presentKey(row, deps.clock.now()) : null,
+    });
 
   async function existing(accountId: number, keyId: number): Promise<ApiKeyRow> {
     const row = await findKey(deps.db, accountId, keyId);
@@ -73,8 +83,7 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
   keys.post('/', async (req: Request, res: Response) => {
     const { accountId } = managementPrincipal(res);
     const input = parseBody(createKeySchema, req.body);
-    const groupId = await findGroupId(deps.db, input.group_id);
-    if (groupId === undefined) throw new GatewayError('invalid_request', 'group_id: no routing group with this id or name', { param: 'group_id' });
+    const { id: groupId } = await requireUsableGroup(deps.db, accountId, input.group_id);
     const now = deps.clock.now();
     const inserted = await insertApiKey(deps.db, deps.crypto, {
       accountId,
@@ -87,11 +96,13 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
       rateLimit7d: input.rate_limit_7d,
       ipWhitelist: input.ip_whitelist,
       ipBlacklist: input.ip_blacklist,
+      allowedModels: canonicalAllowlist(deps.catalog, input.allowed_models),
       expiresAt: input.expires_in_days ? new Date(now + input.expires_in_days * DAY_MS) : null,
     });
     // A process may hold a negative cache entry for this secret (a custom key tried before it existed).
     await propagate(accountId, inserted.id, [deps.crypto.hmac(inserted.secret)]);
     const row = await existing(accountId, inserted.id);
+    await audit(deps.db, actorOf(req, res), 'key.create', row);
     res.status(201).json(presentKey(row, now, inserted.secret));
   });
 
@@ -103,6 +114,7 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
   keys.get('/:id/reveal', async (req: Request, res: Response) => {
     const { accountId } = managementPrincipal(res);
     const row = await existing(accountId, keyIdParam(req));
+    await recordAudit(deps.db, actorOf(req, res), { accountId, action: 'key.reveal', targetType: 'api_key', targetId: Number(row.id) });
     res.setHeader('cache-control', 'no-store');
     res.json({ id: Number(row.id), object: 'api_key', key: deps.crypto.decrypt(row.secret_encrypted) });
   });
@@ -126,10 +138,14 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
         rateLimit7d: input.rate_limit_7d,
         ipWhitelist: input.ip_whitelist,
         ipBlacklist: input.ip_blacklist,
+        allowedModels: canonicalAllowlist(deps.catalog, input.allowed_models),
+        groupId: input.group_id === undefined ? undefined : (await requireUsableGroup(client, accountId, input.group_id)).id,
         expiresAt: input.expires_in_days === undefined ? undefined : input.expires_in_days === null ? null : new Date(now + input.expires_in_days * DAY_MS),
         status: input.status,
       };
       await updateKey(client, keyId, changes);
+      const action = input.status === 'disabled' && row.status !== 'disabled' ? 'key.disable' : input.status === 'revoked' && row.status !== 'revoked' ? 'key.revoke' : 'key.update';
+      await audit(client, actorOf(req, res), action, await findKey(client, accountId, keyId), row);
       return row;
     });
     const statusChanged = input.status !== undefined && input.status !== before.status;
@@ -154,6 +170,7 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
         if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
         throw error;
       }
+      await audit(client, actorOf(req, res), 'key.rotate', await findKey(client, accountId, keyId), row);
       return row;
     });
     // The old secret dies now, everywhere; the new one is usable only if the key is active.
@@ -164,8 +181,10 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
   keys.delete('/:id', async (req: Request, res: Response) => {
     const { accountId } = managementPrincipal(res);
     const keyId = keyIdParam(req);
+    const before = await findKey(deps.db, accountId, keyId);
     const deleted = await deleteKey(deps.db, accountId, keyId);
-    if (!deleted) throw notFound();
+    if (!deleted || !before) throw notFound();
+    await audit(deps.db, actorOf(req, res), 'key.delete', null, before);
     await propagate(accountId, keyId, [deleted.secretHmac], null);
     res.json({ id: keyId, object: 'api_key', deleted: true });
   });

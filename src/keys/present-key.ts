@@ -2,10 +2,12 @@
 import type { ApiKeyRow } from './key-repository';
 import { maskKey } from '../auth/key-secret';
 
-export type PresentedStatus = 'active' | 'disabled' | 'revoked' | 'expired';
+/** `group_not_granted`: the key's private routing group is no longer granted to the account (issue 21). */
+export type PresentedStatus = 'active' | 'disabled' | 'revoked' | 'expired' | 'group_not_granted';
 
-export function presentedStatus(row: Pick<ApiKeyRow, 'status' | 'expires_at'>, nowMs: number): PresentedStatus {
+export function presentedStatus(row: Pick<ApiKeyRow, 'status' | 'expires_at' | 'group_granted'>, nowMs: number): PresentedStatus {
   if (row.status === 'active' && row.expires_at !== null && row.expires_at.getTime() <= nowMs) return 'expired';
+  if (row.status === 'active' && !row.group_granted) return 'group_not_granted';
   return row.status;
 }
 
@@ -32,6 +34,7 @@ export function presentKey(row: ApiKeyRow, nowMs: number, plaintext?: string): R
     rate_limit_7d: usd(row.rate_limit_7d),
     ip_whitelist: row.ip_whitelist,
     ip_blacklist: row.ip_blacklist,
+    allowed_models: row.allowed_models,
     expires_at: row.expires_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -6,7 +6,7 @@
  * Redis (first use, or Redis lost them) are loaded from PostgreSQL and the script runs again.
  */
 import type { AuthenticatedKey } from '../auth/authenticated-key';
-import { inactiveReason } from '../auth/assert-key-active';
+import { inactiveKeyError, inactiveReason } from '../auth/assert-key-active';
 import { createIpRuleEvaluator } from '../auth/ip-rules';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -206,7 +206,7 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
       const { key, surface } = request;
       const now = deps.clock.now();
       const reason = inactiveReason(key, now);
-      if (reason !== undefined) throw new GatewayError('authentication', `API key ${reason}`);
+      if (reason !== undefined) throw inactiveKeyError(key, reason);
       const verdict = evaluateIp(key.ipWhitelist, key.ipBlacklist, request.clientIp);
       if (verdict !== 'allowed') {
         throw new GatewayError('permission', verdict === 'blacklisted'

@@ -63,7 +63,9 @@ export const COMPONENTS = {
       type: 'object', required: ['id', 'name'],
       properties: {
         id: { type: ['integer', 'string'] }, name: { type: 'string' }, key: { type: 'string', description: 'masked except on create and reveal' },
-        group_id: { type: ['integer', 'string'] }, status: { type: 'string' }, quota_usd: { type: ['number', 'string', 'null'] },
+        group_id: { type: ['integer', 'string'] }, quota_usd: { type: ['number', 'string', 'null'] },
+        status: { type: 'string', enum: ['active', 'disabled', 'revoked', 'expired', 'group_not_granted'], description: "group_not_granted: the key's private routing group is no longer granted to the account" },
+        allowed_models: { type: 'array', items: { type: 'string' }, description: 'exact slugs or prefix* patterns; empty allows every model' },
         expires_at: { type: ['string', 'null'] }, ip_allowlist: { type: 'array', items: { type: 'string' } }, ip_denylist: { type: 'array', items: { type: 'string' } },
       },
       additionalProperties: true,

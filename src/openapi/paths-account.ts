@@ -10,6 +10,9 @@ const paging = [
 ];
 const usageFilters = [...paging, ...['key_id', 'model', 'protocol', 'status', 'from', 'to'].map((name) => ({ name, in: 'query', schema: { type: 'string' } }))];
 
+/** The audit listings' filters (action may name a family: `key.`). */
+export const auditFilters = [...paging, ...['action', 'target_type', 'target_id', 'actor_type', 'from', 'to'].map((name) => ({ name, in: 'query', schema: { type: 'string' } }))];
+
 const get = (operationId: string, summary: string, body: Record<string, unknown>, parameters?: Operation['parameters']): Operation => ({
   summary, tags: ['account'], operationId, security: MANAGEMENT_SECURITY, ...(parameters ? { parameters } : {}),
   responses: { '200': jsonResponse(summary, body), ...MANAGEMENT_ERRORS },
@@ -24,7 +27,8 @@ export const ACCOUNT_PATHS: Paths = {
   },
   '/api/v1/usage': { get: get('listUsageAlias', 'Usage rows (alias of /api/v1/me/usage)', list, usageFilters) },
   '/api/v1/me/billing/transactions': { get: get('listTransactions', 'Ledger entries: top-ups, refunds, adjustments, charges', list, paging) },
-  '/api/v1/me/available-models': { get: get('listAvailableModels', "Models the account's groups route", list) },
+  '/api/v1/me/available-models': { get: get('listAvailableModels', "Models the account's groups route (with a key: only those its allowlist admits)", list) },
+  '/api/v1/me/audit': { get: get('listAudit', "The account's audit events, newest first, cursor-paged: key, money and grant changes, console logins (who, when, from where, before/after; never a secret)", list, auditFilters) },
   '/api/v1/auth/login': {
     post: {
       summary: 'Console login: sets the session cookie, returns the CSRF token', tags: ['console'], operationId: 'login', security: [],

@@ -1,11 +1,13 @@
 /** The web console's pages, the account data its charts read, and the operator API (issue 15). */
 import { MANAGEMENT_ERRORS, MANAGEMENT_SECURITY } from './management-errors';
 import { jsonBody, jsonResponse, type Operation, type Paths } from './openapi-types';
+import { auditFilters } from './paths-account';
 
 const object = { type: 'object', additionalProperties: true };
 const list = { type: 'object', properties: { data: { type: 'array', items: object } }, additionalProperties: true };
 const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
 const slugParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+const grantParameters = [...idParameter, { name: 'accountId', in: 'path', required: true, schema: { type: 'integer' } }];
 const OPERATOR_SECURITY: Operation['security'] = [{ session: [] }];
 
 function account(operationId: string, summary: string, body: Record<string, unknown>, parameters?: Operation['parameters']): Operation {
@@ -43,7 +45,7 @@ export const CONSOLE_PATHS: Paths = {
       responses: { '200': { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...MANAGEMENT_ERRORS },
     },
   },
-  '/api/v1/me/routing-groups': { get: account('listRoutingGroups', "The routing groups of the account's keys", list) },
+  '/api/v1/me/routing-groups': { get: account('listRoutingGroups', 'The routing groups the account may use (public ones and private ones granted to it): the key form\'s choices', list) },
   '/api/v1/me/key-windows': { get: account('listKeyWindows', "Each key's 5 h / 1 d / 7 d spend windows with limits and reset times", list) },
   '/api/v1/operator/me': { get: operator('operatorMe', 'The operator session') },
   '/api/v1/operator/accounts': {
@@ -56,7 +58,17 @@ export const CONSOLE_PATHS: Paths = {
   },
   '/api/v1/operator/groups': {
     get: operator('operatorListGroups', 'Routing groups'),
-    post: operator('operatorCreateGroup', 'Create a routing group', { body: true }),
+    post: operator('operatorCreateGroup', 'Create a routing group (visibility public, the default, or private: only granted accounts)', { body: true }),
+  },
+  '/api/v1/operator/groups/{id}': { patch: operator('operatorUpdateGroup', 'Make a group public or private ({"visibility"}); keys of accounts that lose it stop at once', { body: true, parameters: idParameter }) },
+  '/api/v1/operator/groups/{id}/grants': { get: operator('operatorListGrants', 'The accounts a group is granted to', { parameters: idParameter }) },
+  '/api/v1/operator/groups/{id}/grants/{accountId}': {
+    put: operator('operatorGrantGroup', 'Grant the group to an account (201 when new)', { parameters: grantParameters }),
+    delete: operator('operatorRevokeGrant', "Revoke a grant: the account's keys in the group stop on every API process", { parameters: grantParameters }),
+  },
+  '/api/v1/operator/audit': {
+    get: operator('operatorListAudit', 'Every audit event (all accounts and operator-wide changes), newest first, cursor-paged; account_id filters one account',
+      { parameters: [...auditFilters, { name: 'account_id', in: 'query', schema: { type: 'string' } }] }),
   },
   '/api/v1/operator/upstreams': {
     get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown), with their health as every API process shares it: cooling_down_until, healthy, recent_failures (by reason) over recent_minutes'),

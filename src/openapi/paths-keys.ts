@@ -9,6 +9,17 @@ const keyFields = {
     name: { type: 'string' }, group_id: { type: ['integer', 'string'] }, quota_usd: { type: ['number', 'null'] }, expires_at: { type: ['string', 'null'] },
     limit_5h_usd: { type: ['number', 'null'] }, limit_1d_usd: { type: ['number', 'null'] }, limit_7d_usd: { type: ['number', 'null'] },
     ip_allowlist: { type: 'array', items: { type: 'string' } }, ip_denylist: { type: 'array', items: { type: 'string' } }, custom_key: { type: 'string' }, status: { type: 'string' },
+    allowed_models: {
+      type: 'array', items: { type: 'string' }, maxItems: 200,
+      description: 'Models the key may call: exact slugs (an alias is stored as its slug) or prefix* patterns; empty allows every model. Outside it: 403 permission_error "model not allowed for this key".',
+    },
+  },
+};
+const updateFields = {
+  ...keyFields,
+  properties: {
+    ...keyFields.properties,
+    group_id: { type: ['integer', 'string'], description: 'Moves the key to another routing group the account may use (403 permission_error naming the group otherwise)' },
   },
 };
 const ERRORS = { ...MANAGEMENT_ERRORS, '409': errorRef('Conflict') };
@@ -24,7 +35,7 @@ function keyPaths(prefix: string, suffix: string): Paths {
     },
     [`${prefix}/{id}`]: {
       get: op(`getKey${suffix}`, 'One key (masked)', { parameters: id }),
-      put: op(`updateKey${suffix}`, 'Update a key', { parameters: id, requestBody: jsonBody(keyFields) }),
+      put: op(`updateKey${suffix}`, 'Update a key (or move it to another group)', { parameters: id, requestBody: jsonBody(updateFields) }),
       delete: op(`deleteKey${suffix}`, 'Delete a key (refused on every instance at once)', { parameters: id }),
     },
     [`${prefix}/{id}/reveal`]: { get: op(`revealKey${suffix}`, 'The full secret', { parameters: id }) },

@@ -1,5 +1,5 @@
 /**
- * An operator's top-up or adjustment: the ledger entry with the operator's reason (the truth), then
+ * An operator's top-up, refund or adjustment: the ledger entry with the operator's reason (the truth), then
  * the Redis wallet cache admission reads, so the change is spendable (or binding) at once.
  */
 import type { Dependencies } from '../dependencies';
@@ -8,7 +8,7 @@ import { inTransaction } from '../db/transaction';
 import { createWalletCache } from '../limits/wallet-cache';
 
 export async function applyOperatorEntry(deps: Pick<Dependencies, 'db' | 'redis' | 'redisKeys'>, input: {
-  accountId: number; kind: 'topup' | 'adjustment'; credits: number; reason: string; operatorUserId: number;
+  accountId: number; kind: 'topup' | 'refund' | 'adjustment'; credits: number; reason: string; operatorUserId: number;
 }): Promise<{ balanceCredits: number; entryId: number | null }> {
   const entry = await inTransaction(deps.db, (client) => applyLedgerEntry(client, {
     accountId: input.accountId, kind: input.kind, amountCredits: input.credits, reference: null,

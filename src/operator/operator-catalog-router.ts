@@ -4,8 +4,9 @@
  * rules; its refusals answer 400 in the management envelope. Bodies use the service's model shape
  * (camelCase fields, prices in credits: 1 USD = 1,000,000 credits), as `admin model --set` takes it.
  * After a change this process reloads its catalog at once; the others reload on the announcement.
+ * Every change is audited (before and after).
  */
-import express, { type Request, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { parseBody } from '../auth/parse-body';
 import { CatalogValidationError } from '../catalog/catalog-model-schema';
@@ -14,6 +15,8 @@ import { seedCatalogIfEmpty } from '../catalog/catalog-store';
 import type { CatalogModel } from '../catalog/model';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
+import { createAuditActorOf } from '../auth/audit-actor';
+import { recordAudit } from '../audit/record-audit';
 
 const changesSchema = z.record(z.string(), z.unknown());
 const retireSchema = z.object({ retired: z.boolean().optional() }).strict();
@@ -24,12 +27,19 @@ export function createOperatorCatalogRouter(deps: Dependencies): Router {
   const service = createCatalogService(deps);
   const describe = (model: CatalogModel) => ({ ...deps.catalog.toPublic(model), aliases: model.aliases ?? [], retired: model.retired === true, prices: model.prices });
 
-  /** Runs one service call; the table is seeded from what this process serves if it was never written. */
-  async function change(run: () => Promise<CatalogModel>): Promise<Record<string, unknown>> {
+  const actorOf = createAuditActorOf(deps);
+
+  /** Runs one service call, audited; the table is seeded from what this process serves if it was never written. */
+  async function change(req: Request, res: Response, action: string, run: () => Promise<CatalogModel>): Promise<Record<string, unknown>> {
     await seedCatalogIfEmpty(deps.db, deps.catalog.models);
+    const slugBefore = typeof req.params.id === 'string' ? req.params.id : undefined;
+    const before = slugBefore === undefined ? undefined : deps.catalog.find(slugBefore);
     try {
       const model = await run();
       deps.catalog.replace(await service.list());
+      await recordAudit(deps.db, actorOf(req, res), {
+        accountId: null, action, targetType: 'model', targetId: model.id, before: before ? describe(before) : null, after: describe(model),
+      });
       return describe(model);
     } catch (error) {
       if (error instanceof CatalogValidationError) throw new GatewayError('invalid_request', error.message);
@@ -43,19 +53,19 @@ export function createOperatorCatalogRouter(deps: Dependencies): Router {
   });
   router.post('/api/v1/operator/catalog', async (req, res) => {
     const input = parseBody(changesSchema, req.body);
-    res.status(201).json(await change(() => service.add(input)));
+    res.status(201).json(await change(req, res, 'catalog.create', () => service.add(input)));
   });
   router.patch('/api/v1/operator/catalog/:id', async (req, res) => {
     const input = parseBody(changesSchema, req.body);
-    res.json(await change(() => service.update(slug(req), input)));
+    res.json(await change(req, res, 'catalog.update', () => service.update(slug(req), input)));
   });
   router.post('/api/v1/operator/catalog/:id/retire', async (req, res) => {
     const input = parseBody(retireSchema, req.body ?? {});
-    res.json(await change(() => service.retire(slug(req), input.retired ?? true)));
+    res.json(await change(req, res, input.retired === false ? 'catalog.restore' : 'catalog.retire', () => service.retire(slug(req), input.retired ?? true)));
   });
   router.post('/api/v1/operator/catalog/:id/aliases', async (req, res) => {
     const input = parseBody(aliasSchema, req.body);
-    res.json(await change(() => service.alias(slug(req), input.alias, input.remove === true)));
+    res.json(await change(req, res, input.remove === true ? 'catalog.alias_remove' : 'catalog.alias_add', () => service.alias(slug(req), input.alias, input.remove === true)));
   });
   return router;
 }

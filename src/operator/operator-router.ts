@@ -1,7 +1,8 @@
 /**
  * The operator API under `/api/v1/operator` (console operators only): accounts (create, tier,
  * concurrency, top-up and adjustment with a reason), routing groups and upstream accounts (add,
- * edit, disable, priority and weight, health shared by every API process, a real test call), and the catalog (operator-catalog-router.ts).
+ * edit, disable, priority and weight, health shared by every API process, a real test call), group
+ * grants (operator-grants-router.ts) and the catalog (operator-catalog-router.ts). Every change is audited.
  */
 import express, { type Request, type Router } from 'express';
 import { concurrencyCap } from '../auth/concurrency-cap';
@@ -13,9 +14,13 @@ import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
 import type { UpstreamHealth } from '../upstream/upstream-health';
 import { GatewayError } from '../errors/gateway-error';
+import { createAuditActorOf } from '../auth/audit-actor';
+import { recordAudit } from '../audit/record-audit';
 import { applyOperatorEntry } from './apply-operator-entry';
 import { createRequireOperator } from './operator-auth';
 import { createOperatorCatalogRouter } from './operator-catalog-router';
+import { createOperatorGrantsRouter } from './operator-grants-router';
+import { createOperatorAuditRouter } from '../account/audit-router';
 import {
   createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
 } from './operator-schemas';
@@ -36,6 +41,7 @@ function toCredits(usd: number): number {
 export function createOperatorRouter(deps: Dependencies, services: Pick<RelayServices, 'upstreams' | 'upstreamClient'> & { upstreamHealth: UpstreamHealth }): Router {
   const router = express.Router();
   router.use('/api/v1/operator', createRequireOperator(deps));
+  const actorOf = createAuditActorOf(deps);
 
   router.get('/api/v1/operator/me', (_req, res) => {
     res.json({ object: 'operator', user_id: managementPrincipal(res).userId });
@@ -57,13 +63,16 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   router.post('/api/v1/operator/accounts', async (req, res) => {
     const input = parseBody(createAccountSchema, req.body);
     const id = await createAccount(deps.db, { name: input.name, tier: input.tier, concurrencyCap: input.concurrency_cap ?? null, organization: input.organization });
+    await recordAudit(deps.db, actorOf(req, res), { accountId: Number(id), action: 'account.create', targetType: 'account', targetId: id, after: input });
     res.status(201).json({ object: 'account', id: Number(id) });
   });
 
   router.patch('/api/v1/operator/accounts/:id', async (req, res) => {
     const id = idParam(req, 'account');
     const input = parseBody(updateAccountSchema, req.body);
+    const before = await deps.db.query<{ tier: string; concurrency_cap: number | null }>('SELECT tier, concurrency_cap FROM accounts WHERE id = $1', [id]);
     if (!(await updateAccount(deps.db, id, { tier: input.tier, concurrencyCap: input.concurrency_cap }))) throw new GatewayError('not_found', 'account not found');
+    await recordAudit(deps.db, actorOf(req, res), { accountId: id, action: 'account.update', targetType: 'account', targetId: id, before: before.rows[0] ?? null, after: input });
     res.json({ object: 'account', id, updated: true });
   });
 
@@ -75,6 +84,10 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     const result = await applyOperatorEntry(deps, {
       accountId: id, kind: input.kind, credits: toCredits(input.amount), reason: input.reason, operatorUserId: managementPrincipal(res).userId ?? 0,
     });
+    await recordAudit(deps.db, actorOf(req, res), {
+      accountId: id, action: `money.${input.kind}`, targetType: 'ledger_entry', targetId: result.entryId,
+      after: { kind: input.kind, amount_credits: toCredits(input.amount), reason: input.reason, balance_after_credits: result.balanceCredits },
+    });
     res.status(201).json({
       object: 'billing_transaction', id: result.entryId, account_id: id, kind: input.kind, amount: input.amount,
       balance_after: creditsToUsd(result.balanceCredits), balance_after_credits: result.balanceCredits,
@@ -82,19 +95,23 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   });
 
   router.get('/api/v1/operator/groups', async (_req, res) => {
-    const result = await deps.db.query<{ id: string; name: string; family: string | null; upstreams: string; keys: string }>(
-      `SELECT g.id, g.name, g.family,
+    const result = await deps.db.query<{ id: string; name: string; family: string | null; visibility: string; grants: string; upstreams: string; keys: string }>(
+      `SELECT g.id, g.name, g.family, g.visibility,
+              (SELECT count(*) FROM routing_group_grants gg WHERE gg.group_id = g.id) AS grants,
               (SELECT count(*) FROM upstream_accounts u WHERE u.group_id = g.id) AS upstreams,
               (SELECT count(*) FROM api_keys k WHERE k.group_id = g.id) AS keys
          FROM routing_groups g ORDER BY g.id`);
-    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family, upstreams: Number(row.upstreams), keys: Number(row.keys) })) });
+    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family, visibility: row.visibility, grants: Number(row.grants), upstreams: Number(row.upstreams), keys: Number(row.keys) })) });
   });
 
   router.post('/api/v1/operator/groups', async (req, res) => {
     const input = parseBody(createGroupSchema, req.body);
     try {
-      const id = await createGroup(deps.db, { name: input.name, family: input.family ?? null });
-      res.status(201).json({ object: 'routing_group', id: Number(id) });
+      // Public unless said otherwise (as every group before grants existed); a tenant's own group is created private.
+      const visibility = input.visibility ?? 'public';
+      const id = await createGroup(deps.db, { name: input.name, family: input.family ?? null, visibility });
+      await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'group.create', targetType: 'routing_group', targetId: id, after: { name: input.name, family: input.family ?? null, visibility } });
+      res.status(201).json({ object: 'routing_group', id: Number(id), visibility });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a routing group with this name exists', { param: 'name' });
       throw error;
@@ -138,18 +155,23 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
       models: input.models, priority: input.priority, weight: input.weight,
     });
     services.upstreams.invalidate();
+    await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.create', targetType: 'upstream_account', targetId: id, after: input });
     res.status(201).json({ object: 'upstream_account', id: Number(id) });
   });
 
   router.patch('/api/v1/operator/upstreams/:id', async (req, res) => {
     const id = idParam(req, 'upstream account');
     const input = parseBody(updateUpstreamSchema, req.body);
+    const before = await deps.db.query('SELECT name, base_url, models, priority, weight, status FROM upstream_accounts WHERE id = $1', [id]);
     const updated = await updateUpstream(deps.db, id, {
       name: input.name, baseUrl: input.base_url?.replace(/\/+$/, ''), credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
       models: input.models, priority: input.priority, weight: input.weight, status: input.status,
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');
     services.upstreams.invalidate();
+    // The credential itself never enters the log: only that it changed.
+    const after = { ...input, ...(input.api_key === undefined ? {} : { credential_changed: true }) };
+    await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.update', targetType: 'upstream_account', targetId: id, before: before.rows[0] ?? null, after });
     res.json({ object: 'upstream_account', id, updated: true });
   });
 
@@ -157,6 +179,8 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     res.json(await testUpstreamAccount(deps, services, idParam(req, 'upstream account')));
   });
 
+  router.use(createOperatorGrantsRouter(deps));
+  router.use(createOperatorAuditRouter(deps));
   router.use(createOperatorCatalogRouter(deps));
 
   return router;

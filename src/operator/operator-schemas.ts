@@ -19,16 +19,18 @@ export const updateAccountSchema = z.object({
   concurrency_cap: concurrency.nullable().optional(),
 }).strict();
 
-/** A top-up adds credits; an adjustment is signed. Both carry the reason into the ledger's description. */
+/** A top-up or a refund adds credits; an adjustment is signed. Each carries the reason into the ledger's description. */
 export const ledgerEntrySchema = z.object({
-  kind: z.enum(['topup', 'adjustment']),
+  kind: z.enum(['topup', 'refund', 'adjustment']),
   amount: usd.refine((value) => Math.round(value * 1_000_000) !== 0, { error: 'must not be zero' }),
   reason: z.string().trim().min(1, { error: 'a reason is required' }).max(500),
-}).strict().refine((body) => body.kind !== 'topup' || body.amount > 0, { path: ['amount'], error: 'a top-up must be positive' });
+}).strict().refine((body) => body.kind === 'adjustment' || body.amount > 0, { path: ['amount'], error: 'a top-up or refund must be positive' });
 
 export const createGroupSchema = z.object({
   name,
   family: z.string().trim().min(1).max(100).nullable().optional(),
+  /** Default public; private: only the accounts granted the group may use it (issue 21). */
+  visibility: z.enum(['public', 'private'], { error: 'must be public or private' }).optional(),
 }).strict();
 
 const baseUrl = z.string().trim().url({ error: 'must be an http(s) URL' }).refine((value) => /^https?:\/\//.test(value), { error: 'must be an http(s) URL' });

@@ -22,9 +22,10 @@ export async function createAccount(db: Pool, input: { name: string; tier: Tier;
   return result.rows[0].id;
 }
 
-export async function createGroup(db: Pool, input: { name: string; family?: string | null }): Promise<number> {
+/** Public unless said otherwise (the bootstrap's groups, tests); the operator API asks for private. */
+export async function createGroup(db: Pool, input: { name: string; family?: string | null; visibility?: 'public' | 'private' }): Promise<number> {
   const result = await db.query<{ id: number }>(
-    'INSERT INTO routing_groups (name, family) VALUES ($1, $2) RETURNING id', [input.name, input.family ?? null]);
+    'INSERT INTO routing_groups (name, family, visibility) VALUES ($1, $2, $3) RETURNING id', [input.name, input.family ?? null, input.visibility ?? 'public']);
   return result.rows[0].id;
 }
 

@@ -1,9 +1,10 @@
 /**
  * Catalog checks before any upstream work: the slug exists and is not retired, the model can be
- * called with this protocol, the key's group may route it, and the request asks only for what the
+ * called with this protocol, the key's allowlist admits it, the key's group may route it, and the request asks only for what the
  * model can do (capability gates).
  */
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { assertModelAllowed } from '../auth/model-allowlist';
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogModel, Capability } from '../catalog/model';
 import { GatewayError } from '../errors/gateway-error';
@@ -21,6 +22,8 @@ export function resolveModel(catalog: Catalog, slug: string, protocol: Protocol,
   if (!model || model.retired) {
     throw new GatewayError('unsupported_model', model ? `model ${slug} is retired` : `model ${slug} is not supported; GET /v1/models lists the models`, { param: 'model' });
   }
+  // After alias resolution: the allowlist names canonical slugs.
+  assertModelAllowed(key, model.id);
   if (model.kind !== 'chat' || !model.protocols.includes(protocol)) {
     const shapes = model.protocols.map((p) => PROTOCOL_NAMES[p]).join(', ');
     throw new GatewayError('protocol_unavailable',

@@ -5,6 +5,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { assertModelAllowed } from '../auth/model-allowlist';
 import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -72,6 +73,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
     let submission: TaskSubmission;
     try {
       submission = parseTaskSubmission(deps.catalog, req.body, { groupId: key.groupId, groupName: key.groupName, groupFamily: key.groupFamily }, { maxImageBytes: deps.config.imageFetch.maxBytes });
+      assertModelAllowed(key, submission.model.id);
       await routeMediaModel(services.upstreams, key, submission.model);
     } catch (error) {
       locals(res).accountingHeaders = await services.admission.peekHeaders(key).catch(() => ({}));

@@ -6,6 +6,7 @@
  * kept. Only the collaborators the relay reaches on this path are faked (admission ticket, usage
  * recorder, key-invalidation feed, responses store); the code under test is the relay's own.
  */
+import { ALLOW_EVERY_MODEL } from '../../src/auth/model-allowlist';
 import { Readable } from 'node:stream';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +61,7 @@ const KEY: AuthenticatedKey = {
   keyId: 1, accountId: 1, accountKind: 'user', tier: 'pro', concurrencyCap: 10, groupId: 1, groupName: 'default',
   groupFamily: null, status: 'active', expiresAt: null, quotaCredits: 0,
   rateLimits: { fiveHours: 0, oneDay: 0, sevenDays: 0 }, ipWhitelist: [], ipBlacklist: [], secretHmac: 'capture-key',
+  allowedModels: ALLOW_EVERY_MODEL,
 };
 
 function catalogModel(protocol: Protocol) {

@@ -1,15 +1,17 @@
 /**
  * Operator: routing groups and their upstream accounts: add, edit priority/weight/models, disable,
  * health as every API process shares it (cooldowns and recent failures; the last hour minute by
- * minute), and a test button that sends one minimal real model call.
+ * minute), and a test button that sends one minimal real model call. Group access (public/private,
+ * grants): GroupAccess.tsx.
  */
 import { useState, type FormEvent } from 'react';
 import { api, get, PROTOCOLS, type Page } from '../api';
 import { ErrorNote, useAction, useLoad } from '../components';
 import { dateTime } from '../format';
 import { UpstreamHealthHistory } from './UpstreamHealthHistory';
+import { GroupAccess } from './GroupAccess';
 
-interface Group { id: number; name: string; family: string | null; upstreams: number; keys: number }
+interface Group { id: number; name: string; family: string | null; visibility: 'public' | 'private'; grants: number; upstreams: number; keys: number }
 interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; cooling_down_until: string | null; healthy: boolean; recent_failures?: number; recent_minutes?: number }
 interface TestResult { ok: boolean; model: string; http_status: number | null; latency_ms: number; error_class: string | null; detail: string }
 
@@ -23,7 +25,7 @@ const EMPTY = { group_id: '', name: '', protocol: 'chat', base_url: '', api_key:
 export function OperatorUpstreams() {
   const groups = useLoad(() => get<Page<Group>>('/api/v1/operator/groups'));
   const upstreams = useLoad(() => get<Page<Upstream>>('/api/v1/operator/upstreams'));
-  const [group, setGroup] = useState({ name: '', family: '' });
+  const [group, setGroup] = useState({ name: '', family: '', visibility: 'public' });
   const [draft, setDraft] = useState(EMPTY);
 
   const { error, notice, run } = useAction(() => { groups.reload(); upstreams.reload(); });
@@ -41,8 +43,8 @@ export function OperatorUpstreams() {
   const addGroup = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const created = await api<{ id: number }>('POST', '/api/v1/operator/groups', { name: group.name, family: group.family || null });
-      setGroup({ name: '', family: '' });
+      const created = await api<{ id: number }>('POST', '/api/v1/operator/groups', { name: group.name, family: group.family || null, visibility: group.visibility });
+      setGroup({ name: '', family: '', visibility: 'public' });
       return `Group ${created.id} created.`;
     });
   };
@@ -72,10 +74,11 @@ export function OperatorUpstreams() {
       <h2>Routing groups</h2>
       <div className="scroll">
         <table className="list" aria-label="Routing groups">
-          <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Routes</th><th scope="col">Upstreams</th><th scope="col">Keys</th></tr></thead>
-          <tbody>{groups.data?.data.map((g) => <tr key={g.id}><td>{g.id}</td><td>{g.name}</td><td>{g.family ?? 'every family'}</td><td>{g.upstreams}</td><td>{g.keys}</td></tr>)}</tbody>
+          <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Routes</th><th scope="col">Access</th><th scope="col">Upstreams</th><th scope="col">Keys</th></tr></thead>
+          <tbody>{groups.data?.data.map((g) => <tr key={g.id}><td>{g.id}</td><td>{g.name}</td><td>{g.family ?? 'every family'}</td><td>{g.visibility === 'public' ? 'public' : `private (${g.grants} accounts)`}</td><td>{g.upstreams}</td><td>{g.keys}</td></tr>)}</tbody>
         </table>
       </div>
+      {groups.data && <GroupAccess groups={groups.data.data} onChange={() => groups.reload()} />}
       <h2>Upstream accounts</h2>
       <p><small>Lower priority runs first; weight splits traffic within a priority. Health is <strong>shared by every API process</strong>: a failed
         call (429, 5xx, timeouts) in any process cools the account down everywhere. Test sends one minimal real model call to the account (not billed).</small></p>
@@ -124,6 +127,10 @@ export function OperatorUpstreams() {
           <h2>Create routing group</h2>
           <div className="field"><label htmlFor="group-name">Name</label><input id="group-name" required value={group.name} onChange={(e) => setGroup({ ...group, name: e.target.value })} /></div>
           <div className="field"><label htmlFor="group-family">Family (empty routes every family)</label><input id="group-family" value={group.family} onChange={(e) => setGroup({ ...group, family: e.target.value })} /></div>
+          <div className="field"><label htmlFor="group-visibility">Access</label>
+            <select id="group-visibility" value={group.visibility} onChange={(e) => setGroup({ ...group, visibility: e.target.value })}>
+              <option value="public">Public: every account</option><option value="private">Private: granted accounts only</option>
+            </select></div>
           <div className="actions"><button type="submit">Create</button></div>
         </form>
       </div>

@@ -123,7 +123,9 @@ describe('key management', () => {
     expect(limited.headers.get('x-ratelimit-limit')).toBe('0.5');
     expect(limited.headers.get('x-quota-remaining-credits')).toBe('2000000');
 
-    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'openai' } })).body.error).toMatchObject({ param: 'group_id' });
+    // Moving the key to another group it may use (issue 21); an unknown group names group_id.
+    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'openai' } })).body).toMatchObject({ group_name: 'openai' });
+    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'no-such-group' } })).body.error).toMatchObject({ param: 'group_id' });
     expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { status: 'expired' } })).body.error).toMatchObject({ param: 'status' });
   });
 

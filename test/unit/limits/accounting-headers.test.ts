@@ -1,3 +1,4 @@
+import { ALLOW_EVERY_MODEL } from '../../../src/auth/model-allowlist';
 import type { AuthenticatedKey } from '../../../src/auth/authenticated-key';
 import type { AdmissionFigures } from '../../../src/limits/admission-figures';
 import {
@@ -8,7 +9,7 @@ function key(overrides: Partial<AuthenticatedKey> = {}): AuthenticatedKey {
   return {
     keyId: 1, accountId: 1, accountKind: 'user', tier: 'free', concurrencyCap: 5, groupId: 1, groupName: 'default', groupFamily: null,
     status: 'active', expiresAt: null, quotaCredits: 0, rateLimits: { fiveHours: 0, oneDay: 0, sevenDays: 0 },
-    ipWhitelist: [], ipBlacklist: [], secretHmac: 'ab', ...overrides,
+    ipWhitelist: [], ipBlacklist: [], secretHmac: 'ab', allowedModels: ALLOW_EVERY_MODEL, ...overrides,
   };
 }
 
