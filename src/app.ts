@@ -29,6 +29,8 @@ import { createOperatorRouter } from './operator/operator-router';
 import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
+import { attachResponsesWebSocket } from './relay/responses-websocket';
+import { WEBSOCKET_UPGRADE_HINT } from './protocols/responses/websocket-events';
 import type { Services } from './services';
 import { createRoutingDecisionsRouter } from './routing/routing-decisions-router';
 import { createTasksRouter } from './tasks/tasks-router';
@@ -63,6 +65,11 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(requestIdMiddleware());
   app.use(accessLog(deps.logger, deps.metrics));
 
+  // Without `Upgrade: websocket`, the WebSocket transport's URL says how to reach it (issue 25).
+  app.get('/v1/responses', (_req, res) => {
+    locals(res).surface = 'responses';
+    throw new GatewayError('invalid_request', WEBSOCKET_UPGRADE_HINT, { status: 426 });
+  });
   app.use(createModelsRouter(deps.catalog, services.authenticator));
   app.use(createCountTokensRouter(deps, services));
   app.use(createImagesRouter(deps, services));
@@ -97,6 +104,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.listen = ((...args: unknown[]): Server => {
     const server = Reflect.apply(expressListen, app.requestListener, args) as Server;
     answerClientErrors(server, renderers);
+    attachResponsesWebSocket(server, deps, services, inference, renderers);
     return server;
   }) as GatewayApp['listen'];
   return app;

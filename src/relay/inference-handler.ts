@@ -74,6 +74,11 @@ function queryValue(query: ParsedUrlQuery, name: string): string | undefined {
 export interface InferenceHandler {
   /** Serves the request if it is an inference call (true), else leaves it untouched (false). */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * A Responses WebSocket message: its body served like a `POST /v1/responses` of it, authenticated
+   * by the upgrade request's headers, on `res` (the turn's sink). Resolves once the answer is written.
+   */
+  serveMessage(upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void>;
 }
 
 export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
@@ -83,6 +88,16 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
   const bodyFallback = jsonBody(deps.config.maxBodyBytes);
   const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
   const compactionKey = deriveCompactionKey(deps.config.encryptionKey);
+
+  function renderFailure(error: unknown, path: string, res: ServerResponse): void {
+    try {
+      renderThrown(deps.logger, renderers, error, path, res);
+    } catch (renderError) {
+      // Never an unhandled rejection: the connection can only be dropped.
+      deps.logger.error({ requestId: locals(res).requestId, err: renderError }, 'could not render an error');
+      res.destroy();
+    }
+  }
 
   async function withHeaders<T>(key: AuthenticatedKey, res: ServerResponse, work: () => T | Promise<T>): Promise<T> {
     try {
@@ -95,9 +110,10 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     }
   }
 
-  async function serve(protocol: Protocol, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(protocol: Protocol, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse,
+    parsedBody?: Record<string, unknown>): Promise<void> {
     const startedAt = deps.clock.now();
-    const body = await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
+    const body = parsedBody ?? await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
     const codec = CODECS[protocol];
     const secret = extractCredential(protocol, req.headers, query);
     if (!secret) {
@@ -220,16 +236,15 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       observeRequest(deps.logger, deps.metrics, req, res, () => protocol);
       // express 5's default ("simple") query parser is node's querystring.
       const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
-      serve(protocol, path, query, req, res).catch((error: unknown) => {
-        try {
-          renderThrown(deps.logger, renderers, error, path, res);
-        } catch (renderError) {
-          // Never an unhandled rejection: the connection can only be dropped.
-          deps.logger.error({ requestId: locals(res).requestId, err: renderError }, 'could not render an error');
-          res.destroy();
-        }
-      });
+      serve(protocol, path, query, req, res).catch((error: unknown) => renderFailure(error, path, res));
       return true;
+    },
+    async serveMessage(upgrade, res, body) {
+      assignRequestId(res);
+      locals(res).surface = 'responses';
+      locals(res).routeLabel = 'responses-websocket';
+      observeRequest(deps.logger, deps.metrics, upgrade, res, () => 'responses-websocket');
+      await serve('responses', '/v1/responses', {}, upgrade, res, body).catch((error: unknown) => renderFailure(error, '/v1/responses', res));
     },
   };
 }
