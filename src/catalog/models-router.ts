@@ -1,9 +1,13 @@
-/** `GET /v1/models`: the catalog with repeatable `capability` (logical AND) and `family` filters. Free. */
+/**
+ * `GET /v1/models`: the catalog with repeatable `capability` (logical AND) and `family` filters. Free.
+ * With `client_version` (Codex's catalog request), the list is in Codex's model-info shape.
+ */
 import { Router, type Request } from 'express';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { extractCredential } from '../auth/extract-credential';
 import { GatewayError } from '../errors/gateway-error';
 import type { Catalog } from './catalog';
+import { codexModelInfo, servesCodex } from './codex-model-info';
 
 function stringList(value: unknown): string[] {
   if (value === undefined) return [];
@@ -23,6 +27,11 @@ export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthentic
     const family = typeof request.query.family === 'string' ? request.query.family : undefined;
     let models = catalog.list({ capabilities: stringList(request.query.capability), family });
     if (key.groupFamily !== null) models = models.filter((m) => m.family === key.groupFamily);
+    // Codex asks with its version and reads its own model-info shape (issue 25).
+    if (request.query.client_version !== undefined) {
+      response.json({ models: models.filter(servesCodex).map((m, index) => codexModelInfo(m, index)) });
+      return;
+    }
     response.json({ object: 'list', data: models.map((m) => catalog.toPublic(m)) });
   });
   router.get('/v1/models/:model', async (request, response) => {

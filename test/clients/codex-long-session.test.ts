@@ -6,7 +6,8 @@
  *   instructions alone do), so the resumed run compacts remotely first and then answers its prompt
  *   from the compacted history: the gateway's compaction item came back and was read in its place;
  * - the Responses WebSocket transport of a custom provider (`supports_websockets = true`): every
- *   turn goes over one upgraded connection, never over HTTP.
+ *   turn goes over one upgraded connection, never over HTTP;
+ * - the gateway's model catalog (`model_catalog_url`), read by Codex instead of guessed metadata.
  */
 import { check, type CellName } from './support/cell';
 import { binary, codexEnv, type CodexSetup } from './support/clis';
@@ -48,4 +49,15 @@ describe('Codex in long sessions', () => {
       });
     }, CLI_TEST_TIMEOUT_MS);
   }
+
+  // Codex reads the gateway's model catalog (model_catalog_url): no "Model metadata … not found".
+  test.concurrent('Codex · responses · claude-sonnet-4-5 · model catalog from the gateway', async () => {
+    const cell: CellName = { client: 'Codex', protocol: 'responses', model: 'claude-sonnet-4-5', kind: 'model catalog' };
+    await runCodex({ gatewayCatalog: true })(cell, ['exec', 'Reply to ping-5521 please'], (stdout, _workspace, recorder, stderr) => {
+      check(recorder.exchanges.some((exchange) => exchange.path.startsWith('/v1/models?client_version=') && exchange.status === 200), 'Codex did not ask for the catalog', recorder.requestList());
+      check(!stderr.includes('failed to decode models response'), 'Codex could not read the catalog', stderr);
+      check(!stderr.includes('Model metadata for'), 'Codex did not find the model in the catalog', stderr);
+      check(stdout.includes('ping-5521'), 'the final message does not carry the prompt back', stdout);
+    });
+  }, CLI_TEST_TIMEOUT_MS);
 });

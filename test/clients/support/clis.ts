@@ -30,6 +30,8 @@ export interface CodexSetup {
   providerLines?: string[];
   /** Extra top-level lines (e.g. `model_auto_compact_token_limit = 4000`). */
   topLines?: string[];
+  /** The custom provider reads its model catalog from the gateway (`model_catalog_url`). */
+  gatewayCatalog?: boolean;
 }
 
 function codexProviderLines(baseUrl: string, setup: CodexSetup): string[] {
@@ -43,6 +45,7 @@ function codexProviderLines(baseUrl: string, setup: CodexSetup): string[] {
     `base_url = "${baseUrl}/v1"`,
     'env_key = "GATEWAY_API_KEY"',
     'wire_api = "responses"',
+    ...(setup.gatewayCatalog ? [`model_catalog_url = "${baseUrl}/v1/models"`] : []),
     ...(setup.providerLines ?? []),
     '',
   ];
