@@ -75,7 +75,11 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);
   app.use(tasksRouter);
-  app.closeRoutes = () => tasksRouter.close();
+  const stopSockets: Array<() => void> = [];
+  app.closeRoutes = () => {
+    for (const stop of stopSockets) stop();
+    return tasksRouter.close();
+  };
 
   const managementAuth = createManagementAuth(deps, services.authenticator);
   const management = express.Router();
@@ -104,7 +108,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.listen = ((...args: unknown[]): Server => {
     const server = Reflect.apply(expressListen, app.requestListener, args) as Server;
     answerClientErrors(server, renderers);
-    attachResponsesWebSocket(server, deps, services, inference, renderers);
+    stopSockets.push(attachResponsesWebSocket(server, deps, services, inference, renderers));
     return server;
   }) as GatewayApp['listen'];
   return app;

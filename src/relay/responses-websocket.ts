@@ -41,8 +41,12 @@ function isWebSocketUpgrade(req: IncomingMessage): boolean {
   return (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }
 
+/**
+ * Serves the upgrades of `server`. Returns the stop of the app's shutdown: every open socket is
+ * closed (1001) and a response still in flight ends as if its client had left.
+ */
 export function attachResponsesWebSocket(server: Server, deps: Dependencies, services: RelayServices, inference: InferenceHandler,
-  renderers: ErrorRenderers): void {
+  renderers: ErrorRenderers): () => void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: deps.config.maxBodyBytes });
   const context = createCodecContext(deps.clock);
 
@@ -74,6 +78,10 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
     }, (error: unknown) => refuse(socket, toGatewayError(error)));
   });
 
+  function stop(): void {
+    for (const ws of sockets.clients) ws.close(1001, 'server shutting down');
+  }
+
   function serveSocket(ws: WebSocket, upgrade: IncomingMessage, key: AuthenticatedKey): void {
     let last: LastResponse | undefined;
     let queue = Promise.resolve();
@@ -93,11 +101,12 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
     };
     const armIdle = (): void => {
       clearTimeout(idle);
+      if (ws.readyState !== ws.OPEN) return;
       idle = setTimeout(() => {
         if (inFlight) return armIdle();
         closeWith(408, { type: 'invalid_request_error', code: 'websocket_idle_timeout', message: `no message for ${deps.config.responsesWebSocketIdleMs} ms: the WebSocket is closed; open a new one` },
           1000, 'idle timeout');
-      }, deps.config.responsesWebSocketIdleMs);
+      }, deps.config.responsesWebSocketIdleMs).unref();
     };
     const unsubscribe = services.authenticator.onInvalidated(key.secretHmac, () => {
       inFlight?.destroy();
@@ -157,4 +166,5 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
       }).finally(armIdle);
     });
   }
+  return stop;
 }
