@@ -18,7 +18,7 @@ import { GatewayError } from '../errors/gateway-error';
 import { toGatewayError } from '../http/to-gateway-error';
 import type { ErrorRenderers } from '../http/error-middleware';
 import {
-  completedResponse, errorEvent, inputItems, readClientMessage, warmUpEvents, WEBSOCKET_UPGRADE_HINT,
+  completedResponse, errorEvent, inputItems, readClientMessage, turnHeaders, warmUpEvents, WEBSOCKET_UPGRADE_HINT,
 } from '../protocols/responses/websocket-events';
 import { createCodecContext } from './codec-context';
 import type { InferenceHandler } from './inference-handler';
@@ -82,7 +82,9 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
     for (const ws of sockets.clients) ws.close(1001, 'server shutting down');
   }
 
-  function serveSocket(ws: WebSocket, upgrade: IncomingMessage, key: AuthenticatedKey): void {
+  function serveSocket(ws: WebSocket, upgradeRequest: IncomingMessage, key: AuthenticatedKey): void {
+    // What each response is served with: the upgrade's client and headers, less the socket's own.
+    const upgrade = { headers: turnHeaders(upgradeRequest.headers), socket: upgradeRequest.socket, method: upgradeRequest.method, url: upgradeRequest.url } as IncomingMessage;
     let last: LastResponse | undefined;
     let queue = Promise.resolve();
     let inFlight: WebSocketTurn | undefined;

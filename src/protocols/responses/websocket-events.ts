@@ -5,6 +5,7 @@
  * the Responses stream events as text frames, and an `error` event carrying the HTTP status and the
  * error envelope instead of an HTTP error.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { ZERO_USAGE } from '../../ir/usage';
 import type { CodecContext } from '../codec';
 import { isRecord, parseJson } from '../shared/read-json';
@@ -34,6 +35,25 @@ export function readClientMessage(text: string): ClientMessage {
   // Every answer on this transport is the event stream.
   body.stream = true;
   return { kind: 'create', body, generate: parsed.generate !== false };
+}
+
+/** Headers of the upgrade that belong to the WebSocket itself, never to a response served on it. */
+const SOCKET_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol'];
+
+/**
+ * The headers each response of the socket is served with: the upgrade's, without the WebSocket's
+ * own and without the `responses_websockets` beta (an HTTP upstream call is not a WebSocket).
+ */
+export function turnHeaders(upgrade: IncomingHttpHeaders): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upgrade)) if (!SOCKET_HEADERS.includes(name)) headers[name] = value;
+  const beta = typeof headers['openai-beta'] === 'string'
+    ? headers['openai-beta'].split(',').map((token) => token.trim()).filter((token) => token !== '' && !token.startsWith('responses_websockets')) : undefined;
+  if (beta !== undefined) {
+    if (beta.length > 0) headers['openai-beta'] = beta.join(', ');
+    else delete headers['openai-beta'];
+  }
+  return headers;
 }
 
 /** The input of a body as an item list (the string form is one user message). */

@@ -1,5 +1,5 @@
 /** Issue 25 item 3: the Responses WebSocket wire: client messages, error events, warm-ups. */
-import { completedResponse, errorEvent, inputItems, readClientMessage, warmUpEvents } from '../../../../src/protocols/responses/websocket-events';
+import { completedResponse, errorEvent, inputItems, readClientMessage, turnHeaders, warmUpEvents } from '../../../../src/protocols/responses/websocket-events';
 import { deterministicContext } from '../../../support/sdk-responses';
 
 describe('Responses WebSocket events', () => {
@@ -31,5 +31,14 @@ describe('Responses WebSocket events', () => {
   it('reads the input of a body as items', () => {
     expect(inputItems({ input: 'hi' })).toEqual([{ type: 'message', role: 'user', content: 'hi' }]);
     expect(inputItems({ input: [{ type: 'message' }] })).toHaveLength(1);
+  });
+
+  it('serves each response without the WebSocket\'s own headers or its beta', () => {
+    const headers = turnHeaders({
+      authorization: 'Bearer k', upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'x', 'sec-websocket-version': '13',
+      'openai-beta': 'responses_websockets=2026-02-06, other=1', session_id: 's1',
+    });
+    expect(headers).toEqual({ authorization: 'Bearer k', 'openai-beta': 'other=1', session_id: 's1' });
+    expect(turnHeaders({ 'openai-beta': 'responses_websockets=2026-02-06' })).toEqual({});
   });
 });
