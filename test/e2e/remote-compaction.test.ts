@@ -66,6 +66,21 @@ describe('issue 25 item 1: remote compaction', () => {
       expect(Number(answer.headers.get('x-request-cost-credits'))).toBeGreaterThan(0);
     });
 
+    it('compacts a history holding tool calls and their outputs, with the tools offered (Codex\'s shape)', async () => {
+      const history = [
+        ...HISTORY,
+        { type: 'function_call', call_id: 'call_1', name: 'shell', arguments: '{"command":"ls"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'parser.ts\nlexer.ts' },
+      ];
+      const answer = await post(`${gateway.url}/v1/responses/compact`, {
+        model, input: history, instructions: 'You are Codex.', parallel_tool_calls: false,
+        tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
+      }, gateway.key);
+      expect(answer.status).toBe(200);
+      expect(answer.json.output.map((item: { type: string }) => item.type)).toEqual(['compaction']);
+      expect(JSON.stringify(gateway.sim.requests.at(-1)!.body)).toContain('lexer.ts');
+    });
+
     it('carries the summary in place of the compaction item when it comes back in a later input', async () => {
       const item = (await compact(model)).json.output[0];
       const summaryAsked = JSON.stringify(gateway.sim.requests.at(-1)!.body);
