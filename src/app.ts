@@ -30,6 +30,8 @@ import { createOperatorRouter } from './operator/operator-router';
 import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
+import { attachResponsesWebSocket } from './relay/responses-websocket';
+import { WEBSOCKET_UPGRADE_HINT } from './protocols/responses/websocket-events';
 import type { Services } from './services';
 import { createRoutingDecisionsRouter } from './routing/routing-decisions-router';
 import { createTasksRouter } from './tasks/tasks-router';
@@ -64,11 +66,17 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(requestIdMiddleware());
   app.use(accessLog(deps.logger, deps.metrics));
 
+  // Without `Upgrade: websocket`, the WebSocket transport's URL says how to reach it (issue 25).
+  app.get('/v1/responses', (_req, res) => {
+    locals(res).surface = 'responses';
+    throw new GatewayError('invalid_request', WEBSOCKET_UPGRADE_HINT, { status: 426 });
+  });
   app.use(createModelsRouter(deps.catalog, services.authenticator));
   app.use(createCountTokensRouter(deps, services));
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);
   app.use(tasksRouter);
+  const stopSockets: Array<() => void> = [];
 
   const managementAuth = createManagementAuth(deps, services.authenticator);
   const management = express.Router();
@@ -78,7 +86,11 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   management.use(createAccountRouter(deps, { managementAuth }));
   const alertsRouter = createAlertsRouter(deps, { managementAuth }); // issue 22
   management.use(alertsRouter);
-  app.closeRoutes = async () => { await tasksRouter.close(); await alertsRouter.close(); };
+  app.closeRoutes = async () => {
+    for (const stop of stopSockets) stop();
+    await tasksRouter.close();
+    await alertsRouter.close();
+  };
   management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
   management.use(createOperatorRouter(deps, services));
@@ -100,6 +112,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.listen = ((...args: unknown[]): Server => {
     const server = Reflect.apply(expressListen, app.requestListener, args) as Server;
     answerClientErrors(server, renderers);
+    stopSockets.push(attachResponsesWebSocket(server, deps, services, inference, renderers));
     return server;
   }) as GatewayApp['listen'];
   return app;

@@ -47,6 +47,8 @@ const schema = z.object({
   /** Keep-alive connections per upstream origin (each open stream holds one). */
   UPSTREAM_MAX_CONNECTIONS: integer(4096),
   STREAM_KEEPALIVE_MS: integer(15_000),
+  /** A Responses WebSocket with no message and no response in flight for this long is closed. */
+  RESPONSES_WS_IDLE_MS: integer(10 * 60_000),
   MAX_BODY_BYTES: integer(20 * 1024 * 1024),
   /** Admission reserves input (estimated from the body) + min(max_tokens, this) output tokens. */
   RESERVATION_MAX_OUTPUT_TOKENS: integer(4_096),
@@ -98,6 +100,7 @@ export interface Config {
   sim: { port: number; apiKey: string; baseUrl?: string };
   upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number; connections: number };
   streamKeepaliveMs: number;
+  responsesWebSocketIdleMs: number;
   maxBodyBytes: number;
   reservationMaxOutputTokens: number;
   keyCacheTtlMs: number;
@@ -185,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connections: e.UPSTREAM_MAX_CONNECTIONS,
     },
     streamKeepaliveMs: e.STREAM_KEEPALIVE_MS,
+    responsesWebSocketIdleMs: e.RESPONSES_WS_IDLE_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     reservationMaxOutputTokens: e.RESERVATION_MAX_OUTPUT_TOKENS,
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,

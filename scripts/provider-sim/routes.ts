@@ -6,6 +6,7 @@ import type { MultipartForm } from './images/parse-multipart';
 import { handleMessages } from './messages/handle-messages';
 import { handleChat } from './chat/handle-chat';
 import { handleGetResponse, handleResponses } from './responses/handle-responses';
+import { handleResponsesCompact } from './responses/handle-compact';
 import { handleGenerateContent } from './generate-content/handle-generate-content';
 import { handleImageEdit, handleImageFile, handleImageGeneration } from './images/handle-images';
 import { handleGenerateContentCountTokens, handleMessagesCountTokens, handleResponsesInputTokens } from './count/handle-count-tokens';
@@ -45,6 +46,7 @@ export function findRoute(method: string, path: string): Route | null {
       case '/v1/chat/completions': return base('chat', 'openai', 'json', (context, body, model) => handleChat(context, json(body), model));
       case '/v1/responses': return base('responses', 'openai', 'json', (context, body, model) => handleResponses(context, json(body), model));
       case '/v1/messages/count_tokens': return base('messages', 'anthropic', 'json', (context, body, model) => handleMessagesCountTokens(context, json(body), model));
+      case '/v1/responses/compact': return base('responses', 'openai', 'json', (context, body, model) => handleResponsesCompact(context, json(body), model));
       case '/v1/responses/input_tokens': return base('responses', 'openai', 'json', (context, body, model) => handleResponsesInputTokens(context, json(body), model));
       case '/v1/images/generations': return base('images', 'openai', 'json', (context, body) => handleImageGeneration(context, json(body)));
       case '/v1/images/edits':

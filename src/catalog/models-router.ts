@@ -1,12 +1,14 @@
 /**
  * `GET /v1/models`: the catalog with repeatable `capability` (logical AND) and `family` filters,
  * limited to what the key's group routes and its model allowlist admits. Free.
+ * With `client_version` (Codex's catalog request), the list is in Codex's model-info shape.
  */
 import { Router, type Request } from 'express';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { extractCredential } from '../auth/extract-credential';
 import { GatewayError } from '../errors/gateway-error';
 import type { Catalog } from './catalog';
+import { codexModelInfo, servesCodex } from './codex-model-info';
 
 function stringList(value: unknown): string[] {
   if (value === undefined) return [];
@@ -30,6 +32,11 @@ export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthentic
     // Interface 7 ("Other"): a key granted no model at all is told so, not shown an empty list.
     if (models.length === 0 && key.allowedModels.patterns.length > 0 && !catalog.list().some((m) => key.allowedModels.allows(m.id))) {
       throw new GatewayError('permission', 'no models granted to this key (allowed_models matches no model)');
+    }
+    // Codex asks with its version and reads its own model-info shape (issue 25).
+    if (request.query.client_version !== undefined) {
+      response.json({ models: models.filter(servesCodex).map((m, index) => codexModelInfo(m, index)) });
+      return;
     }
     response.json({ object: 'list', data: models.map((m) => catalog.toPublic(m)) });
   });

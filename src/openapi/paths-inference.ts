@@ -75,11 +75,31 @@ export const INFERENCE_PATHS: Paths = {
     }),
   },
   '/v1/responses': {
+    get: {
+      summary: 'Responses over WebSocket (Codex): upgrade, then response.create messages answered with the stream events',
+      tags: ['inference'], operationId: 'responsesWebSocket', security: [{ bearer: [] }],
+      description: 'Send with `Upgrade: websocket` and `Authorization: Bearer <key>`. Each `response.create` text frame (a POST body; '
+        + '`generate: false` for a free warm-up) is answered with the Responses stream events as text frames, and an error with '
+        + '`{type: "error", status, error}`. Billed per response. Without an upgrade: 426.',
+      responses: { '101': { description: 'Switched to the WebSocket protocol' }, '401': errorRef('Unauthorized'), '426': errorRef('BadRequest') },
+    },
     post: inference({
       operationId: 'createResponse', summary: 'Responses (families 1–3), chaining with previous_response_id', security: [{ bearer: [] }],
       request: open({ type: 'object', required: ['model', 'input'], properties: { model: { type: 'string' }, input: {}, instructions: { type: 'string' }, previous_response_id: { type: 'string' }, stream: { type: 'boolean' }, max_output_tokens: { type: 'integer' }, tools: { type: 'array' } } }),
       response: open({ type: 'object', required: ['id', 'object', 'output'], properties: { id: { type: 'string' }, object: { const: 'response' }, status: { type: 'string' }, output: { type: 'array' }, usage: { type: 'object' } } }),
       streamNote: '`stream: true`; typed events response.created … response.completed',
+      errors: OPENAI_ERRORS,
+    }),
+  },
+  '/v1/responses/compact': {
+    post: inference({
+      operationId: 'compactResponse', summary: "Remote compaction (Codex's): the conversation as one compaction item", security: [{ bearer: [] }],
+      request: open({ type: 'object', required: ['model', 'input'], properties: { model: { type: 'string' }, input: { type: 'array' }, instructions: { type: 'string' }, tools: { type: 'array' } } }),
+      response: open({
+        type: 'object', required: ['output'],
+        properties: { id: { type: 'string' }, object: { const: 'response.compaction' }, output: { type: 'array', description: "one `compaction` item: a native upstream's own, or the gateway's sealed summary (translated families)" }, usage: { type: 'object' } },
+      }),
+      streamNote: 'never (a whole answer)',
       errors: OPENAI_ERRORS,
     }),
   },

@@ -11,8 +11,17 @@ export const MODEL_PATHS: Paths = {
       parameters: [
         { name: 'capability', in: 'query', schema: { type: 'string' }, description: 'repeatable; logical AND' },
         { name: 'family', in: 'query', schema: { type: 'string' } },
+        { name: 'client_version', in: 'query', schema: { type: 'string' }, description: "Codex's catalog request: the answer is `{models: [...]}` in Codex's model-info shape" },
       ],
-      responses: { '200': jsonResponse('Models', { type: 'object', required: ['object', 'data'], properties: { object: { const: 'list' }, data: { type: 'array', items: ref('Model') } } }), ...MANAGEMENT_ERRORS },
+      responses: {
+        '200': jsonResponse('Models', {
+          oneOf: [
+            { type: 'object', required: ['object', 'data'], properties: { object: { const: 'list' }, data: { type: 'array', items: ref('Model') } } },
+            { type: 'object', required: ['models'], properties: { models: { type: 'array', items: { type: 'object', required: ['slug'], additionalProperties: true } } } },
+          ],
+        }),
+        ...MANAGEMENT_ERRORS,
+      },
     },
   },
   '/v1/models/{model}': {

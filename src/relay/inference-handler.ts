@@ -32,6 +32,8 @@ import { checkCapabilities, resolveModel } from './resolve-model';
 import { lookUpRouting } from './choose-accounts';
 import { runRelay } from './run-relay';
 import { applyCorsHeaders } from '../http/cors';
+import { deriveCompactionKey } from '../protocols/responses/compaction-carrier';
+import { encodeCompactionAnswer, hasCompactionTrigger, openCompactionItems, summaryRequest } from '../protocols/responses/compaction';
 
 const MAX_TOKENS_FIELD: Record<Protocol, string> = {
   messages: 'max_tokens', chat: 'max_tokens', responses: 'max_output_tokens', 'generate-content': 'generationConfig.maxOutputTokens',
@@ -43,6 +45,7 @@ const GENERATE_CONTENT_PATH = /^\/v1(?:beta)?\/models\/([^/]+):(generateContent|
 const FIXED_ROUTES: Record<string, Protocol> = {
   '/v1/messages': 'messages',
   '/v1/responses': 'responses',
+  '/v1/responses/compact': 'responses',
   '/v1/chat/completions': 'chat',
 };
 
@@ -51,6 +54,11 @@ function routeOf(path: string): Protocol | undefined {
   const fixed = FIXED_ROUTES[lower.endsWith('/') ? lower.slice(0, -1) : lower];
   if (fixed) return fixed;
   return GENERATE_CONTENT_PATH.test(path) ? 'generate-content' : undefined;
+}
+
+function isCompactPath(path: string): boolean {
+  const lower = path.toLowerCase();
+  return lower === '/v1/responses/compact' || lower === '/v1/responses/compact/';
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -66,6 +74,11 @@ function queryValue(query: ParsedUrlQuery, name: string): string | undefined {
 export interface InferenceHandler {
   /** Serves the request if it is an inference call (true), else leaves it untouched (false). */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * A Responses WebSocket message: its body served like a `POST /v1/responses` of it, authenticated
+   * by the upgrade request's headers, on `res` (the turn's sink). Resolves once the answer is written.
+   */
+  serveMessage(upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void>;
 }
 
 export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
@@ -74,6 +87,17 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
   // Compressed or non-UTF-8 bodies still go through body-parser, as before.
   const bodyFallback = jsonBody(deps.config.maxBodyBytes);
   const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
+  const compactionKey = deriveCompactionKey(deps.config.encryptionKey);
+
+  function renderFailure(error: unknown, path: string, res: ServerResponse): void {
+    try {
+      renderThrown(deps.logger, renderers, error, path, res);
+    } catch (renderError) {
+      // Never an unhandled rejection: the connection can only be dropped.
+      deps.logger.error({ requestId: locals(res).requestId, err: renderError }, 'could not render an error');
+      res.destroy();
+    }
+  }
 
   async function withHeaders<T>(key: AuthenticatedKey, res: ServerResponse, work: () => T | Promise<T>): Promise<T> {
     try {
@@ -86,9 +110,10 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     }
   }
 
-  async function serve(protocol: Protocol, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(protocol: Protocol, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse,
+    parsedBody?: Record<string, unknown>): Promise<void> {
     const startedAt = deps.clock.now();
-    const body = await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
+    const body = parsedBody ?? await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
     const codec = CODECS[protocol];
     const secret = extractCredential(protocol, req.headers, query);
     if (!secret) {
@@ -120,10 +145,15 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       }
       const model = resolveModel(deps.catalog, request.model, protocol, key);
       const warnings = [...decoded.warnings, ...checkCapabilities(model, request, MAX_TOKENS_FIELD[protocol])];
-      return { request, model, warnings, betaHeader, sse, rawBody: body as Record<string, unknown> };
+      // Remote compaction (issue 25): the gateway's own compaction items become their summary again.
+      const rawBody = body as Record<string, unknown>;
+      const opened = protocol === 'responses' ? openCompactionItems(request, compactionKey, key.accountId) : 0;
+      const compaction = protocol !== 'responses' ? undefined
+        : isCompactPath(path) ? 'compact' as const : hasCompactionTrigger(rawBody) ? 'trigger' as const : undefined;
+      return { request, model, warnings, betaHeader, sse, rawBody, opened, compaction };
     });
 
-    const { request, model, warnings, betaHeader, sse, rawBody } = prepared;
+    const { request, model, warnings, betaHeader, sse, rawBody, opened, compaction } = prepared;
     const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(rawBody).length;
     const reserveCredits = estimateReservationCredits({
       model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
@@ -137,7 +167,10 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       surface: protocol,
     };
     // Stored answers carry the gateway's own ids, so Responses is translated unless nothing is stored.
-    const passThroughAllowed = !(protocol === 'responses' && (request.store !== false || request.previousResponseId !== undefined))
+    // A compact call passes through to a native compact endpoint; a compaction trigger is always the
+    // gateway's own; a body holding the gateway's compaction items cannot go upstream as it is.
+    const passThroughAllowed = opened === 0 && compaction !== 'trigger'
+      && (compaction === 'compact' || !(protocol === 'responses' && (request.store !== false || request.previousResponseId !== undefined)))
       && !(protocol === 'generate-content' && request.stream && !sse);
     // Routing's lookups (a Redis read for the session) run beside admission's script; a chained
     // Responses call is routed once its stored turns are known.
@@ -151,6 +184,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         request.turns = [...stored.turns, ...request.turns];
         request.previousResponseId = undefined;
       }
+      const clientStream = request.stream;
       const plan: RelayPlan = {
         protocol,
         requestId: locals(res).requestId,
@@ -158,9 +192,9 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         key,
         model,
         rawBody,
-        request,
+        request: compaction ? summaryRequest(request) : request,
         warnings,
-        stream: request.stream,
+        stream: compaction ? false : request.stream,
         streamOptions: {
           model: model.id,
           includeUsage: request.includeUsage,
@@ -175,7 +209,13 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
         routing,
+        ...(compaction === 'compact' ? { endpoint: 'compact' as const } : {}),
       };
+      if (compaction) {
+        plan.encodeAnswer = (ir) => encodeCompactionAnswer(ir, {
+          endpoint: compaction, stream: clientStream, key: compactionKey, accountId: key.accountId, streamOptions: plan.streamOptions, context,
+        });
+      }
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
       return runRelay(plan, res, deps, services);
     }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
@@ -196,16 +236,15 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       observeRequest(deps.logger, deps.metrics, req, res, () => protocol);
       // express 5's default ("simple") query parser is node's querystring.
       const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
-      serve(protocol, path, query, req, res).catch((error: unknown) => {
-        try {
-          renderThrown(deps.logger, renderers, error, path, res);
-        } catch (renderError) {
-          // Never an unhandled rejection: the connection can only be dropped.
-          deps.logger.error({ requestId: locals(res).requestId, err: renderError }, 'could not render an error');
-          res.destroy();
-        }
-      });
+      serve(protocol, path, query, req, res).catch((error: unknown) => renderFailure(error, path, res));
       return true;
+    },
+    async serveMessage(upgrade, res, body) {
+      assignRequestId(res);
+      locals(res).surface = 'responses';
+      locals(res).routeLabel = 'responses-websocket';
+      observeRequest(deps.logger, deps.metrics, upgrade, res, () => 'responses-websocket');
+      await serve('responses', '/v1/responses', {}, upgrade, res, body).catch((error: unknown) => renderFailure(error, '/v1/responses', res));
     },
   };
 }

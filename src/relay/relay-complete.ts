@@ -31,6 +31,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   // since Responses passes through only with store: false). Translated: decoded and encoded.
   let usage: Usage;
   let body: string;
+  let contentType: string | undefined;
   if (call.passThrough) {
     const meter = CODECS[call.account.protocol].createPassThroughMeter(false);
     meter.push(text);
@@ -49,8 +50,12 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
     // The client left while we waited: nothing was delivered, nothing is billed.
     if (abort.signal.aborted || res.destroyed) return leftEarly(isKeyInvalidated);
     usage = ir.usage;
-    body = JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
-    if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
+    if (plan.encodeAnswer) {
+      ({ body, contentType } = plan.encodeAnswer({ ...ir, model: plan.model.id }));
+    } else {
+      body = JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
+      if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
+    }
   }
   const charge = relayCharge(plan, usage, call.account.id, 'ok');
   return {
@@ -64,6 +69,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
         const warnings = warningHeader(plan.warnings);
         if (warnings) res.setHeader('x-gateway-warnings', warnings);
         reportWarnings(plan, deps);
+        if (contentType) res.setHeader('content-type', contentType);
         sendJsonText(res, 200, body);
       },
     },

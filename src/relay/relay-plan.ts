@@ -4,6 +4,7 @@ import type { AdmittedCall } from '../billing/run-paid-call';
 import type { CatalogModel } from '../catalog/model';
 import type { Protocol } from '../ir/protocol';
 import type { IrRequest } from '../ir/request';
+import type { IrResponse } from '../ir/response';
 import type { TranslationWarning } from '../ir/warning';
 import type { CodecContext, InboundStreamOptions } from '../protocols/codec';
 import type { SessionAffinity } from '../routing/session-affinity';
@@ -40,6 +41,13 @@ export interface RelayPlan {
   passThroughAllowed: boolean;
   /** Routing's lookups, started beside admission (absent: the relay starts them). */
   routing?: Promise<RoutingLookup>;
+  /** Responses: the compact endpoint (`/v1/responses/compact`) rather than `/v1/responses`. */
+  endpoint?: 'compact';
+  /**
+   * A translated answer in a shape of its own instead of the protocol's response (remote compaction):
+   * the whole body with its content type. Such a call is never streamed upstream nor stored.
+   */
+  encodeAnswer?: (ir: IrResponse) => { contentType: string; body: string };
 }
 
 /** The lookups routing needs: the group's candidates, and the account the session is bound to (a Redis read, in flight). */

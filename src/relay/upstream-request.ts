@@ -25,11 +25,11 @@ function upstreamModelName(model: CatalogModel): string {
   return model.upstreamModel ?? model.id;
 }
 
-function passThroughPath(protocol: Protocol, model: string, stream: boolean, betaQuery: boolean): string {
+function passThroughPath(protocol: Protocol, model: string, stream: boolean, betaQuery: boolean, compact: boolean): string {
   switch (protocol) {
     case 'messages': return betaQuery ? '/v1/messages?beta=true' : '/v1/messages';
     case 'chat': return '/v1/chat/completions';
-    case 'responses': return '/v1/responses';
+    case 'responses': return compact ? '/v1/responses/compact' : '/v1/responses';
     case 'generate-content':
       return `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
   }
@@ -68,7 +68,7 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
     return {
       account,
       passThrough: true,
-      url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery),
+      url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery, plan.endpoint === 'compact'),
       headers: upstreamHeaders(account.protocol, account.credential, extra),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },

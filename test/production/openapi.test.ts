@@ -17,7 +17,7 @@ jest.setTimeout(60_000);
 
 /** Served by src/relay/inference-handler.ts before express sees the request. */
 const FAST_PATH_ROUTES = [
-  'POST /v1/messages', 'POST /v1/responses', 'POST /v1/chat/completions',
+  'POST /v1/messages', 'POST /v1/responses', 'POST /v1/responses/compact', 'POST /v1/chat/completions',
   'POST /v1beta/models/{}:generateContent', 'POST /v1beta/models/{}:streamGenerateContent',
   'POST /v1/models/{}:generateContent', 'POST /v1/models/{}:streamGenerateContent',
 ];

@@ -235,6 +235,16 @@ function decodeInput(
         }]);
         break;
       }
+      // A compaction item stands for the conversation before it: read on the user's side. The
+      // gateway's own ones are opened into their summary once the key's account is known.
+      case 'compaction': {
+        const value = parseWith(otherItemSchema, raw, prefix);
+        builder.add('user', [{ type: 'native', protocol: 'responses', value: { ...value } }]);
+        break;
+      }
+      // A request for compaction, not content: the pipeline answers it (see compaction.ts).
+      case 'compaction_trigger':
+        break;
       default: {
         // Server tool calls, item references and the like: meaningful to a Responses upstream only.
         const value = parseWith(otherItemSchema, raw, prefix);

@@ -22,12 +22,21 @@ export function claudeCodeEnv(workspace: Workspace, baseUrl: string, key: string
   };
 }
 
-/** Codex: the gateway as a custom Responses provider in `$CODEX_HOME/config.toml`, the key in `GATEWAY_API_KEY`; no model: Codex's own default. */
-export function codexEnv(workspace: Workspace, baseUrl: string, key: string, model: string | undefined): Record<string, string> {
-  const codexHome = path.join(workspace.home, '.codex');
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(path.join(codexHome, 'config.toml'), [
-    ...(model === undefined ? [] : [`model = "${model}"`]),
+/** How a Codex cell reaches the gateway beyond the default custom provider (long-session cells, issue 25). */
+export interface CodexSetup {
+  /** `custom` (default): a `[model_providers.gateway]` entry; `openai`: Codex's built-in OpenAI provider at `openai_base_url`. */
+  provider?: 'custom' | 'openai';
+  /** Extra lines of the custom provider's table (e.g. `supports_websockets = true`). */
+  providerLines?: string[];
+  /** Extra top-level lines (e.g. `model_auto_compact_token_limit = 4000`). */
+  topLines?: string[];
+  /** The custom provider reads its model catalog from the gateway (`model_catalog_url`). */
+  gatewayCatalog?: boolean;
+}
+
+function codexProviderLines(baseUrl: string, setup: CodexSetup): string[] {
+  if (setup.provider === 'openai') return [`openai_base_url = "${baseUrl}/v1"`, 'check_for_update_on_startup = false', ''];
+  return [
     'model_provider = "gateway"',
     'check_for_update_on_startup = false',
     '',
@@ -36,7 +45,23 @@ export function codexEnv(workspace: Workspace, baseUrl: string, key: string, mod
     `base_url = "${baseUrl}/v1"`,
     'env_key = "GATEWAY_API_KEY"',
     'wire_api = "responses"',
+    ...(setup.gatewayCatalog ? [`model_catalog_url = "${baseUrl}/v1/models"`] : []),
+    ...(setup.providerLines ?? []),
     '',
+  ];
+}
+
+/**
+ * Codex: the gateway as a custom Responses provider in `$CODEX_HOME/config.toml`, the key in
+ * `GATEWAY_API_KEY` (or, with the built-in OpenAI provider, in `CODEX_API_KEY`); no model: Codex's own default.
+ */
+export function codexEnv(workspace: Workspace, baseUrl: string, key: string, model: string | undefined, setup: CodexSetup = {}): Record<string, string> {
+  const codexHome = path.join(workspace.home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(path.join(codexHome, 'config.toml'), [
+    ...(model === undefined ? [] : [`model = "${model}"`]),
+    ...(setup.topLines ?? []),
+    ...codexProviderLines(baseUrl, setup),
     '[analytics]',
     'enabled = false',
     '',
@@ -54,7 +79,7 @@ export function codexEnv(workspace: Workspace, baseUrl: string, key: string, mod
     'plugin_sharing = false',
     '',
   ].join('\n'));
-  return { ...workspace.env, CODEX_HOME: codexHome, GATEWAY_API_KEY: key };
+  return { ...workspace.env, CODEX_HOME: codexHome, ...(setup.provider === 'openai' ? { CODEX_API_KEY: key } : { GATEWAY_API_KEY: key }) };
 }
 
 /** Gemini CLI: the Generate-Content base URL and key; usage statistics, telemetry and update checks off. */

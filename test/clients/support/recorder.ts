@@ -5,7 +5,7 @@
  * bad answer of its own requests, not of a neighbour running at the same time.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 
 export interface Exchange {
   method: string;
@@ -17,6 +17,8 @@ export interface Exchange {
   malformedEvent?: string;
   /** The gateway's `x-gateway-warnings` header, when it sent one. */
   warnings?: string;
+  /** The request body (first 1,000,000 characters), for cells that check what the client sent. */
+  requestBody?: string;
 }
 
 export interface Recorder {
@@ -63,6 +65,7 @@ export async function startRecorder(target: string): Promise<Recorder> {
   const server: Server = createServer((req, res) => {
     const exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0 };
     exchanges.push(exchange);
+    req.on('data', (chunk: Buffer) => { if ((exchange.requestBody ?? '').length < 1_000_000) exchange.requestBody = (exchange.requestBody ?? '') + chunk.toString('utf8'); });
     const forward = httpRequest({
       host: upstream.hostname, port: upstream.port, method: req.method, path: req.url,
       headers: { ...req.headers, host: upstream.host },
@@ -81,6 +84,29 @@ export async function startRecorder(target: string): Promise<Recorder> {
     });
     req.pipe(forward);
   });
+  // A WebSocket (Codex's Responses transport): the upgrade and its frames go through as raw bytes;
+  // the exchange records the status the gateway answered the upgrade with (101 when it switched).
+  server.on('upgrade', (req, socket, head) => {
+    const exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0 };
+    exchanges.push(exchange);
+    const gateway = connect(Number(upstream.port), upstream.hostname, () => {
+      const headers = Object.entries({ ...req.headers, host: upstream.host }).map(([name, value]) => `${name}: ${String(value)}\r\n`).join('');
+      gateway.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers}\r\n`);
+      gateway.write(head);
+      gateway.once('data', (first: Buffer) => {
+        exchange.status = Number(/^HTTP\/1\.1 (\d{3})/.exec(first.toString('latin1'))?.[1] ?? 0);
+        if (exchange.status !== 101) exchange.errorBody = first.toString('utf8').slice(0, 2_000);
+        socket.write(first);
+        gateway.pipe(socket);
+      });
+      socket.pipe(gateway);
+    });
+    const end = () => { gateway.destroy(); socket.destroy(); };
+    gateway.on('error', end);
+    socket.on('error', end);
+    socket.on('close', end);
+    gateway.on('close', end);
+  });
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
@@ -88,7 +114,8 @@ export async function startRecorder(target: string): Promise<Recorder> {
     exchanges,
     firstProblem() {
       for (const exchange of exchanges) {
-        if (exchange.status < 200 || exchange.status >= 300) return `${exchange.method} ${exchange.path} → ${exchange.status} ${exchange.errorBody ?? ''}`.trim();
+        const switched = exchange.status === 101;
+        if (!switched && (exchange.status < 200 || exchange.status >= 300)) return `${exchange.method} ${exchange.path} → ${exchange.status} ${exchange.errorBody ?? ''}`.trim();
         if (exchange.malformedEvent !== undefined) return `${exchange.method} ${exchange.path} → malformed event: ${exchange.malformedEvent}`;
       }
       return undefined;
