@@ -138,4 +138,6 @@ export interface Codec {
   readonly upstream: UpstreamCodec;
   /** Meter for the pass-through path; `stream` selects SSE or one JSON body. */
   createPassThroughMeter(stream: boolean): PassThroughMeter;
+  /** The client's request headers a native upstream of this protocol receives (never credentials). */
+  passThroughHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string>;
 }

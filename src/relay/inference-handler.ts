@@ -172,6 +172,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         admitted,
         inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
         betaHeader,
+        passThroughHeaders: codec.passThroughHeaders(req.headers),
         betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
         routing,

@@ -69,7 +69,7 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
       account,
       passThrough: true,
       url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery),
-      headers: upstreamHeaders(account.protocol, account.credential, extra),
+      headers: upstreamHeaders(account.protocol, account.credential, { ...plan.passThroughHeaders, ...extra }),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },
     };
