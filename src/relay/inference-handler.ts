@@ -142,7 +142,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     // Routing's lookups (a Redis read for the session) run beside admission's script; a chained
     // Responses call is routed once its stored turns are known.
     const routing = request.previousResponseId === undefined
-      ? lookUpRouting({ protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed }, deps, services)
+      ? lookUpRouting({ protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed, requestHeaders: req.headers }, deps, services)
       : undefined;
     routing?.catch(() => undefined); // awaited by the relay; a refused admission leaves it unread
     await runPaidCall(paid, admission, async (admitted) => {
@@ -172,6 +172,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         admitted,
         inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
         betaHeader,
+        requestHeaders: req.headers,
         passThroughHeaders: codec.passThroughHeaders(req.headers),
         betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
