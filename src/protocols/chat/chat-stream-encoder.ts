@@ -166,6 +166,8 @@ export class ChatStreamEncoder implements StreamEncoder {
       ...this.envelope(),
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     };
+    // With include_usage, OpenAI sends `usage: null` on every chunk but the last (clients test for null).
+    if (this.options.includeUsage === true) chunk.usage = null;
     return sseFrame(chunk);
   }
 }
