@@ -214,7 +214,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'tool_call': {
         this.closeMessage(out);
         const id = this.context.newId('fc_');
-        const callId = encodeCallId(block.id, block.signature);
+        const callId = encodeCallId(block.id, block.signature, this.context);
         const tools = this.options.request?.tools;
         const freeform = isFreeformCall(block.name, tools);
         const name = clientCallName(block.name, tools);
