@@ -26,25 +26,16 @@ describe('the headers client vendors require reach a native upstream', () => {
   const messagesBody = { model: 'claude-sonnet-4-5', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] };
 
   it('Messages: anthropic-version as sent, every anthropic-* and x-claude-code-* header, never the client key', async () => {
-    const upstream = await send('/v1/messages', {
-      'x-api-key': gateway.key,
+    const vendor = {
       'anthropic-version': '2026-10-21',
       'anthropic-beta': 'interleaved-thinking-2025-05-14',
       'anthropic-workspace-id': 'wrkspc_01abc',
       'anthropic-dangerous-direct-browser-access': 'true',
       'x-claude-code-session-id': 'session-123',
       'x-claude-code-agent-id': 'agent-7',
-      'x-stainless-lang': 'js',
-    }, messagesBody);
-    expect(upstream).toMatchObject({
-      'anthropic-version': '2026-10-21',
-      'anthropic-beta': 'interleaved-thinking-2025-05-14',
-      'anthropic-workspace-id': 'wrkspc_01abc',
-      'anthropic-dangerous-direct-browser-access': 'true',
-      'x-claude-code-session-id': 'session-123',
-      'x-claude-code-agent-id': 'agent-7',
-      'x-api-key': 'sim-key',
-    });
+    };
+    const upstream = await send('/v1/messages', { 'x-api-key': gateway.key, 'x-stainless-lang': 'js', ...vendor }, messagesBody);
+    expect(upstream).toMatchObject({ ...vendor, 'x-api-key': 'sim-key' });
     expect(upstream['x-stainless-lang']).toBeUndefined();
     expect(JSON.stringify(upstream)).not.toContain(gateway.key);
   });
