@@ -103,6 +103,7 @@ describe('upstream errors reach the client as the upstream said them', () => {
     const answer = await post(`${gateway.url}/v1/chat/completions`, { authorization: `Bearer ${key}` }, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello' }] });
     expect(answer.status).toBe(429);
     expect(answer.json.error.type).toBe('rate_limit_error');
+    expect(answer.json.error.message).toMatch(/would exceed the rate limit for your organization/);
     expect(answer.headers.get('retry-after')).toBe('1');
   });
 });
