@@ -23,10 +23,15 @@ export interface SimModel {
   thinkingOnly: boolean;
   /** Generate-Content image models: answer with an inline PNG when IMAGE output is asked for. */
   imageOutput: boolean;
+  /** Input tokens the model takes; a longer prompt gets the provider's overflow refusal (context-limit.ts). */
+  contextWindow: number;
   isSim: boolean;
 }
 
 const SIM_MAX_OUTPUT_TOKENS = 32_768;
+const SIM_CONTEXT_WINDOW = 2_000_000;
+/** `sim-small-context`: a window small enough for tests to overflow on purpose. */
+const SMALL_CONTEXT_WINDOW = 8_192;
 /** Image and video entries list 0 output tokens; their text answers still need a limit. */
 const MEDIA_MAX_OUTPUT_TOKENS = 8_192;
 
@@ -46,6 +51,7 @@ export class ModelRegistry {
         requiresThoughtSignatures: name.includes('gemini-3'),
         thinkingOnly: name.includes('gemini-2.5-pro') || name.includes('gemini-3'),
         imageOutput: entry.kind === 'image',
+        contextWindow: entry.contextWindow > 0 ? entry.contextWindow : SIM_CONTEXT_WINDOW,
         isSim: false,
       };
       // Real APIs answer to their dated snapshot names too; the catalog's aliases stand for them.
@@ -78,10 +84,23 @@ function endpointsOf(kind: string, nativeProtocols: readonly string[]): Endpoint
     protocol === 'messages' || protocol === 'chat' || protocol === 'responses' || protocol === 'generate-content');
 }
 
+/**
+ * `sim-small-context` takes 8192 input tokens; `sim-ctx-<N>` takes N, and `sim-ctx-<N>-<vendor>`
+ * refuses a longer prompt in that Chat vendor's words (deepseek, mistral, xai, moonshot, meta).
+ */
+function simContext(name: string): { contextWindow: number; vendor: string } {
+  if (name === 'sim-small-context') return { contextWindow: SMALL_CONTEXT_WINDOW, vendor: 'sim' };
+  const match = /^sim-ctx-(\d+)(?:-([a-z]+))?$/.exec(name);
+  if (match) return { contextWindow: Number(match[1]), vendor: match[2] ?? 'sim' };
+  return { contextWindow: SIM_CONTEXT_WINDOW, vendor: 'sim' };
+}
+
 function simModel(name: string): SimModel {
+  const { contextWindow, vendor } = simContext(name);
   return {
     name,
-    vendor: 'sim',
+    vendor,
+    contextWindow,
     maxOutputTokens: SIM_MAX_OUTPUT_TOKENS,
     openaiReasoning: false,
     rejectsReasoning: false,

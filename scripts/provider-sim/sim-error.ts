@@ -69,7 +69,9 @@ function buildStatusFault(family: ErrorFamily, status: 429 | 500 | 503 | 529): S
       return openaiError(status, 'The engine is currently overloaded, please try again later.', { type: 'server_error' });
     case 'google':
       if (status === 429) {
+        // As ../shared/captures/generate-content/google-429-retry-info.json: which quota, and when to retry.
         return googleError(429, 'You exceeded your current quota, please check your plan and billing details (simulated).', 'RESOURCE_EXHAUSTED', [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
           { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
         ]);
       }

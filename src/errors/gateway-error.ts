@@ -54,7 +54,30 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
   /** The upstream's own status and body, kept for logs; never shown to clients. */
   upstream?: { status: number; body?: string };
+  /**
+   * The prompt did not fit the model's context window (kind `invalid_request`): each caller's codec
+   * words it as its own provider does, so the client's compact-and-retry recognises it.
+   */
+  contextOverflow?: ContextOverflow;
+  /**
+   * Native pass-through: the upstream's own error answer, sent to the client as the upstream said
+   * it (status, body bytes, retry headers) instead of the gateway's envelope.
+   */
+  verbatim?: VerbatimAnswer;
   cause?: unknown;
+}
+
+export interface VerbatimAnswer {
+  status: number;
+  /** Already scrubbed of upstream credentials (relay/upstream-error-answer.ts). */
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** What an upstream said of a prompt too long for the model, when it said the numbers. */
+export interface ContextOverflow {
+  inputTokens?: number;
+  maxTokens?: number;
 }
 
 export class GatewayError extends Error {
@@ -64,6 +87,8 @@ export class GatewayError extends Error {
   readonly retryAfterSeconds?: number;
   readonly headers?: Record<string, string>;
   readonly upstream?: { status: number; body?: string };
+  readonly contextOverflow?: ContextOverflow;
+  readonly verbatim?: VerbatimAnswer;
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -74,6 +99,8 @@ export class GatewayError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers;
     this.upstream = options.upstream;
+    this.contextOverflow = options.contextOverflow;
+    this.verbatim = options.verbatim;
   }
 
   /** Whether the relay may try another upstream account for this failure (before the first byte). */

@@ -13,12 +13,19 @@ import type { Logger } from './logger';
 import { renderOpenAiStyleError } from './openai-error-envelope';
 import { reportDegraded } from './report-degraded';
 import { locals, type ErrorSurface } from './request-context';
-import { sendJson } from './send-json';
+import { sendJson, sendJsonText } from './send-json';
 import { toGatewayError } from './to-gateway-error';
 
 export type ErrorRenderers = Partial<Record<ErrorSurface, (error: GatewayError) => RenderedError>>;
 
 export function writeError(res: ServerResponse, error: GatewayError, renderers: ErrorRenderers): void {
+  if (error.verbatim) {
+    // Native pass-through: the upstream's answer as it said it, with the gateway's accounting headers.
+    const headers = { ...(locals(res).accountingHeaders ?? {}), ...error.verbatim.headers };
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    sendJsonText(res, error.verbatim.status, error.verbatim.body);
+    return;
+  }
   const surface = locals(res).surface ?? 'gateway';
   const render = renderers[surface] ?? renderOpenAiStyleError;
   const rendered = render(error);

@@ -17,6 +17,19 @@ export interface CodecContext {
   newId(prefix: string): string;
   /** Unix seconds. */
   now(): number;
+  /** The gateway's own store for values too long for the id that must carry them (absent: ids carry them whole). */
+  opaqueIds?: OpaqueIdStore;
+}
+
+/**
+ * Keeps a value a client must send back inside an id with a length limit (OpenAI caps a call id at
+ * 64 characters) and gives a short id in its place. Synchronous: the pipeline loads the values a
+ * request names before the codec decodes it.
+ */
+export interface OpaqueIdStore {
+  keep(value: string): string;
+  /** The value kept for `id`; undefined for any other id (or one no longer kept). */
+  find(id: string): string | undefined;
 }
 
 /** What the upstream side knows about the model it is encoding for (from the catalog). */
@@ -138,4 +151,6 @@ export interface Codec {
   readonly upstream: UpstreamCodec;
   /** Meter for the pass-through path; `stream` selects SSE or one JSON body. */
   createPassThroughMeter(stream: boolean): PassThroughMeter;
+  /** The client's request headers a native upstream of this protocol receives (never credentials). */
+  passThroughHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string>;
 }

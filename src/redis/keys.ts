@@ -42,6 +42,8 @@ export interface RedisKeys {
   idempotency(keyId: number | string, hash: string): string;
   /** The upstream account a conversation sticks to (session affinity for prompt caching). */
   sessionAffinity(groupId: number | string, sessionHash: string): string;
+  /** A value the gateway keeps for a short id it gave a client in its place (relay/opaque-id-store). */
+  opaqueId(id: string): string;
   /** BullMQ prefix for queues. */
   bullPrefix(): string;
 }
@@ -70,6 +72,7 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     upstreamHealthChannel: () => `${prefix}:chan:upstream-health`,
     idempotency: (keyId, hash) => `${prefix}:idem:${keyId}:${hash}`,
     sessionAffinity: (groupId, sessionHash) => `${prefix}:affinity:${groupId}:${sessionHash}`,
+    opaqueId: (id) => `${prefix}:opaque:${id}`,
     bullPrefix: () => `${prefix}:bull`,
   };
 }

@@ -31,7 +31,7 @@ export interface AccountRoute {
 }
 
 /** What routing reads about the request; known before admission (except for chained Responses calls). */
-export type RoutingInput = Pick<RelayPlan, 'protocol' | 'requestId' | 'key' | 'model' | 'rawBody' | 'request' | 'passThroughAllowed'>;
+export type RoutingInput = Pick<RelayPlan, 'protocol' | 'requestId' | 'key' | 'model' | 'rawBody' | 'request' | 'passThroughAllowed' | 'requestHeaders'>;
 
 /**
  * Starts routing's lookups. The inference pipeline runs this beside admission, so the session's
@@ -45,7 +45,7 @@ export async function lookUpRouting(input: RoutingInput, deps: Dependencies, ser
   // neither the prefix hash nor the Redis round trip of affinity.
   const choice = candidates.accounts.length + candidates.skipped.length > 1;
   const translates = !input.passThroughAllowed || candidates.accounts.some((a) => a.protocol !== input.protocol);
-  const session = choice || translates ? sessionIdentity(input.protocol, input.rawBody, input.request, input.key.keyId) : undefined;
+  const session = choice || translates ? sessionIdentity(input.protocol, input.rawBody, input.request, input.key.keyId, input.requestHeaders) : undefined;
   if (session && translates) input.request.cacheKey = session.id;
   const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: choice ? deps.config.sessionAffinityTtlMs : 0 });
   const boundId = session === undefined ? Promise.resolve(undefined) : affinity.boundAccount(groupId, session.id).catch((error: unknown) => {

@@ -26,6 +26,7 @@ import type { Protocol } from '../ir/protocol';
 import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
+import { createOpaqueIdStore } from './opaque-id-store';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { checkCapabilities, resolveModel } from './resolve-model';
@@ -82,7 +83,9 @@ export interface InferenceHandler {
 }
 
 export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
-  const context = createCodecContext(deps.clock);
+  // Ids too long for the clients' limits are kept here; loaded for a request before it is decoded.
+  const opaqueIds = createOpaqueIdStore({ redis: deps.redis, redisKeys: deps.redisKeys, onError: (error) => deps.logger.warn({ err: error }, 'opaque id store') });
+  const context = createCodecContext(deps.clock, opaqueIds);
   const clientIp = createClientIpResolver(deps.config.trustedProxies);
   // Compressed or non-UTF-8 bodies still go through body-parser, as before.
   const bodyFallback = jsonBody(deps.config.maxBodyBytes);
@@ -122,6 +125,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         : protocol === 'generate-content' ? 'missing API key: send ?key=<key> or x-goog-api-key' : 'missing API key: send x-api-key or Authorization: Bearer <key>');
     }
     const key = await services.authenticator.authenticate(secret);
+    if (protocol === 'chat' || protocol === 'responses') await opaqueIds.preload(body);
 
     const prepared = await withHeaders(key, res, () => {
       let betaHeader: string | undefined;
@@ -175,7 +179,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     // Routing's lookups (a Redis read for the session) run beside admission's script; a chained
     // Responses call is routed once its stored turns are known.
     const routing = request.previousResponseId === undefined
-      ? lookUpRouting({ protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed }, deps, services)
+      ? lookUpRouting({ protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed, requestHeaders: req.headers }, deps, services)
       : undefined;
     routing?.catch(() => undefined); // awaited by the relay; a refused admission leaves it unread
     await runPaidCall(paid, admission, async (admitted) => {
@@ -206,6 +210,8 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         admitted,
         inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
         betaHeader,
+        requestHeaders: req.headers,
+        passThroughHeaders: codec.passThroughHeaders(req.headers),
         betaQuery: queryValue(query, 'beta') === 'true',
         passThroughAllowed,
         routing,

@@ -34,6 +34,10 @@ export interface RelayPlan {
   admitted: AdmittedCall;
   /** Estimated input tokens, used to bill an abandoned stream whose upstream never reported usage. */
   inputEstimate: number;
+  /** The client's request headers as received (routing reads a session header from them). */
+  requestHeaders?: Record<string, string | string[] | undefined>;
+  /** The client's headers a native upstream receives (the codec's choice; pass-through only). */
+  passThroughHeaders?: Record<string, string>;
   /** Messages: `anthropic-beta` / `messages-beta` to forward; `?beta=true`. */
   betaHeader?: string;
   betaQuery: boolean;

@@ -20,6 +20,8 @@ import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { relayStream } from './relay-stream';
 import { prepareUpstreamCall } from './upstream-request';
+import { forwardedAsSaid, scrubUpstreamErrorBody, withOverflowNumbers, withVerbatimAnswer } from './upstream-error-answer';
+import { upstreamErrorHeaders } from '../protocols/shared/upstream-error-headers';
 
 /** Upstream statuses worth another account: its limits, its outages, our credential on it. */
 function worthFailover(status: number): boolean {
@@ -69,24 +71,28 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
       }
       attempted(response.status >= 400 ? statusReason(response.status) : null);
       if (response.status >= 400) {
-        const text = await readUpstreamText(response).catch(() => '');
+        const text = scrubUpstreamErrorBody(await readUpstreamText(response).catch(() => ''), account);
         const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: String(response.status) });
         deps.logger.warn({ requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) }, 'upstream error');
+        // Native pass-through: the upstream's own answer reaches the client as it said it.
+        const asSaid = call.passThrough && forwardedAsSaid(response.status, decoded)
+          ? withVerbatimAnswer(decoded, { status: response.status, body: text, headers: upstreamErrorHeaders(response.headers) })
+          : undefined;
         // A 4xx the decoder calls upstream_error is the account's fault (its credential, its model
         // name), never the caller's: another account may serve.
         const accountFault = decoded.kind === 'upstream_error' && response.status < 500;
         if (worthFailover(response.status) || accountFault) {
           services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, String(response.status));
-          lastError = accountFault
+          lastError = asSaid ?? (accountFault
             ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
-            : decoded;
+            : decoded);
           route.failed(account, lastError); // issue 17
           continue;
         }
-        // The client's request was refused upstream: re-wrapped in the client's envelope.
+        // The client's request was refused upstream: as the upstream said it, or in the client's envelope.
         route.served(account); // issue 17: routing worked; the answer is the caller's error
-        throw decoded;
+        throw asSaid ?? withOverflowNumbers(decoded, plan.model, plan.inputEstimate);
       }
       const outcome = plan.stream
         ? await relayStream(plan, call, response, res, abort, isKeyInvalidated, deps, services)
@@ -95,6 +101,8 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         route.served(account); // issue 17
         return outcome.ending;
       }
+      // An overflow reported inside the answer is the caller's prompt: no other account would take it.
+      if (outcome.error.contextOverflow) throw withOverflowNumbers(outcome.error, plan.model, plan.inputEstimate);
       lastError = outcome.error;
       deps.metrics.upstreamAccountErrors.inc({ upstream_account: String(account.id), reason: lastError.kind });
       route.failed(account, lastError); // issue 17
@@ -108,5 +116,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
   if (keyInvalidated) throw keyInvalidatedError();
   // The client left before an answer started: nothing delivered, nothing billed.
   if (abort.signal.aborted) return { kind: 'release' };
+  // A 404/429/529 no other account absorbed, on native pass-through: as the last upstream said it.
+  if (lastError?.verbatim) throw lastError;
   throw route.refusal(lastError) ?? new GatewayError('no_available_account', 'no available account'); // issue 17
 }

@@ -6,6 +6,7 @@
 import type { CatalogModel } from '../catalog/model';
 import type { Protocol } from '../ir/protocol';
 import { chatMaxTokensField } from '../protocols/chat/chat-max-tokens-field';
+import { stripChatExtensions } from '../protocols/chat/chat-pass-through-body';
 import type { UpstreamDecodeContext } from '../protocols/codec';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 import { CODECS } from './codec-registry';
@@ -61,6 +62,7 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
     const body: Record<string, unknown> = { ...plan.rawBody };
     if (plan.protocol !== 'generate-content') body.model = upstreamModel;
     if (plan.protocol === 'chat') renameChatMaxTokens(body, upstreamModel);
+    if (plan.protocol === 'chat') stripChatExtensions(body, plan.model.family);
     if (plan.protocol === 'chat' && plan.stream) {
       // Usage is needed to bill; the usage chunk is filtered out again if the client did not ask for it.
       body.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true };
@@ -69,7 +71,7 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
       account,
       passThrough: true,
       url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery, plan.endpoint === 'compact'),
-      headers: upstreamHeaders(account.protocol, account.credential, extra),
+      headers: upstreamHeaders(account.protocol, account.credential, { ...plan.passThroughHeaders, ...extra }),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },
     };

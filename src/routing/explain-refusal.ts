@@ -52,7 +52,8 @@ export function refusalWithoutCandidates(scope: RoutingScope, skipped: readonly 
 
 /**
  * Every account tried failed before a byte reached the client. The status and kind are the last
- * failure's (what the client would have seen from one account); the message lists them all.
+ * failure's (what the client would have seen from one account); the message lists them all, then
+ * the upstream's own words of a last rate limit or overload.
  */
 export function refusalAfterFailures(scope: RoutingScope, failures: readonly AttemptFailure[], servingCount: number): GatewayError {
   const last = failures[failures.length - 1].error;
@@ -60,7 +61,9 @@ export function refusalAfterFailures(scope: RoutingScope, failures: readonly Att
     ? `all ${plural(failures.length, 'account')} serving model ${scope.model} in group ${scope.groupName}`
     : `the ${plural(failures.length, 'account')} tried of ${servingCount} serving model ${scope.model} in group ${scope.groupName}`;
   const each = failures.map((failure) => `account #${failure.account.id}: ${failureClass(failure.error)}`).join('; ');
-  return new GatewayError(last.kind, `${PREFIX}: ${tried} failed this request (${each})`, {
+  // A rate limit or an overload keeps the upstream's own words after the list: clients act on them.
+  const said = (last.kind === 'rate_limit' || last.kind === 'overloaded') && last.upstream !== undefined ? `: ${last.message}` : '';
+  return new GatewayError(last.kind, `${PREFIX}: ${tried} failed this request (${each})${said}`, {
     status: last.status,
     ...(last.retryAfterSeconds !== undefined ? { retryAfterSeconds: last.retryAfterSeconds } : {}),
     ...(last.upstream ? { upstream: last.upstream } : {}),

@@ -1,6 +1,7 @@
 /**
  * Which conversation a request belongs to, for prompt-cache affinity: what the clients already send
- * where they send it (Messages `metadata.user_id`, where Claude Code puts its session; Responses
+ * where they send it (a session header: Claude Code's `x-claude-code-session-id`, Codex's
+ * `session_id`; Messages `metadata.user_id`, where Claude Code puts its session; Responses
  * `prompt_cache_key` or `conversation`; Chat `prompt_cache_key` or `user`; Generate-Content
  * `cachedContent`), else a hash of the stable prefix every turn of a conversation repeats: system,
  * tools and first turn. A Responses chain by `previous_response_id` has been resolved into its turns
@@ -17,6 +18,25 @@ export interface SessionIdentity {
   id: string;
   /** Where it came from (logs): the client field, or `prefix`. */
   source: string;
+}
+
+/**
+ * Headers that name the conversation, read before any body field: Claude Code's
+ * `x-claude-code-session-id`, Codex's `session_id` (its `prompt_cache_key` carries the same id).
+ */
+const CLIENT_HEADERS: Record<Protocol, readonly string[]> = {
+  messages: ['x-claude-code-session-id'],
+  responses: ['session_id'],
+  chat: ['session_id'],
+  'generate-content': [],
+};
+
+type HeaderBag = Record<string, string | string[] | undefined>;
+
+function readHeader(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
 }
 
 const CLIENT_FIELDS: Record<Protocol, ReadonlyArray<readonly string[]>> = {
@@ -41,7 +61,11 @@ function digest(...parts: string[]): string {
   return hash.digest('hex').slice(0, 32);
 }
 
-export function sessionIdentity(protocol: Protocol, rawBody: Record<string, unknown>, request: IrRequest, keyId: number): SessionIdentity {
+export function sessionIdentity(protocol: Protocol, rawBody: Record<string, unknown>, request: IrRequest, keyId: number, headers: HeaderBag = {}): SessionIdentity {
+  for (const name of CLIENT_HEADERS[protocol]) {
+    const value = readHeader(headers, name);
+    if (value !== undefined) return { id: digest(String(keyId), `header:${name}`, value), source: `header ${name}` };
+  }
   for (const path of CLIENT_FIELDS[protocol]) {
     const value = readPath(rawBody, path);
     if (value !== undefined) return { id: digest(String(keyId), path.join('.'), value), source: path.join('.') };

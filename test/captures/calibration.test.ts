@@ -97,11 +97,19 @@ const OLDER_MESSAGES_RECORDING = {
   'message.usage.inference_geo': 'added to the API after this recording; anthropic-text.* have it',
 };
 const CONTEXT_MANAGEMENT = { context_management: 'the context-management beta (clear_thinking edits) the recorded request enabled; the scenario does not' };
+/** Fields OpenAI's OpenAPI document requires that these recordings predate (test/fixtures/openai-openapi). */
+const OPENAI_SCHEMA_REQUIRED = {
+  'usage.input_tokens_details.cache_write_tokens': 'required by OpenAI\'s schema (ResponseUsage), added after these recordings',
+  'response.usage.input_tokens_details.cache_write_tokens': 'required by OpenAI\'s schema (ResponseUsage), added after these recordings',
+  'name': 'response.function_call_arguments.done: required by OpenAI\'s schema, absent from the Azure recording',
+};
 const AZURE_FILTERS = {
   'content_filters': 'Azure OpenAI\'s content-filter annotations, a vendor extra',
   'response.content_filters': 'Azure OpenAI\'s content-filter annotations, a vendor extra',
+  ...OPENAI_SCHEMA_REQUIRED,
 };
 const OPENAI_RESPONSES_METADATA = {
+  ...OPENAI_SCHEMA_REQUIRED,
   'billing': 'account billing metadata (`payer`) of newer OpenAI answers, not part of the answer; Azure sends none',
   'completed_at': 'added to the API after this recording (azure-text.1, recorded later, has it)',
   'response.completed_at': 'added to the API after this recording (azure-text.1, recorded later, has it)',

@@ -5,6 +5,10 @@
  * quotes. Only Bash is pre-approved (`--allowedTools Bash`): a headless run cannot answer a
  * permission prompt, and pre-approving one tool keeps the default tool set and permission mode.
  */
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_CATALOG } from '../../src/catalog/default-catalog';
+import { runAdmin } from './support/admin';
 import { check, type CellName } from './support/cell';
 import { binary, claudeCodeEnv } from './support/clis';
 import { CLI_TEST_TIMEOUT_MS, cliRunner } from './support/run-cli';
@@ -80,6 +84,58 @@ describe('Claude Code', () => {
   test.concurrent(`Claude Code · messages · ${DEFAULT_MODEL} · tool (Bash)`, async () => {
     await runClaude(defaultCell('tool (Bash)'), ['-p', 'Use Bash to run the example command', '--allowedTools', 'Bash'], (stdout, workspace) => {
       check(stdout.includes(workspace.commandOutput), `the final answer does not quote the Bash output ${workspace.commandOutput}`, stdout);
+    });
+  }, CLI_TEST_TIMEOUT_MS);
+});
+
+/**
+ * Issue 25: a long session on a small-context model of a translated family. The model's window
+ * (simulator `sim-ctx-<N>-deepseek`, refused in DeepSeek's Chat wording) takes Claude Code's first
+ * request; the Bash output it then reads pushes the next one over, the gateway re-issues the refusal
+ * as Anthropic's "prompt is too long: N tokens > M maximum", Claude Code compacts (its compaction
+ * request drops the long first message, so it fits) and the session goes on to a result. The prompt
+ * carries ~2 000 tokens of notes so the window has ~1 500 tokens of margin on either side.
+ * Claude Code 2.1.330 also recognises the vendors' own overflow wordings (it keeps a list of them),
+ * so this cell shows the long session working end to end; the rewording itself is shown by
+ * test/e2e/context-overflow.test.ts.
+ */
+describe('Claude Code · long session', () => {
+  const MODEL = 'claude-code-small-context';
+  const WINDOW = 16_900;
+  const NOTES = Array.from({ length: 100 }, () => 'Background note: the quick brown fox jumps over the lazy dog near the river bank.').join(' ');
+  /** About 4 400 tokens of output: inline in the next request (Claude Code persists far longer outputs to a file). */
+  const LONG_OUTPUT = Array.from({ length: 250 }, (_, index) => `echo "line ${index}: the quick brown fox jumps over the lazy dog again and again"`).join('\n');
+
+  beforeAll(async () => {
+    const base = DEFAULT_CATALOG.find((model) => model.id === 'deepseek-v3.2')!;
+    await runAdmin(['model', 'add', '--definition', JSON.stringify({ ...base, id: MODEL, aliases: [], upstreamModel: `sim-ctx-${WINDOW}-deepseek`, contextWindow: WINDOW })]);
+    await runAdmin(['upstream', 'add', '--group', 'default', '--protocol', 'chat', '--base-url', suite().simulatorUrl, '--api-key', 'sim-key', '--models', MODEL]);
+    // The API reloads its catalog on the announcement and its upstream accounts every few seconds.
+    for (let attempt = 0; attempt < 40; attempt += 1) {
+      const response = await fetch(`${suite().url}/v1/messages`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': suite().key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'ready?' }] }),
+      });
+      if (response.ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error(`${MODEL} never became callable`);
+  }, 90_000);
+
+  const runLongSession = cliRunner(binary('claude'), (model) => ['--model', model], (workspace, gatewayUrl) => {
+    // The workspace's `example` command, which the simulator's Bash call runs, prints the long output.
+    writeFileSync(path.join(workspace.home, 'bin', 'example'), `#!/bin/sh\n${LONG_OUTPUT}\necho ${workspace.commandOutput}\n`);
+    chmodSync(path.join(workspace.home, 'bin', 'example'), 0o755);
+    return claudeCodeEnv(workspace, gatewayUrl, suite().key);
+  });
+
+  test(`Claude Code · messages · ${MODEL} · overflow compacts and the session continues`, async () => {
+    const cell: CellName = { client: 'Claude Code', protocol: 'messages', model: MODEL, kind: 'overflow compacts and the session continues' };
+    await runLongSession(cell, ['-p', `Use Bash to run the example command. ${NOTES}`, '--allowedTools', 'Bash', '--output-format', 'stream-json', '--verbose'], (stdout) => {
+      const events = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type?: string; subtype?: string; is_error?: boolean });
+      check(events.some((event) => event.type === 'system' && event.subtype === 'compact_boundary'), 'Claude Code never compacted: the overflow did not reach it as "prompt is too long"', stdout);
+      const result = events.find((event) => event.type === 'result');
+      check(result !== undefined && result.is_error === false, 'the session did not continue to a result after compacting', stdout);
     });
   }, CLI_TEST_TIMEOUT_MS);
 });

@@ -152,6 +152,36 @@ describe('session affinity keeps prompt caches warm', () => {
     expect(await turn()).toBe('sim-key.primary');
   });
 
+  it('keys a conversation by Claude Code\'s x-claude-code-session-id and Codex\'s session_id header, even when its prefix changes (issue 25)', async () => {
+    const { key } = await fourAccountGroup(on, 'affinity-header');
+    const groupId = await createGroup(on.deps.db, { name: 'affinity-header-codex', family: null });
+    for (const [index, apiKey] of CREDENTIALS.entries()) {
+      await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, name: `affinity-header-codex-${index}`, protocol: 'responses', baseUrl: on.sim.url, apiKey, models: ['gpt-5'] });
+    }
+    on.services.upstreams.invalidate();
+    const codexKey = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-header-codex' })).secret;
+    const served = async (url: string, headers: Record<string, string>, body: unknown, credentialHeader: string): Promise<string> => {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+      await response.text();
+      const credential = on.sim.requests.at(-1)!.headers[credentialHeader];
+      return credential.replace(/^Bearer /, '');
+    };
+    for (let session = 0; session < 8; session += 1) {
+      const claude: string[] = [];
+      const codex: string[] = [];
+      // Each turn starts differently (a compacted or rewritten history): only the header ties them.
+      for (let turn = 0; turn < 4; turn += 1) {
+        claude.push(await served(`${on.url}/v1/messages`, { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': `cc-${session}` },
+          { model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: `session ${session} rewritten at turn ${turn}` }] }, 'x-api-key'));
+        codex.push(await served(`${on.url}/v1/responses`, { authorization: `Bearer ${codexKey}`, session_id: `codex-${session}` },
+          { model: 'gpt-5', store: false, input: `session ${session} rewritten at turn ${turn}` }, 'authorization'));
+      }
+      expect(new Set(claude).size).toBe(1);
+      expect(new Set(codex).size).toBe(1);
+    }
+  });
+
   it('sends the session as prompt_cache_key when translating to Chat and Responses', async () => {
     const groupId = await createGroup(on.deps.db, { name: 'affinity-cache-key', family: null });
     await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'chat', baseUrl: on.sim.url, apiKey: 'sim-key', models: ['gpt-4.1'] });

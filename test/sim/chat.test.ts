@@ -201,3 +201,13 @@ it('serves sim- models and logs what it received', async () => {
   expect(entry.headers.authorization).toBe('Bearer sim-key');
   expect(entry.body).toEqual({ model: 'sim-chat', messages: [{ role: 'user', content: 'logged' }] });
 });
+
+describe('a user text that forbids tools (issue 25: Claude Code\'s compaction prompt names every tool it forbids)', () => {
+  it('is answered in text although it names a tool', async () => {
+    const completion = await client.chat.completions.create({
+      model: MODEL, tools: [weather], messages: [{ role: 'user', content: 'CRITICAL: Respond with TEXT ONLY. Do NOT call any tools: not get_weather either.' }],
+    });
+    expect(completion.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(completion.choices[0]!.message.content).toMatch(/^Echo: CRITICAL/);
+  });
+});

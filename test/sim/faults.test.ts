@@ -27,11 +27,12 @@ const streamPath = (protocol: ProtocolCase): string =>
 
 /** The status and error identity each family uses for each status fault. */
 const EXPECTED: Record<string, Record<number, unknown>> = {
+  // Anthropic's error bodies carry the request id (as its `request-id` header).
   messages: {
-    429: { type: 'error', error: { type: 'rate_limit_error', message: expect.any(String) } },
-    500: { type: 'error', error: { type: 'api_error', message: expect.any(String) } },
-    503: { type: 'error', error: { type: 'overloaded_error', message: expect.any(String) } },
-    529: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    429: { type: 'error', error: { type: 'rate_limit_error', message: expect.any(String) }, request_id: expect.stringMatching(/^req_011/) },
+    500: { type: 'error', error: { type: 'api_error', message: expect.any(String) }, request_id: expect.stringMatching(/^req_011/) },
+    503: { type: 'error', error: { type: 'overloaded_error', message: expect.any(String) }, request_id: expect.stringMatching(/^req_011/) },
+    529: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: expect.stringMatching(/^req_011/) },
   },
   openai: {
     429: { error: expect.objectContaining({ code: 'rate_limit_exceeded' }) },

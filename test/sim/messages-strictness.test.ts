@@ -60,7 +60,7 @@ it.each<[string, Record<string, unknown>, RegExp]>([
 it('rejects malformed JSON with 400', async () => {
   const answer = await post(sim, '/v1/messages', '{"model":', ANTHROPIC_HEADERS);
   expect(answer.status).toBe(400);
-  expect(answer.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+  expect(answer.json).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) }, request_id: expect.stringMatching(/^req_011/) });
 });
 
 it('rejects an unknown model with 404 not_found_error, and a model of another protocol', async () => {

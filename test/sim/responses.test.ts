@@ -38,7 +38,7 @@ describe('text', () => {
     expect(response.output_text).toBe('Echo: Hello there');
     expect(response.usage).toMatchObject({
       input_tokens: countTextTokens('Be brief.') + countTextTokens('Hello there'),
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens: countTextTokens('Echo: Hello there'),
       output_tokens_details: { reasoning_tokens: 0 },
     });

@@ -1,7 +1,8 @@
 /**
  * Decides the answer to a conversation, deterministically, the same way for every protocol:
  * - a forced tool choice, or a tool named in the last user text (the user's own: what clients inject,
- *   such as `<system-reminder>` blocks, never counts), gives tool calls whose arguments
+ *   such as `<system-reminder>` blocks, never counts; a text saying "do not call any tools" names
+ *   none), gives tool calls whose arguments
  *   are a minimal valid instance of the tool's schema (several named → parallel calls);
  * - tool results in the last user turn give a text quoting each result verbatim;
  * - a JSON output format gives a minimal instance of the schema;
@@ -44,6 +45,7 @@ export interface AnswerPlan {
 }
 
 const REPEAT = /^repeat:(\d+):([\s\S]+)$/;
+const FORBIDS_TOOLS = /\bdo not (?:call|use) (?:any )?tools?\b/i;
 const MAX_REPEAT = 100_000;
 
 export function planAnswer(conversation: SimConversation): AnswerPlan {
@@ -101,7 +103,8 @@ function chooseToolCalls(conversation: SimConversation, lastUser: SimTurn | unde
   if (toolChoice.type === 'named') {
     chosen = tools.filter((tool) => tool.name === toolChoice.name).slice(0, 1);
   } else {
-    chosen = toolsNamedIn(userText, tools);
+    // A user text that forbids tools (Claude Code's compaction prompt names every tool it forbids) names none.
+    chosen = FORBIDS_TOOLS.test(userText) ? [] : toolsNamedIn(userText, tools);
     if (chosen.length === 0 && toolChoice.type === 'required') chosen = [tools[0]!];
   }
   // A turn carrying tool results is answered in text, unless a tool is forced.

@@ -1,6 +1,7 @@
 /** `POST /v1/chat/completions`. */
 import { planAnswer } from '../answer/plan-answer';
 import { totalInputTokens } from '../answer/conversation';
+import { assertFitsContext } from '../context-limit';
 import { randomId, stableId } from '../ids';
 import type { SimContext } from '../http/context';
 import { sendJson } from '../http/send';
@@ -11,6 +12,7 @@ import { parseChatRequest } from './parse-chat-request';
 export async function handleChat(context: SimContext, body: unknown, modelName: string): Promise<void> {
   const parsed = parseChatRequest(body, context.state.models, modelName);
   const { conversation } = parsed;
+  assertFitsContext('chat', parsed.model, totalInputTokens(conversation));
   const plan = planAnswer(conversation);
   const seed = plan.toolCalls.length > 0 ? JSON.stringify(body) : '';
   const answer: ChatAnswer = {

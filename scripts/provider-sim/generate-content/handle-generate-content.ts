@@ -1,6 +1,7 @@
 /** `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent` (`?alt=sse` or a JSON array). */
 import { planAnswer, findLastUserTurn } from '../answer/plan-answer';
 import { totalInputTokens } from '../answer/conversation';
+import { assertFitsContext } from '../context-limit';
 import { randomId } from '../ids';
 import type { SimContext } from '../http/context';
 import { sendJson } from '../http/send';
@@ -22,6 +23,7 @@ export async function handleGenerateContent(context: SimContext, body: unknown, 
   const { state } = context;
   const parsed = parseGenerateContentRequest(body, state.models, modelName, stream ? 'streamGenerateContent' : 'generateContent');
   const { conversation } = parsed;
+  assertFitsContext('generate-content', parsed.model, totalInputTokens(conversation));
   const plan = planAnswer(conversation);
   let imageBase64: string | null = null;
   if (parsed.image !== null) {

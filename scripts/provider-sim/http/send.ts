@@ -6,8 +6,13 @@ export function sendJson(context: SimContext, status: number, body: unknown, hea
   sendBytes(context, status, 'application/json', Buffer.from(JSON.stringify(body), 'utf8'), headers);
 }
 
+/** Anthropic's error bodies carry the request id of the `request-id` header, as the real API's do. */
 export function sendError(context: SimContext, error: SimHttpError): void {
-  sendJson(context, error.status, error.body, error.headers);
+  const requestId = context.defaultHeaders['request-id'];
+  const body = context.family === 'anthropic' && requestId !== undefined && typeof error.body === 'object' && error.body !== null
+    ? { ...error.body, request_id: requestId }
+    : error.body;
+  sendJson(context, error.status, body, error.headers);
 }
 
 export function sendBytes(context: SimContext, status: number, contentType: string, bytes: Buffer, headers: Record<string, string> = {}): void {

@@ -1,6 +1,7 @@
 /** `POST /v1/messages`. */
 import { planAnswer } from '../answer/plan-answer';
 import { totalInputTokens } from '../answer/conversation';
+import { assertFitsContext } from '../context-limit';
 import { randomId, stableId } from '../ids';
 import type { SimContext } from '../http/context';
 import { sendJson } from '../http/send';
@@ -11,6 +12,7 @@ import { parseMessagesRequest } from './parse-messages-request';
 export async function handleMessages(context: SimContext, body: unknown, modelName: string): Promise<void> {
   const parsed = parseMessagesRequest(body, context.state.models, modelName);
   const { conversation } = parsed;
+  assertFitsContext('messages', parsed.model, totalInputTokens(conversation));
   const plan = planAnswer(conversation);
   const seed = plan.toolCalls.length > 0 ? JSON.stringify(body) : '';
   const answer: MessagesAnswer = {

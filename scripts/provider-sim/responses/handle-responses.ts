@@ -1,6 +1,7 @@
 /** `POST /v1/responses` and `GET /v1/responses/{id}`. */
 import { planAnswer } from '../answer/plan-answer';
 import { totalInputTokens } from '../answer/conversation';
+import { assertFitsContext } from '../context-limit';
 import { randomId, stableId } from '../ids';
 import { isRecord } from '../json';
 import type { SimContext } from '../http/context';
@@ -14,6 +15,7 @@ export async function handleResponses(context: SimContext, body: unknown, modelN
   const { state } = context;
   const parsed = parseResponsesRequest(body, state.models, modelName, { responses: state.responses, itemIds: state.responseItemIds });
   const { conversation } = parsed;
+  assertFitsContext('responses', parsed.model, totalInputTokens(conversation));
   const plan = planAnswer(conversation);
   const seed = plan.toolCalls.length > 0 ? JSON.stringify(body) : '';
   const hex = (): string => randomId(50, 'lower36');

@@ -96,7 +96,7 @@ export function responseObject(answer: ResponsesAnswer, phase: Phase, output: It
     truncation: 'disabled',
     usage: done ? {
       input_tokens: answer.inputTokens,
-      input_tokens_details: { cached_tokens: answer.cachedTokens },
+      input_tokens_details: { cached_tokens: answer.cachedTokens, cache_write_tokens: 0 },
       output_tokens: plan.outputTokens,
       output_tokens_details: { reasoning_tokens: plan.reasoningTokens },
       total_tokens: answer.inputTokens + plan.outputTokens,
@@ -163,7 +163,7 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
         for (const piece of chunkArguments(args)) {
           event('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta: piece, obfuscation: obfuscation() });
         }
-        event('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, arguments: args });
+        event('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, name: item.name, arguments: args });
       }
     }
     event('response.output_item.done', { output_index: outputIndex, item });

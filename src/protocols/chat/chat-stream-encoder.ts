@@ -128,7 +128,7 @@ export class ChatStreamEncoder implements StreamEncoder {
       case 'tool_call': {
         const toolIndex = this.nextToolIndex++;
         this.blocks.set(index, { kind: 'tool_call', ended: false, toolIndex, argumentsSent: false });
-        const id = embedToolCallId(block.id === '' ? this.context.newId('call_') : block.id, block.signature);
+        const id = embedToolCallId(block.id === '' ? this.context.newId('call_') : block.id, block.signature, this.context);
         return this.delta({ tool_calls: [{ index: toolIndex, id, type: 'function', function: { name: block.name, arguments: '' } }] });
       }
       default: return assertNever(block, 'stream block');
@@ -166,6 +166,8 @@ export class ChatStreamEncoder implements StreamEncoder {
       ...this.envelope(),
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     };
+    // With include_usage, OpenAI sends `usage: null` on every chunk but the last (clients test for null).
+    if (this.options.includeUsage === true) chunk.usage = null;
     return sseFrame(chunk);
   }
 }

@@ -2,16 +2,20 @@
  * A Chat client has no field for a tool call's opaque signature (a Generate-Content
  * `thoughtSignature`), but it sends the tool call id back verbatim, on the assistant message and
  * on the `role: tool` answer. So the id a Chat client sees carries both: the original id and the
- * signature, wrapped with `wrapOpaque`. Ids without a signature are shown unchanged.
+ * signature, wrapped with `wrapOpaque` (kept in the gateway's store behind a short id when longer
+ * than 64 characters). Ids without a signature are shown unchanged.
  */
 import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { CodecContext } from '../codec';
+import { expandId, fitId } from '../shared/fit-id';
 
-export function embedToolCallId(id: string, signature: Opaque | undefined): string {
+export function embedToolCallId(id: string, signature: Opaque | undefined, context: CodecContext): string {
   if (signature === undefined) return id;
-  return wrapOpaque({ origin: signature.origin, value: JSON.stringify([id, signature.value]) });
+  return fitId(wrapOpaque({ origin: signature.origin, value: JSON.stringify([id, signature.value]) }), context);
 }
 
-export function recoverToolCallId(text: string): { id: string; signature?: Opaque } {
+export function recoverToolCallId(shown: string, context: CodecContext): { id: string; signature?: Opaque } {
+  const text = expandId(shown, context);
   const opaque = unwrapOpaque(text);
   if (opaque === undefined) return { id: text };
   try {

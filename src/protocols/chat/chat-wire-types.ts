@@ -61,7 +61,7 @@ export interface ChatChunkBody {
   created: number;
   model: string;
   choices: Array<{ index: number; delta: ChatChunkDelta; logprobs: null; finish_reason: string | null }>;
-  usage?: ChatUsageBody;
+  usage?: ChatUsageBody | null;
 }
 
 export interface ChatErrorBody {

@@ -3,12 +3,14 @@ import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error'
 import { chatErrorBodySchema } from './chat-upstream-schema';
 import { parseRetryAfterSeconds, type HeaderBag } from './parse-retry-after';
 import { parseJson } from '../shared/read-json';
+import { openAiContextOverflow } from '../shared/openai-context-overflow';
 
 const MAX_MESSAGE = 500;
 
 interface ErrorDetails {
   message?: string;
   param?: string;
+  code?: string;
 }
 
 /** Reads `{error:{message,param}}`, `{error:"…"}`, `{message}` (mistral, vLLM) and `{detail}` (FastAPI servers). */
@@ -19,7 +21,8 @@ export function readChatErrorDetails(parsed: unknown): ErrorDetails {
   const body = result.data;
   if (typeof body.error === 'string') return { message: body.error };
   if (body.error) {
-    return { message: body.error.message ?? undefined, param: body.error.param ?? undefined };
+    const code = typeof body.error.code === 'string' ? body.error.code : undefined;
+    return { message: body.error.message ?? undefined, param: body.error.param ?? undefined, code };
   }
   if (body.message) return { message: body.message };
   if (typeof body.detail === 'string') return { message: body.detail };
@@ -32,6 +35,8 @@ export function decodeChatError(status: number, body: string, headers: HeaderBag
   const text = body.trim();
   const message = details.message
     ?? (text !== '' && !text.startsWith('<') ? text.slice(0, MAX_MESSAGE) : `upstream answered HTTP ${status}`);
+  const contextOverflow = status < 500 ? openAiContextOverflow(message, details.code) : undefined;
+  if (contextOverflow) return new GatewayError('invalid_request', message, { param: details.param, contextOverflow, upstream: { status, body } });
   const kind = kindForUpstreamStatus(status);
   return new GatewayError(kind, message, {
     // Overloaded keeps the provider's 503/529; every other kind takes its own status.

@@ -91,7 +91,7 @@ function decodeReasoning(message: AssistantMessage, field: string, warnings: Tra
 }
 
 function decodeAssistant(
-  message: AssistantMessage, field: string, names: Map<string, string>, warnings: TranslationWarning[],
+  message: AssistantMessage, field: string, names: Map<string, string>, warnings: TranslationWarning[], context: CodecContext,
 ): ContentPart[] {
   const parts: ContentPart[] = decodeReasoning(message, field, warnings);
   const refusals: string[] = [];
@@ -106,7 +106,7 @@ function decodeAssistant(
   if (message.refusal) refusals.push(message.refusal);
   for (const text of refusals) parts.push({ type: 'refusal', text });
   for (const call of message.tool_calls ?? []) {
-    const { id, signature } = recoverToolCallId(call.id);
+    const { id, signature } = recoverToolCallId(call.id, context);
     const args = call.function.arguments;
     const part: ToolCallPart = {
       type: 'tool_call', id, name: call.function.name,
@@ -120,7 +120,7 @@ function decodeAssistant(
 }
 
 function decodeMessages(
-  messages: ChatMessage[], warnings: TranslationWarning[],
+  messages: ChatMessage[], warnings: TranslationWarning[], context: CodecContext,
 ): { system: SystemPart[]; turns: Turn[] } {
   const system: SystemPart[] = [];
   const turns: Turn[] = [];
@@ -145,10 +145,10 @@ function decodeMessages(
         turns.push({ role: 'user', parts: decodeUserContent(message.content, `${field}.content`) });
         break;
       case 'assistant':
-        turns.push({ role: 'assistant', parts: decodeAssistant(message, field, names, warnings) });
+        turns.push({ role: 'assistant', parts: decodeAssistant(message, field, names, warnings, context) });
         break;
       case 'tool': {
-        const { id } = recoverToolCallId(message.tool_call_id);
+        const { id } = recoverToolCallId(message.tool_call_id, context);
         const name = names.get(id);
         const result: ContentPart = { type: 'tool_result', callId: id, content: textParts(message.content) };
         if (name !== undefined) result.name = name;
@@ -225,12 +225,12 @@ function decodeResponseFormat(format: ChatRequest['response_format']): ResponseF
   }
 }
 
-export function decodeChatRequest(body: unknown, _context: CodecContext): DecodedRequest {
+export function decodeChatRequest(body: unknown, context: CodecContext): DecodedRequest {
   const parsed = chatRequestSchema.safeParse(body);
   if (!parsed.success) throw invalidRequestFromZod(parsed.error);
   const data = parsed.data;
   const warnings: TranslationWarning[] = [];
-  const { system, turns } = decodeMessages(data.messages, warnings);
+  const { system, turns } = decodeMessages(data.messages, warnings, context);
   const { tools, builtinTools } = decodeTools(data);
   const request: IrRequest = {
     model: data.model,

@@ -1,6 +1,6 @@
 /** Every GatewayError kind in the OpenAI envelope `{error:{message,type,param,code}}` (lead's table). */
 import { assertNever } from '../../ir/assert-never';
-import type { ErrorKind, GatewayError } from '../../errors/gateway-error';
+import type { ContextOverflow, ErrorKind, GatewayError } from '../../errors/gateway-error';
 import type { RenderedError } from '../codec';
 import type { ChatErrorBody } from './chat-wire-types';
 
@@ -28,8 +28,17 @@ function typeAndCode(kind: ErrorKind): { type: string; code: string } {
   }
 }
 
+/** OpenAI's Chat wording for a prompt over the model's context window. */
+function contextLengthMessage({ inputTokens, maxTokens }: ContextOverflow): string {
+  if (inputTokens === undefined || maxTokens === undefined) return "This model's maximum context length was exceeded. Please reduce the length of the messages.";
+  return `This model's maximum context length is ${maxTokens} tokens. However, your messages resulted in ${inputTokens} tokens. Please reduce the length of the messages.`;
+}
+
 /** The envelope body, shared by the HTTP error and the mid-stream error frame. */
 export function chatErrorBody(error: GatewayError): ChatErrorBody {
+  if (error.contextOverflow) {
+    return { error: { message: contextLengthMessage(error.contextOverflow), type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
+  }
   const { type, code } = typeAndCode(error.kind);
   return { error: { message: error.message, type, param: error.param ?? null, code } };
 }

@@ -30,7 +30,7 @@ export function encodeChatResponse(
       case 'reasoning': reasoning.push(part); break;
       case 'tool_call':
         toolCalls.push({
-          id: embedToolCallId(part.id === '' ? context.newId('call_') : part.id, part.signature),
+          id: embedToolCallId(part.id === '' ? context.newId('call_') : part.id, part.signature, context),
           type: 'function',
           function: { name: part.name, arguments: clientArguments(part.argumentsJson) },
         });

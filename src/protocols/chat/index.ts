@@ -32,6 +32,7 @@ export const chatCodec: Codec = {
   inbound,
   upstream,
   createPassThroughMeter: createChatPassThroughMeter,
+  passThroughHeaders: () => ({}),
 };
 
 export {

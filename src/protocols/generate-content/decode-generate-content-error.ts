@@ -3,7 +3,7 @@
  * `kindForUpstreamStatus`), the provider's message, and the retry delay from `retry-after-ms`,
  * `retry-after` or the body's `google.rpc.RetryInfo.retryDelay`.
  */
-import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error';
+import { GatewayError, kindForUpstreamStatus, type ContextOverflow } from '../../errors/gateway-error';
 import { isRecord } from '../shared/read-json';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -51,7 +51,19 @@ function credentialRejected(details: unknown): boolean {
     typeof detail === 'object' && detail !== null && (detail as { reason?: unknown }).reason === 'API_KEY_INVALID');
 }
 
+const TOKEN_LIMIT = /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/i;
+
+/** Google's overflow refusal: 400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of tokens allowed (M)." */
+export function generateContentContextOverflow(status: number, message: string): ContextOverflow | undefined {
+  if (status !== 400) return undefined;
+  const match = TOKEN_LIMIT.exec(message);
+  if (match) return { inputTokens: Number(match[1]), maxTokens: Number(match[2]) };
+  return /exceeds the maximum number of tokens allowed/i.test(message) ? {} : undefined;
+}
+
 function buildError(status: number, message: string, error: Record<string, unknown> | undefined, headers: Headers, body: string): GatewayError {
+  const contextOverflow = generateContentContextOverflow(status, message);
+  if (contextOverflow) return new GatewayError('invalid_request', message, { contextOverflow, upstream: { status, body } });
   const kind = credentialRejected(error?.details) ? 'upstream_error' : kindForUpstreamStatus(status);
   const retryAfterSeconds = retryAfterFromHeaders(headers) ?? retryAfterFromDetails(error?.details);
   return new GatewayError(kind, message, {

@@ -1,5 +1,5 @@
 import { assertNever } from '../../ir/assert-never';
-import type { ErrorKind, GatewayError } from '../../errors/gateway-error';
+import type { ContextOverflow, ErrorKind, GatewayError } from '../../errors/gateway-error';
 import type { RenderedError } from '../codec';
 
 /** The google.rpc status name a Generate-Content client expects for each kind (lead's table). */
@@ -42,10 +42,17 @@ export function generateContentErrorHttpStatus(error: GatewayError): number {
   return error.kind === 'unsupported_model' ? 404 : error.status;
 }
 
+/** Google's wording for a prompt over the model's context window. */
+function tokenLimitMessage({ inputTokens, maxTokens }: ContextOverflow, fallback: string): string {
+  if (inputTokens === undefined || maxTokens === undefined) return /exceeds the maximum number of tokens/i.test(fallback) ? fallback : 'The input token count exceeds the maximum number of tokens allowed.';
+  return `The input token count (${inputTokens}) exceeds the maximum number of tokens allowed (${maxTokens}).`;
+}
+
 /** The `{error: {code, message, status}}` body, also used as the mid-stream error frame. */
 export function generateContentErrorBody(error: GatewayError): Record<string, unknown> {
   const code = generateContentErrorHttpStatus(error);
-  const body: Record<string, unknown> = { code, message: error.message, status: generateContentErrorStatus(error.kind) };
+  const message = error.contextOverflow ? tokenLimitMessage(error.contextOverflow, error.message) : error.message;
+  const body: Record<string, unknown> = { code, message, status: generateContentErrorStatus(error.kind) };
   if (error.retryAfterSeconds !== undefined) {
     // What the provider itself sends, so retry-aware clients find the delay where they look for it.
     body.details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${error.retryAfterSeconds}s` }];

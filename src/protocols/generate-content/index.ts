@@ -28,6 +28,7 @@ export const generateContentCodec: Codec = {
     decodeError: decodeGenerateContentError,
   },
   createPassThroughMeter: createGenerateContentPassThroughMeter,
+  passThroughHeaders: () => ({}),
 };
 
 export { SKIP_THOUGHT_SIGNATURE } from './encode-generate-content-request';

@@ -1,5 +1,5 @@
 /** A Messages provider's error answer (HTTP error body or mid-stream `event: error`) → GatewayError. */
-import { GatewayError, kindForUpstreamStatus, type ErrorKind } from '../../errors/gateway-error';
+import { GatewayError, kindForUpstreamStatus, type ContextOverflow, type ErrorKind } from '../../errors/gateway-error';
 import { isRecord, parseJson, readRecord, readString } from '../shared/read-json';
 
 type HeaderBag = Record<string, string | string[] | undefined>;
@@ -49,8 +49,19 @@ function readEnvelope(payload: unknown): { type?: string; message?: string } {
   return { type: readString(error, 'type'), message: readString(error, 'message') };
 }
 
+const PROMPT_TOO_LONG = /prompt is too long(?:: (\d+) tokens > (\d+) maximum)?/i;
+
+/** Anthropic's overflow refusal, "prompt is too long: 208310 tokens > 200000 maximum". */
+export function messagesContextOverflow(message: string | undefined): ContextOverflow | undefined {
+  const match = message === undefined ? null : PROMPT_TOO_LONG.exec(message);
+  if (!match) return undefined;
+  return match[1] === undefined ? {} : { inputTokens: Number(match[1]), maxTokens: Number(match[2]) };
+}
+
 export function decodeMessagesError(status: number, body: string, headers: HeaderBag): GatewayError {
   const envelope = readEnvelope(parseJson(body));
+  const contextOverflow = status < 500 ? messagesContextOverflow(envelope.message) : undefined;
+  if (contextOverflow) return new GatewayError('invalid_request', envelope.message!, { contextOverflow, upstream: { status, body } });
   let kind = kindForUpstreamStatus(status);
   if (envelope.type === 'overloaded_error') kind = 'overloaded';
   let message = envelope.message ?? (body.trim() !== '' ? body.trim().slice(0, 500) : `upstream answered HTTP ${status}`);

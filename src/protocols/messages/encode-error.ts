@@ -1,5 +1,5 @@
 /** GatewayError → the Messages error envelope `{type:'error', error:{type, message}}` (lead's table). */
-import type { ErrorKind, GatewayError } from '../../errors/gateway-error';
+import type { ContextOverflow, ErrorKind, GatewayError } from '../../errors/gateway-error';
 import type { RenderedError } from '../codec';
 
 const MESSAGES_ERROR_TYPE: Record<ErrorKind, string> = {
@@ -27,8 +27,15 @@ export function messagesErrorType(kind: ErrorKind): string {
   return MESSAGES_ERROR_TYPE[kind];
 }
 
+/** Anthropic's own words for a context overflow: what Claude Code's compact-and-retry matches on. */
+function promptTooLong(overflow: ContextOverflow): string {
+  const { inputTokens, maxTokens } = overflow;
+  return inputTokens !== undefined && maxTokens !== undefined ? `prompt is too long: ${inputTokens} tokens > ${maxTokens} maximum` : 'prompt is too long';
+}
+
 /** The body shared by the HTTP error and the mid-stream `event: error` frame. */
 export function messagesErrorBody(error: GatewayError): { type: 'error'; error: { type: string; message: string } } {
+  if (error.contextOverflow) return { type: 'error', error: { type: 'invalid_request_error', message: promptTooLong(error.contextOverflow) } };
   return { type: 'error', error: { type: messagesErrorType(error.kind), message: error.message } };
 }
 

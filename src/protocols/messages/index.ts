@@ -1,5 +1,6 @@
 /** The Messages codec: inbound (to Messages clients) and upstream (to Messages providers). */
 import type { Codec, InboundCodec, UpstreamCodec } from '../codec';
+import { messagesPassThroughHeaders } from './pass-through-headers';
 import { decodeMessagesError } from './decode-error';
 import { decodeMessagesRequest } from './decode-request';
 import { decodeMessagesResponse } from './decode-response';
@@ -32,6 +33,7 @@ export const messagesCodec: Codec = {
   inbound,
   upstream,
   createPassThroughMeter: createMessagesPassThroughMeter,
+  passThroughHeaders: messagesPassThroughHeaders,
 };
 
 export { encodeMessagesRequest, decodeMessagesRequest, decodeMessagesResponse, encodeMessagesResponse, encodeMessagesError, decodeMessagesError };

@@ -30,7 +30,8 @@ export function toResponsesUsage(usage: Usage): Record<string, unknown> {
   const input = totalInputTokens(usage);
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: usage.cacheReadTokens },
+    // Both details are required by OpenAI's schema; cache writes are known from Messages upstreams.
+    input_tokens_details: { cached_tokens: usage.cacheReadTokens, cache_write_tokens: usage.cacheWriteTokens },
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     total_tokens: input + usage.outputTokens,

@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../../errors/gateway-error';
 import { kindForResponsesError } from './kind-for-responses-error';
+import { openAiContextOverflow } from '../shared/openai-context-overflow';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -59,6 +60,10 @@ interface UpstreamFailure {
 
 function gatewayErrorFor({ status, payload, headers, fallbackMessage, upstream }: UpstreamFailure): GatewayError {
   const { message, param, code, type } = upstreamErrorMessage(payload);
+  const contextOverflow = status === undefined || status < 500 ? openAiContextOverflow(message, code) : undefined;
+  if (contextOverflow) {
+    return new GatewayError('invalid_request', message ?? fallbackMessage, { ...(param !== undefined ? { param } : {}), contextOverflow, upstream });
+  }
   const kind = kindForResponsesError({ status, code, type });
   const retryAfterSeconds = retryAfterFrom(headers, message);
   return new GatewayError(kind, message ?? fallbackMessage, {

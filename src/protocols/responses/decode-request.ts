@@ -148,6 +148,7 @@ function decodeInput(
   warnings: TranslationWarning[],
   /** Tools offered by `additional_tools` items (Codex's code mode), collected with their paths. */
   additionalTools: Array<{ tool: unknown; path: PathSegment[] }>,
+  context: CodecContext,
 ): Turn[] {
   const builder = new TurnBuilder();
   if (typeof input === 'string') {
@@ -157,7 +158,7 @@ function decodeInput(
   // Chat-less item lists carry no name on tool outputs: remember each call's name by call id.
   const callNames = new Map<string, string>();
   const addCall = (callId: string, namespace: string | null | undefined, member: string, argumentsJson: string): void => {
-    const { id, signature } = decodeCallId(callId);
+    const { id, signature } = decodeCallId(callId, context);
     const name = namespace ? namespacedToolName(namespace, member) : member;
     callNames.set(id, name);
     builder.add('assistant', [{ type: 'tool_call', id, name, argumentsJson, ...(signature ? { signature } : {}) }]);
@@ -198,7 +199,7 @@ function decodeInput(
       case 'function_call_output':
       case 'custom_tool_call_output': {
         const item = parseWith(functionCallOutputItemSchema, raw, prefix);
-        const { id } = decodeCallId(item.call_id);
+        const { id } = decodeCallId(item.call_id, context);
         const content: Array<TextPart | ImagePart> = [];
         if (typeof item.output === 'string') {
           content.push({ type: 'text', text: item.output });
@@ -337,7 +338,7 @@ function decodeReasoning(body: ResponsesRequestBody): ReasoningConfig | undefine
   return Object.keys(config).length > 0 ? config : undefined;
 }
 
-export function decodeResponsesRequest(body: unknown, _context: CodecContext): DecodedRequest {
+export function decodeResponsesRequest(body: unknown, context: CodecContext): DecodedRequest {
   const parsed = parseWith(responsesRequestSchema, body, []);
   const warnings: TranslationWarning[] = [];
   const extensionFields: Record<string, unknown> = {};
@@ -351,7 +352,7 @@ export function decodeResponsesRequest(body: unknown, _context: CodecContext): D
 
   const system: SystemPart[] = parsed.instructions ? [{ type: 'text', text: parsed.instructions }] : [];
   const additionalTools: Array<{ tool: unknown; path: PathSegment[] }> = [];
-  const turns = decodeInput(parsed.input, system, warnings, additionalTools);
+  const turns = decodeInput(parsed.input, system, warnings, additionalTools, context);
   const { tools, builtinTools } = decodeTools([
     ...(parsed.tools ?? []).map((tool, index) => ({ tool, path: ['tools', index] })),
     ...additionalTools,

@@ -281,7 +281,9 @@ export function encodeResponsesRequest(
       name,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       parameters: tool.parameters,
-      ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+      // Required by OpenAI's schema, and its default is `true` there: a tool from a caller that
+      // never asked for strict schemas (Messages, Chat, Generate-Content) is sent as not strict.
+      strict: tool.strict ?? false,
     };
   });
   request.builtinTools.forEach((tool, index) => {

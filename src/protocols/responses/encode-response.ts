@@ -54,8 +54,8 @@ export function encodeOutputItems(parts: ContentPart[], context: CodecContext, t
       case 'tool_call':
         closeMessage();
         items.push(isFreeformCall(part.name, tools)
-          ? customToolCallItem(context.newId('ctc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), freeformInput(part.argumentsJson), 'completed')
-          : functionCallItem(context.newId('fc_'), encodeCallId(part.id, part.signature), clientCallName(part.name, tools), clientArguments(part.argumentsJson), 'completed'));
+          ? customToolCallItem(context.newId('ctc_'), encodeCallId(part.id, part.signature, context), clientCallName(part.name, tools), freeformInput(part.argumentsJson), 'completed')
+          : functionCallItem(context.newId('fc_'), encodeCallId(part.id, part.signature, context), clientCallName(part.name, tools), clientArguments(part.argumentsJson), 'completed'));
         break;
       case 'native':
         // Server-tool items of Responses itself are shown whole; other protocols' blocks cannot be.

@@ -1,5 +1,6 @@
 /** The Responses codec: inbound (clients of `/v1/responses`) and upstream (Responses providers). */
 import type { Codec, InboundCodec, UpstreamCodec } from '../codec';
+import { responsesPassThroughHeaders } from './pass-through-headers';
 import { decodeResponsesError } from './decode-error';
 import { decodeResponsesRequest } from './decode-request';
 import { decodeResponsesResponse } from './decode-response';
@@ -32,4 +33,5 @@ export const responsesCodec: Codec = {
   inbound,
   upstream,
   createPassThroughMeter: createResponsesPassThroughMeter,
+  passThroughHeaders: responsesPassThroughHeaders,
 };

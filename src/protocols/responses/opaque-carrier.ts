@@ -5,6 +5,8 @@
  * payload here is a small JSON envelope so the original id (or the kind of value) survives too.
  */
 import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { CodecContext } from '../codec';
+import { expandId, fitId } from '../shared/fit-id';
 import type { ReasoningPart } from '../../ir/parts';
 
 interface CallIdEnvelope {
@@ -28,15 +30,18 @@ function parseEnvelope(value: string): Record<string, unknown> | undefined {
   }
 }
 
-/** The `call_id` shown to the client: the id itself, or the id and a foreign signature wrapped together. */
-export function encodeCallId(id: string, signature: Opaque | undefined): string {
+/**
+ * The `call_id` shown to the client: the id itself, or the id and a foreign signature wrapped
+ * together (kept in the gateway's store behind a short id when that exceeds the 64-character limit).
+ */
+export function encodeCallId(id: string, signature: Opaque | undefined, context: CodecContext): string {
   if (signature === undefined || signature.origin === 'responses') return id;
   const envelope: CallIdEnvelope = { id, signature: signature.value };
-  return wrapOpaque({ origin: signature.origin, value: JSON.stringify(envelope) });
+  return fitId(wrapOpaque({ origin: signature.origin, value: JSON.stringify(envelope) }), context);
 }
 
-export function decodeCallId(callId: string): { id: string; signature?: Opaque } {
-  const opaque = unwrapOpaque(callId);
+export function decodeCallId(callId: string, context: CodecContext): { id: string; signature?: Opaque } {
+  const opaque = unwrapOpaque(expandId(callId, context));
   if (opaque === undefined) return { id: callId };
   const envelope = parseEnvelope(opaque.value);
   if (envelope === undefined || typeof envelope.id !== 'string' || typeof envelope.signature !== 'string') {

@@ -4,13 +4,14 @@
  */
 
 export type OutputContent =
-  | { type: 'output_text'; text: string; annotations: unknown[] }
+  | { type: 'output_text'; text: string; annotations: unknown[]; logprobs: unknown[] }
   | { type: 'refusal'; refusal: string };
 
 export type ItemStatus = 'in_progress' | 'completed';
 
 export function outputTextContent(text: string): OutputContent {
-  return { type: 'output_text', text, annotations: [] };
+  // `logprobs` is required by OpenAI's schema (and sent by OpenAI, empty unless asked for).
+  return { type: 'output_text', text, annotations: [], logprobs: [] };
 }
 
 export function refusalContent(refusal: string): OutputContent {

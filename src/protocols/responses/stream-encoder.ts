@@ -214,7 +214,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'tool_call': {
         this.closeMessage(out);
         const id = this.context.newId('fc_');
-        const callId = encodeCallId(block.id, block.signature);
+        const callId = encodeCallId(block.id, block.signature, this.context);
         const tools = this.options.request?.tools;
         const freeform = isFreeformCall(block.name, tools);
         const name = clientCallName(block.name, tools);
@@ -312,10 +312,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
             item_id: block.id, output_index: block.outputIndex, delta: EMPTY_ARGUMENTS,
           }));
         }
+        const called = clientCallName(block.name, this.options.request?.tools);
+        // The spec requires `name` on this event (OpenAI sends it; clients read it there).
         out.push(this.frame('response.function_call_arguments.done', {
-          item_id: block.id, output_index: block.outputIndex, arguments: block.args,
+          item_id: block.id, output_index: block.outputIndex, name: called.name, arguments: block.args,
         }));
-        this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, clientCallName(block.name, this.options.request?.tools), block.args, 'completed'), out);
+        this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, called, block.args, 'completed'), out);
         break;
       case 'skipped':
         break;

@@ -19,6 +19,8 @@ export interface Stack {
   url: string;
   simulatorUrl: string;
   key: string;
+  /** The stack's own settings (database, Redis prefix, secrets): what the operator CLI needs to change its data. */
+  adminEnv: Record<string, string>;
   output: string[];
   stop(): Promise<void>;
 }
@@ -72,18 +74,21 @@ export async function startStack(): Promise<Stack> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'gw-clients-stack-'));
   const [port, simPort, s3Port] = [await freePort(), await freePort(), await freePort()];
   const key = `sk-svc-clients${randomBytes(16).toString('hex')}`;
+  const adminEnv: Record<string, string> = {
+    NODE_ENV: 'development',
+    SECRETS_FILE: path.join(directory, 'secrets.json'),
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: redis.prefix,
+  };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    NODE_ENV: 'development',
+    ...adminEnv,
     HOST: '127.0.0.1',
     PORT: String(port),
     SIM_PORT: String(simPort),
     EMBEDDED_S3_PORT: String(s3Port),
     EMBEDDED_S3_DIR: path.join(directory, 's3'),
-    SECRETS_FILE: path.join(directory, 'secrets.json'),
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    REDIS_PREFIX: redis.prefix,
     BOOTSTRAP_API_KEY: key,
     LOG_LEVEL: 'info',
   };
@@ -108,5 +113,5 @@ export async function startStack(): Promise<Stack> {
     await stop();
     throw error;
   }
-  return { url: `http://127.0.0.1:${port}`, simulatorUrl: `http://127.0.0.1:${simPort}`, key, output, stop };
+  return { url: `http://127.0.0.1:${port}`, simulatorUrl: `http://127.0.0.1:${simPort}`, key, adminEnv, output, stop };
 }

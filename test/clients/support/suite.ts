@@ -15,7 +15,11 @@ const listedModel = z.object({
 });
 export type ListedModel = z.infer<typeof listedModel>;
 
-const suiteState = z.object({ url: z.string(), key: z.string(), models: z.array(listedModel) });
+const suiteState = z.object({
+  url: z.string(), key: z.string(), models: z.array(listedModel),
+  /** For cells that add to the stack's data with the operator CLI (support/admin.ts). */
+  simulatorUrl: z.string(), adminEnv: z.record(z.string(), z.string()),
+});
 export type SuiteState = z.infer<typeof suiteState>;
 
 export type Protocol = 'messages' | 'responses' | 'chat' | 'generate-content';

@@ -31,7 +31,8 @@ describe('RoutingTrace: the decision chain operators read', () => {
     const refusal = trace.refusal(undefined)!;
     expect(refusal.status).toBe(429);
     expect(refusal.retryAfterSeconds).toBe(7);
-    expect(refusal.message).toBe('no available account: the 2 accounts tried of 3 serving model claude-sonnet-4-5 in group g failed this request (account #1: timeout; account #2: rate_limit (HTTP 429))');
+    // The upstream's own words of the last rate limit follow the list (issue 25: clients act on them).
+    expect(refusal.message).toBe('no available account: the 2 accounts tried of 3 serving model claude-sonnet-4-5 in group g failed this request (account #1: timeout; account #2: rate_limit (HTTP 429)): slow down');
   });
 
   it('is quiet when the first account served', () => {

@@ -19,6 +19,15 @@ describe('sessionIdentity', () => {
     expect(sessionIdentity('chat', {}, ir, 1).source).toBe('prefix');
   });
 
+  it('reads a session header before any body field (issue 25)', () => {
+    const ir = request([first]);
+    const claude = sessionIdentity('messages', { metadata: { user_id: 'u' } }, ir, 1, { 'x-claude-code-session-id': 'cc-1' });
+    expect(claude.source).toBe('header x-claude-code-session-id');
+    expect(sessionIdentity('messages', {}, request(later, 'other'), 1, { 'x-claude-code-session-id': 'cc-1' }).id).toBe(claude.id);
+    expect(sessionIdentity('responses', { prompt_cache_key: 'k' }, ir, 1, { session_id: 'codex-1' }).source).toBe('header session_id');
+    expect(sessionIdentity('messages', {}, ir, 1, { session_id: 'codex-1' }).source).toBe('prefix');
+  });
+
   it('scopes every identity to the API key', () => {
     const ir = request([first]);
     expect(sessionIdentity('chat', { user: 'alice' }, ir, 1).id).not.toBe(sessionIdentity('chat', { user: 'alice' }, ir, 2).id);

@@ -59,17 +59,18 @@ describe('prepareStrictSchema', () => {
 });
 
 describe('tool call ids', () => {
+  const context = { newId: (prefix: string) => `${prefix}1`, now: () => 0 };
   it('leaves ids without a signature unchanged and recovers embedded ones', () => {
-    expect(embedToolCallId('call_1', undefined)).toBe('call_1');
-    expect(recoverToolCallId('call_1')).toEqual({ id: 'call_1' });
-    const embedded = embedToolCallId('fc-1', { origin: 'generate-content', value: 'sig' });
+    expect(embedToolCallId('call_1', undefined, context)).toBe('call_1');
+    expect(recoverToolCallId('call_1', context)).toEqual({ id: 'call_1' });
+    const embedded = embedToolCallId('fc-1', { origin: 'generate-content', value: 'sig' }, context);
     expect(embedded).toMatch(/^gw1_g_[A-Za-z0-9_-]+$/);
-    expect(recoverToolCallId(embedded)).toEqual({ id: 'fc-1', signature: { origin: 'generate-content', value: 'sig' } });
+    expect(recoverToolCallId(embedded, context)).toEqual({ id: 'fc-1', signature: { origin: 'generate-content', value: 'sig' } });
   });
 
   it('keeps a bare wrapped value from another component whole', () => {
     const bare = wrapOpaque({ origin: 'responses', value: 'not-a-pair' });
-    expect(recoverToolCallId(bare)).toEqual({ id: bare, signature: { origin: 'responses', value: 'not-a-pair' } });
+    expect(recoverToolCallId(bare, context)).toEqual({ id: bare, signature: { origin: 'responses', value: 'not-a-pair' } });
   });
 
   it('sanitizes deterministically and only when Chat would reject the id', () => {

@@ -78,7 +78,7 @@ describe('Responses encodeRequest', () => {
     ]);
     expect(encoded.body.tools).toEqual([
       { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object' }, strict: true },
-      { type: 'function', name: 'lookup', parameters: { type: 'object' } },
+      { type: 'function', name: 'lookup', parameters: { type: 'object' }, strict: false },
     ]);
     expect(encoded.toolNames).toEqual({ get_weather: 'get.weather', lookup: 'lookup' });
     expect(encoded.warnings.map((w) => w.field)).toEqual([

@@ -33,7 +33,7 @@ describe('Responses encodeResponse', () => {
     });
     expect(body.output).toEqual([
       { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: expect.stringMatching(/^gw1_m_/) as unknown },
-      { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [] }] },
+      { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [], logprobs: [] }] },
       { type: 'function_call', id: 'fc_1', call_id: 'toolu_1', name: 'f', arguments: '{"a":1}', status: 'completed' },
     ]);
   });

@@ -1,0 +1,138 @@
+/**
+ * Issue 25 item 2: a prompt over the model's context window is refused by each simulated provider
+ * in its own words (Anthropic "prompt is too long", OpenAI `context_length_exceeded`, Google's
+ * token-limit INVALID_ARGUMENT, DeepSeek's, Mistral's, xAI's and Moonshot's variants), and the
+ * gateway re-issues it in the caller's protocol as the caller's own provider words it, on native
+ * and translated routes alike, streamed or not. Nothing is billed.
+ */
+import type { CatalogModel } from '../../src/catalog/model';
+import { insertApiKey } from '../../src/keys/insert-api-key';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+
+jest.setTimeout(90_000);
+
+/** 48 KB of text: about 12 000 simulator tokens, over the 8 192 of `sim-small-context`. */
+const LONG = 'The quick brown fox jumps over the lazy dog. '.repeat(1100);
+const WINDOW = 8_192;
+
+type Caller = 'messages' | 'chat' | 'responses' | 'generate-content';
+const ALL: CatalogModel['protocols'] = ['messages', 'responses', 'chat', 'generate-content'];
+
+/** Small-context catalog models on every upstream family, each served by the simulator. */
+const TARGETS: Array<{ id: string; upstreamModel: string; family: string; native: CatalogModel['nativeProtocols'] }> = [
+  { id: 'tiny-claude', upstreamModel: 'sim-small-context', family: 'anthropic', native: ['messages'] },
+  { id: 'tiny-gpt', upstreamModel: 'sim-small-context', family: 'openai', native: ['responses', 'chat'] },
+  { id: 'tiny-gemini', upstreamModel: 'sim-small-context', family: 'google', native: ['generate-content'] },
+  { id: 'tiny-deepseek', upstreamModel: `sim-ctx-${WINDOW}-deepseek`, family: 'deepseek', native: ['chat'] },
+  { id: 'tiny-mistral', upstreamModel: `sim-ctx-${WINDOW}-mistral`, family: 'mistral', native: ['chat'] },
+  { id: 'tiny-grok', upstreamModel: `sim-ctx-${WINDOW}-xai`, family: 'xai', native: ['chat'] },
+  { id: 'tiny-kimi', upstreamModel: `sim-ctx-${WINDOW}-moonshot`, family: 'moonshot', native: ['chat'] },
+];
+
+function catalogEntry(base: CatalogModel, target: (typeof TARGETS)[number]): CatalogModel {
+  return {
+    ...structuredClone(base), id: target.id, aliases: [], family: target.family, upstreamModel: target.upstreamModel,
+    contextWindow: WINDOW, maxOutputTokens: 1_024, nativeProtocols: target.native, protocols: ALL, capabilities: ['text', 'streaming', 'tool_use'],
+  };
+}
+
+interface Answer { status: number; text: string; json: any }
+
+async function call(gateway: TestGateway, key: string, caller: Caller, model: string, stream: boolean): Promise<Answer> {
+  const request = requestFor(caller, model, stream, key);
+  const response = await fetch(gateway.url + request.path, { method: 'POST', headers: { 'content-type': 'application/json', ...request.headers }, body: JSON.stringify(request.body) });
+  const text = await response.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: response.status, text, json };
+}
+
+function requestFor(caller: Caller, model: string, stream: boolean, key: string): { path: string; headers: Record<string, string>; body: unknown } {
+  switch (caller) {
+    case 'messages':
+      return { path: '/v1/messages', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: { model, max_tokens: 64, stream, messages: [{ role: 'user', content: LONG }] } };
+    case 'chat':
+      return { path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}` }, body: { model, stream, messages: [{ role: 'user', content: LONG }] } };
+    case 'responses':
+      return { path: '/v1/responses', headers: { authorization: `Bearer ${key}` }, body: { model, stream, store: false, input: LONG } };
+    case 'generate-content':
+      return {
+        path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        headers: { 'x-goog-api-key': key },
+        body: { contents: [{ role: 'user', parts: [{ text: LONG }] }] },
+      };
+  }
+}
+
+/** The caller's own provider's wording, with the numbers a client reads. */
+function expectCallerOverflow(caller: Caller, answer: Answer): void {
+  expect(answer.status).toBe(400);
+  switch (caller) {
+    case 'messages': {
+      expect(answer.json.type).toBe('error');
+      expect(answer.json.error.type).toBe('invalid_request_error');
+      const match = /^prompt is too long: (\d+) tokens > (\d+) maximum$/.exec(answer.json.error.message);
+      expect(match).not.toBeNull();
+      expect(Number(match![1])).toBeGreaterThan(Number(match![2]));
+      expect(Number(match![2])).toBe(WINDOW);
+      break;
+    }
+    case 'chat':
+      expect(answer.json.error).toMatchObject({ type: 'invalid_request_error', code: 'context_length_exceeded' });
+      expect(answer.json.error.message).toMatch(/maximum context length is \d+ tokens/);
+      break;
+    case 'responses':
+      expect(answer.json.error).toMatchObject({ type: 'invalid_request_error', code: 'context_length_exceeded', param: 'input' });
+      break;
+    case 'generate-content':
+      expect(answer.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+      expect(answer.json.error.message).toMatch(/^The input token count \(\d+\) exceeds the maximum number of tokens allowed \(8192\)\.$/);
+      break;
+  }
+}
+
+describe('context overflow reaches each client in its own provider\'s words', () => {
+  let gateway: TestGateway;
+  let key: string;
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    const base = gateway.deps.catalog.find('gpt-4.1')!;
+    gateway.deps.catalog.replace([...gateway.deps.catalog.models, ...TARGETS.map((target) => catalogEntry(base, target))]);
+    const groupId = await createGroup(gateway.deps.db, { name: 'tiny', family: null });
+    for (const protocol of ['messages', 'chat', 'responses', 'generate-content'] as const) {
+      const models = TARGETS.filter((target) => target.native.includes(protocol)).map((target) => target.id);
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `tiny-${protocol}`, protocol, baseUrl: gateway.sim.url, apiKey: 'sim-key', models });
+    }
+    gateway.services.upstreams.invalidate();
+    key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'tiny' })).secret;
+  });
+  afterAll(async () => { await gateway?.close(); });
+
+  const cases = (['messages', 'chat', 'responses', 'generate-content'] as const).flatMap((caller) =>
+    TARGETS.map((target) => [caller, target.id] as const));
+
+  it.each(cases)('%s caller, %s upstream: refused in the caller\'s words, nothing billed', async (caller, model) => {
+    const before = await gateway.deps.db.query('SELECT count(*)::int AS n FROM ledger_entries');
+    for (const stream of [false, true]) expectCallerOverflow(caller, await call(gateway, key, caller, model, stream));
+    const after = await gateway.deps.db.query('SELECT count(*)::int AS n FROM ledger_entries');
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it('the simulator refuses in each provider\'s own words and status', async () => {
+    const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+      const response = await fetch(gateway.sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      return { status: response.status, json: await response.json() as any };
+    };
+    const anthropic = await post('/v1/messages', { 'x-api-key': 'sim-key', 'anthropic-version': '2023-06-01' }, { model: 'sim-small-context', max_tokens: 16, messages: [{ role: 'user', content: LONG }] });
+    expect(anthropic.status).toBe(400);
+    expect(anthropic.json.error.message).toMatch(/^prompt is too long: \d+ tokens > 8192 maximum$/);
+    const google = await post('/v1beta/models/sim-small-context:generateContent', { 'x-goog-api-key': 'sim-key' }, { contents: [{ role: 'user', parts: [{ text: LONG }] }] });
+    expect(google.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    const openai = await post('/v1/responses', { authorization: 'Bearer sim-key' }, { model: 'sim-small-context', input: LONG });
+    expect(openai.json.error.code).toBe('context_length_exceeded');
+    // A short prompt on the same model is answered.
+    const short = await post('/v1/chat/completions', { authorization: 'Bearer sim-key' }, { model: 'sim-small-context', messages: [{ role: 'user', content: 'hi' }] });
+    expect(short.status).toBe(200);
+  });
+});
