@@ -90,7 +90,8 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
     config: { streamKeepaliveMs: 60_000, leaseTtlMs: 60_000 },
     logger,
     metrics: createMetrics(),
-  } as unknown as Dependencies; // the pass-through path reads only these three
+    clock: { now: () => Date.now() },
+  } as unknown as Dependencies; // the pass-through path reads only these four
   interface Run { testCase: PassThroughCase; usageEvents: UsageEvent[]; released: boolean; outcome?: AttemptOutcome | 'threw'; finished: () => void }
   let current: Run | undefined;
 
