@@ -24,14 +24,22 @@ export function createServices(deps: Dependencies): Services {
   const authenticator = createKeyAuthenticator(deps);
   const usage = createUsageRecorder(deps);
   const upstreamClient = createUpstreamClient(deps.config.upstream);
+  const upstreams = createUpstreamDirectory({
+    db: deps.db, crypto: deps.crypto, clock: deps.clock,
+    changes: {
+      subscriber: deps.subscriber, channel: deps.redisKeys.upstreamsChangedChannel(),
+      onError: (error) => deps.logger.warn({ err: error }, 'upstream list refresh failed; keeping the previous list'),
+    },
+  });
   return {
     authenticator,
     admission: createAdmission(deps),
     usage,
-    upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock }),
+    upstreams,
     upstreamClient,
     responses: createResponsesStore(deps.db),
     async close() {
+      upstreams.close();
       await usage.close();
       await authenticator.close();
       await upstreamClient.close();

@@ -18,6 +18,7 @@ import { createOperatorCatalogRouter } from './operator-catalog-router';
 import {
   createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
 } from './operator-schemas';
+import { announceUpstreamsChanged } from '../upstream/announce-upstreams-changed';
 import { testUpstreamAccount } from './test-upstream-account';
 import { listOperatorAccounts, listUpstreams, updateAccount, updateUpstream } from './operator-repository';
 
@@ -121,6 +122,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
       models: input.models, priority: input.priority, weight: input.weight,
     });
     services.upstreams.invalidate();
+    await announceUpstreamsChanged(deps.redis, deps.redisKeys);
     res.status(201).json({ object: 'upstream_account', id: Number(id) });
   });
 
@@ -133,6 +135,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');
     services.upstreams.invalidate();
+    await announceUpstreamsChanged(deps.redis, deps.redisKeys);
     res.json({ object: 'upstream_account', id, updated: true });
   });
 
