@@ -8,7 +8,9 @@ import { concurrencyCap } from '../auth/concurrency-cap';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
 import { creditsToUsd } from '../account/credits-to-usd';
-import { addUpstreamAccount, createAccount, createGroup } from '../process/seed';
+import { createAccount, createGroup } from '../process/seed';
+import { PROVIDER_PRESETS, UpstreamConfigError, type ProviderPreset } from '../upstream/provider-presets';
+import { addUpstream, UpstreamVerificationError, verifyChange } from './save-upstream';
 import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
 import { GatewayError } from '../errors/gateway-error';
@@ -32,8 +34,33 @@ function toCredits(usd: number): number {
   return Math.round(usd * 1_000_000);
 }
 
+/** Preset and verification failures as the operator API's 400s, naming the field at fault. */
+async function upstreamErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UpstreamConfigError) throw new GatewayError('invalid_request', error.message, { param: error.param });
+    if (error instanceof UpstreamVerificationError) throw new GatewayError('invalid_request', error.message, { param: VERIFICATION_PARAM[error.reason] });
+    throw error;
+  }
+}
+
+const VERIFICATION_PARAM: Record<UpstreamVerificationError['reason'], string> = {
+  credential: 'api_key', base_url: 'base_url', unreachable: 'base_url', upstream_error: 'base_url', model_not_listed: 'models', model_not_in_catalog: 'models',
+};
+
+function presentPreset(preset: ProviderPreset) {
+  return {
+    object: 'provider', name: preset.name, label: preset.label, protocol: preset.protocol, protocols: preset.protocols,
+    default_base_url: preset.defaultBaseUrl ?? null, credential_header: preset.credentialHeader, paths: preset.paths,
+    verifies_with: preset.modelList === undefined ? 'minimal_call' : 'model_list', default_api_version: preset.defaultApiVersion ?? null,
+    example_model: preset.exampleModel,
+  };
+}
+
 export function createOperatorRouter(deps: Dependencies, services: Pick<RelayServices, 'upstreams' | 'upstreamClient'>): Router {
   const router = express.Router();
+  const upstreamDeps = { ...deps, upstreamClient: services.upstreamClient };
   router.use('/api/v1/operator', createRequireOperator(deps));
 
   router.get('/api/v1/operator/me', (_req, res) => {
@@ -113,24 +140,38 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     });
   });
 
+  router.get('/api/v1/operator/providers', (_req, res) => {
+    res.json({ object: 'list', data: PROVIDER_PRESETS.map(presentPreset) });
+  });
+
   router.post('/api/v1/operator/upstreams', async (req, res) => {
     const input = parseBody(createUpstreamSchema, req.body);
     const group = await deps.db.query('SELECT 1 FROM routing_groups WHERE id = $1', [input.group_id]);
     if (!group.rowCount) throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
-    const id = await addUpstreamAccount(deps.db, deps.crypto, {
-      groupId: input.group_id, name: input.name, protocol: input.protocol, baseUrl: input.base_url, apiKey: input.api_key,
-      models: input.models, priority: input.priority, weight: input.weight,
-    });
+    const saved = await upstreamErrors(() => addUpstream(upstreamDeps, {
+      groupId: input.group_id, name: input.name, provider: input.provider, protocol: input.protocol, baseUrl: input.base_url,
+      apiVersion: input.api_version, apiKey: input.api_key, models: input.models, priority: input.priority, weight: input.weight, verify: input.verify !== false,
+    }));
     services.upstreams.invalidate();
-    await announceUpstreamsChanged(deps.redis, deps.redisKeys);
-    res.status(201).json({ object: 'upstream_account', id: Number(id) });
+    res.status(201).json({
+      object: 'upstream_account', id: Number(saved.id), provider: saved.upstream.provider ?? null, protocol: saved.upstream.protocol,
+      base_url: saved.upstream.baseUrl, api_version: saved.upstream.apiVersion ?? null, normalized: saved.upstream.notes,
+      verification: saved.probe ? { ok: true, method: saved.probe.method, detail: saved.probe.detail } : { ok: null, detail: 'not verified (verify: false)' },
+    });
   });
 
   router.patch('/api/v1/operator/upstreams/:id', async (req, res) => {
     const id = idParam(req, 'upstream account');
     const input = parseBody(updateUpstreamSchema, req.body);
+    let baseUrl = input.base_url?.replace(/\/+$/, '');
+    const changesConnection = input.base_url !== undefined || input.api_key !== undefined || input.models !== undefined;
+    if (changesConnection && input.verify !== false) {
+      const upstream = await upstreamErrors(() => verifyChange(upstreamDeps, id, { baseUrl: input.base_url, apiKey: input.api_key, models: input.models }));
+      if (!upstream) throw new GatewayError('not_found', 'upstream account not found');
+      baseUrl = upstream.baseUrl;
+    }
     const updated = await updateUpstream(deps.db, id, {
-      name: input.name, baseUrl: input.base_url?.replace(/\/+$/, ''), credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
+      name: input.name, baseUrl, credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
       models: input.models, priority: input.priority, weight: input.weight, status: input.status,
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');

@@ -8,6 +8,7 @@ import type { Protocol } from '../ir/protocol';
 import { chatMaxTokensField } from '../protocols/chat/chat-max-tokens-field';
 import type { UpstreamDecodeContext } from '../protocols/codec';
 import type { UpstreamAccount } from '../upstream/upstream-account';
+import { upstreamUrl } from '../upstream/provider-presets';
 import { CODECS } from './codec-registry';
 import type { RelayPlan } from './relay-plan';
 import { upstreamHeaders } from './upstream-headers';
@@ -68,8 +69,8 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
     return {
       account,
       passThrough: true,
-      url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery),
-      headers: upstreamHeaders(account.protocol, account.credential, extra),
+      url: upstreamUrl(account, passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery), upstreamModel),
+      headers: upstreamHeaders(account.protocol, account.credential, extra, account.provider),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },
     };
@@ -89,8 +90,8 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
   return {
     account,
     passThrough: false,
-    url: account.baseUrl + encoded.path,
-    headers: upstreamHeaders(account.protocol, account.credential, { ...extra, ...encoded.headers }),
+    url: upstreamUrl(account, encoded.path, upstreamModel),
+    headers: upstreamHeaders(account.protocol, account.credential, { ...extra, ...encoded.headers }, account.provider),
     body: JSON.stringify(encoded.body),
     decodeContext: { ...plan.context, toolNames: encoded.toolNames, jsonToolName: encoded.jsonToolName },
   };
