@@ -37,7 +37,8 @@ export async function probeUpstream(client: UpstreamClient, catalog: Catalog, cl
   if (missing.length > 0) {
     return { ok: false, cause: 'model_not_in_catalog', message: `${plural(missing, 'model')} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the catalog: add ${missing.length > 1 ? 'them' : 'it'} first (admin model add) or name catalog models` };
   }
-  const upstreamNames = named.map((m) => catalog.find(m)!.upstreamModel ?? m);
+  // A retired model is no longer routed: whether the provider still lists it does not matter.
+  const upstreamNames = named.filter((m) => catalog.find(m)!.retired !== true).map((m) => catalog.find(m)!.upstreamModel ?? m);
   if (input.upstream.preset.modelList === undefined) return probeByCalls(client, catalog, clock, input, named);
   const url = input.upstream.baseUrl + input.upstream.preset.modelList;
   let status: number;

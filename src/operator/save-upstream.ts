@@ -13,7 +13,7 @@ import type { Protocol } from '../ir/protocol';
 import { addUpstreamAccount } from '../process/seed';
 import type { RedisKeys } from '../redis/keys';
 import { announceUpstreamsChanged } from '../upstream/announce-upstreams-changed';
-import { resolveUpstream, type ResolvedUpstream } from '../upstream/provider-presets';
+import { findPreset, resolveUpstream, type ResolvedUpstream } from '../upstream/provider-presets';
 import type { UpstreamClient } from '../upstream/upstream-client';
 import { probeUpstream, type ProbeCause, type ProbeResult } from './probe-upstream';
 
@@ -66,7 +66,8 @@ export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto
     'SELECT provider, protocol, base_url, api_version, credential_encrypted, models FROM upstream_accounts WHERE id = $1', [id]);
   const row = result.rows[0];
   if (!row) return undefined;
-  const upstream = resolveUpstream({ provider: row.provider ?? undefined, protocol: row.protocol, baseUrl: row.base_url, apiVersion: row.api_version ?? undefined });
+  // Accounts of no preset (added by protocol, or the bootstrap's simulator) follow their protocol's conventions.
+  const upstream = resolveUpstream({ provider: findPreset(row.provider ?? undefined)?.name, protocol: row.protocol, baseUrl: row.base_url, apiVersion: row.api_version ?? undefined });
   return { upstream, credential: deps.crypto.decrypt(row.credential_encrypted), models: row.models };
 }
 

@@ -373,8 +373,10 @@ describe('the console', () => {
     const add = operatorPage.getByRole('form', { name: 'Add upstream account' });
     await add.getByLabel('Group').selectOption({ label: 'failing-group' });
     await add.getByLabel('Name').fill('always-503');
+    await add.getByLabel('Provider').selectOption({ label: 'Any server of a protocol' });
     await add.getByLabel('Protocol').selectOption('chat');
-    // The simulator answers every call under this base-URL prefix with 503.
+    // Not verified: the simulator answers every call under this base-URL prefix with 503.
+    await add.getByLabel(/^Verify with the provider/).uncheck();
     await add.getByLabel('Base URL').fill(`${world.gateway.sim.url}/_fault/503`);
     await add.getByLabel('Provider API key').fill('sim-key');
     await add.getByLabel(/^Models/).fill('gpt-4.1');

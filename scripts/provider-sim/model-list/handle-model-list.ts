@@ -19,8 +19,9 @@ export function handleAnthropicModelList(context: SimContext): void {
 }
 
 export function handleGoogleModelList(context: SimContext): void {
-  const models = context.state.models.names('generate-content').map((name) => ({
-    name: `models/${name}`, displayName: name, supportedGenerationMethods: ['generateContent', 'countTokens'],
-  }));
+  const models = [
+    ...context.state.models.names('generate-content').map((name) => ({ name: `models/${name}`, displayName: name, supportedGenerationMethods: ['generateContent', 'countTokens'] })),
+    ...context.state.models.names('video').map((name) => ({ name: `models/${name}`, displayName: name, supportedGenerationMethods: ['predictLongRunning'] })),
+  ];
   sendJson(context, 200, { models });
 }

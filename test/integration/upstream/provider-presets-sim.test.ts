@@ -5,7 +5,7 @@
  * verification failure names its cause; nothing of it is billed.
  */
 import { insertApiKey } from '../../../src/keys/insert-api-key';
-import { addUpstream, UpstreamVerificationError, type UpstreamDeps } from '../../../src/operator/save-upstream';
+import { addUpstream, checkStoredUpstream, UpstreamVerificationError, type UpstreamDeps } from '../../../src/operator/save-upstream';
 import { createGroup } from '../../../src/process/seed';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
 
@@ -121,6 +121,15 @@ describe('provider presets against the simulator', () => {
     const missing = await refusal({ models: ['gpt-4o-nonexistent'] });
     expect(missing.reason).toBe('model_not_in_catalog');
     expect(missing.message).toBe('verification failed: model gpt-4o-nonexistent is not in the catalog: add it first (admin model add) or name catalog models');
+  });
+
+  it("the quick start's simulator accounts pass the same check (the console's Test button)", async () => {
+    const accounts = await gateway.deps.db.query<{ id: string; provider: string }>('SELECT id, provider FROM upstream_accounts WHERE provider = $1', ['simulator']);
+    expect(accounts.rowCount).toBeGreaterThan(4);
+    for (const row of accounts.rows) {
+      const probe = await checkStoredUpstream(deps, Number(row.id));
+      expect({ id: row.id, probe }).toEqual({ id: row.id, probe: expect.objectContaining({ ok: true }) });
+    }
   });
 
   it('--no-verify saves without asking the provider', async () => {
