@@ -75,6 +75,30 @@ describe('operator upstream API', () => {
     expect((await call('POST', '/api/v1/operator/upstreams/999999/test')).status).toBe(404);
   });
 
+  it('adds by provider preset: normalised base URL reported, verified first; a failed verification is a 400 naming the field', async () => {
+    const group = await call('POST', '/api/v1/operator/groups', { name: 'presets', family: null });
+    const providers = (await call('GET', '/api/v1/operator/providers')).body.data as Json[];
+    expect(providers.find((p) => p.name === 'azure-openai')).toMatchObject({ protocol: 'chat', credential_header: 'api-key', paths: 'deployments', default_base_url: null });
+    const added = await call('POST', '/api/v1/operator/upstreams', {
+      group_id: group.body.id, provider: 'azure-openai', base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`, api_key: 'sim-key', models: ['gpt-4.1'],
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ provider: 'azure-openai', protocol: 'chat', base_url: gateway.sim.url, api_version: '2025-01-01-preview', verification: { ok: true, method: 'minimal_call' } });
+    expect((added.body.normalized as string[]).join(' ')).toMatch(/deployment path/);
+    const listed = ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === added.body.id)!;
+    expect(listed).toMatchObject({ provider: 'azure-openai', api_version: '2025-01-01-preview', last_check: { ok: true } });
+
+    const wrongKey = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, provider: 'openai', base_url: gateway.sim.url, api_key: 'nope', models: ['gpt-4.1'] });
+    expect(wrongKey.status).toBe(400);
+    expect(wrongKey.body.error).toMatchObject({ param: 'api_key', message: expect.stringMatching(/^verification failed: the provider refused the credential \(HTTP 401\)/) });
+    const wrongModel = await call('PATCH', `/api/v1/operator/upstreams/${added.body.id as number}`, { models: ['gpt-4o-nonexistent'] });
+    expect(wrongModel.status).toBe(400);
+    expect(wrongModel.body.error).toMatchObject({ param: 'models' });
+    const noProvider = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, api_key: 'k', models: ['gpt-4.1'] });
+    expect(noProvider.status).toBe(400);
+    expect(noProvider.text).toContain('name a provider or a protocol');
+  });
+
   it("lists this process's cooldowns: an account that failed a real call is cooling down and not healthy", async () => {
     const { groupId, id } = await addUpstream('cooling', `${gateway.sim.url}/_fault/503`, ['gpt-4.1'], false);
     const listed = async () => ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;
