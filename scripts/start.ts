@@ -14,7 +14,7 @@ import { ConfigError, loadConfig } from '../src/config';
 import { bootstrap } from '../src/process/bootstrap';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
-import { createConsoleUser } from '../src/process/seed';
+import { ensureDemoLogin } from '../src/process/demo-login';
 import { ensureConsoleBuilt } from './build-console';
 import { createRedis } from '../src/redis/connection';
 import { redactUrl } from '../src/process/build-dependencies';
@@ -24,10 +24,6 @@ const ROOT = path.resolve(__dirname, '..');
 const children: ChildProcess[] = [];
 let embeddedS3: EmbeddedS3 | undefined;
 let stopping = false;
-
-/** The quick start's console login; override with CONSOLE_DEMO_EMAIL / CONSOLE_DEMO_PASSWORD. */
-const DEMO_EMAIL = process.env.CONSOLE_DEMO_EMAIL ?? 'demo@gateway.local';
-const DEMO_PASSWORD = process.env.CONSOLE_DEMO_PASSWORD ?? 'demo-console-password';
 
 function fail(message: string): never {
   console.error(message);
@@ -104,7 +100,7 @@ async function main(): Promise<void> {
   const consoleBuild = await ensureConsoleBuilt().catch((error: Error) => fail(`the web console did not build: ${error.message}`));
   if (consoleBuild === 'built') console.log('web console built (console/dist)');
 
-  const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, process.env.SECRETS_FILE ?? '.local/secrets.json') };
+  const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, config.secretsFile) };
   if (!config.s3.endpoint) {
     embeddedS3 = await startEmbeddedS3({ port: config.s3.embeddedPort, directory: path.resolve(ROOT, config.s3.embeddedDir) });
     env.S3_ENDPOINT = embeddedS3.endpoint;
@@ -121,16 +117,17 @@ async function main(): Promise<void> {
   // The operator's own machine: show the bootstrap key again on later starts (decrypted from its reveal ciphertext).
   const keyRow = await db.query<{ secret_encrypted: string }>("SELECT secret_encrypted FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
   const key = boot.key ?? (keyRow.rows[0] ? crypto.decrypt(keyRow.rows[0].secret_encrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
-  const demoLogin = await ensureDemoConsoleUser(db);
+  const demoLogin = await ensureDemoLogin(db, { ...config.consoleDemo, secretsFile: path.resolve(ROOT, config.secretsFile) });
   await db.end();
 
   run('api', 'src/server.ts', env);
   run('worker', 'workers/index.ts', env);
-  const base = `http://127.0.0.1:${config.port}`;
+  const base = `http://${urlHost(config.host)}:${config.port}`;
   if (!(await waitFor(`${base}/readyz`, 60_000))) fail('the API did not become ready within 60 s');
 
   console.log(`
-  Gateway ready at ${base}   (provider simulator at ${simulatorUrl}${embeddedS3 ? `, embedded S3 at ${embeddedS3.endpoint}` : ''})
+  Gateway ready at ${base}   ${listenNote(config.host)}
+  Upstreams: ${config.sim.baseUrl ? `provider simulator at ${simulatorUrl}` : `the provider simulator at ${simulatorUrl} (simulated answers; connect a provider: npm run admin -- upstream add --help)`}${embeddedS3 ? `; embedded S3 at ${embeddedS3.endpoint}` : ''}
   Console: ${base}/console   ${demoLogin}
   ${boot.created ? 'Bootstrap key (created now)' : 'Bootstrap key'}: ${key}
 
@@ -148,18 +145,17 @@ async function main(): Promise<void> {
 `);
 }
 
-/**
- * The demo console login on the bootstrap key's account, as an operator of this local install;
- * created once (an existing user with that email is left as it is, its password unknown here).
- */
-async function ensureDemoConsoleUser(db: ReturnType<typeof createPool>): Promise<string> {
-  const existing = await db.query('SELECT 1 FROM console_users WHERE email = $1', [DEMO_EMAIL.toLowerCase()]);
-  if (existing.rowCount) return `login ${DEMO_EMAIL} / ${DEMO_PASSWORD} (unless its password was changed)`;
-  const account = await db.query<{ account_id: number }>("SELECT account_id FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
-  if (!account.rows[0]) return '(no demo login: create one with npm run admin -- user create)';
-  const userId = await createConsoleUser(db, { accountId: Number(account.rows[0].account_id), email: DEMO_EMAIL, password: DEMO_PASSWORD });
-  await db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-  return `login ${DEMO_EMAIL} / ${DEMO_PASSWORD} (operator of this install)`;
+/** The host part of a URL that reaches the API from this machine. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** What the banner says about who can reach it. */
+function listenNote(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return `(listening on every interface, HOST=${host}: reachable from other machines)`;
+  if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return '(this machine only; HOST=0.0.0.0 opens it to the network)';
+  return `(listening on ${host})`;
 }
 
 main().catch((error: Error) => {

@@ -15,7 +15,8 @@ const csv = z.string().default('').transform((v) => v.split(',').map((s) => s.tr
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().default('0.0.0.0'),
+  /** The API's listen address: loopback unless told otherwise (the image sets 0.0.0.0). */
+  HOST: z.string().default('127.0.0.1'),
   PORT: integer(8080),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/gateway'),
   DATABASE_POOL_SIZE: integer(10),
@@ -63,6 +64,9 @@ const schema = z.object({
   /** After a read that did not fill a batch, how long a billing worker waits for more events before writing them (one transaction each batch). */
   BILLING_LINGER_MS: integer(50),
   SECRETS_FILE: z.string().default('.local/secrets.json'),
+  /** The quick start's console login (an operator of the local install); the password is generated per install (beside SECRETS_FILE) unless set. */
+  CONSOLE_DEMO_EMAIL: z.string().email().default('demo@gateway.local'),
+  CONSOLE_DEMO_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   /** How long an Idempotency-Key's answer is kept and replayed (docs/tasks.md). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   /** Session affinity for prompt caching: a conversation's account is kept this long after its last request; 0 turns it off. */
@@ -87,6 +91,8 @@ export interface Config {
   logLevel: string;
   trustedProxies: string[];
   bootstrapApiKey?: string;
+  secretsFile: string;
+  consoleDemo: { email: string; password?: string };
   sim: { port: number; apiKey: string; baseUrl?: string };
   upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number; connections: number };
   streamKeepaliveMs: number;
@@ -168,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustedProxies: e.TRUSTED_PROXIES,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    secretsFile: e.SECRETS_FILE,
+    consoleDemo: { email: e.CONSOLE_DEMO_EMAIL, password: e.CONSOLE_DEMO_PASSWORD },
     sim: { port: e.SIM_PORT, apiKey: e.SIM_API_KEY, baseUrl: e.SIM_BASE_URL },
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS, firstByteTimeoutMs: e.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
