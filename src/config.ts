@@ -18,7 +18,8 @@ const schema = z.object({
   /** The API's listen address: loopback unless told otherwise (the image sets 0.0.0.0). */
   HOST: z.string().default('127.0.0.1'),
   PORT: integer(8080),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/gateway'),
+  /** The default matches `docker compose up -d postgres redis` (user postgres, password postgres, database gateway). */
+  DATABASE_URL: z.string().url().default('postgres://postgres:postgres@127.0.0.1:5432/gateway'),
   DATABASE_POOL_SIZE: integer(10),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('gw'),
@@ -36,6 +37,9 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUSTED_PROXIES: csv,
   BOOTSTRAP_API_KEY: z.string().optional(),
+  /** The first operator login `scripts/bootstrap.ts` creates (the compose stack's bootstrap service). */
+  BOOTSTRAP_OPERATOR_EMAIL: z.string().email().default('operator@gateway.local'),
+  BOOTSTRAP_OPERATOR_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   SIM_PORT: integer(4100),
   SIM_API_KEY: z.string().default('sim-key'),
   /** Where the bootstrap points the upstream accounts; defaults to the local simulator. */
@@ -77,6 +81,9 @@ const schema = z.object({
   CORS_ALLOWED_ORIGINS: csv,
 });
 
+/** Every environment variable the gateway reads (documented one by one in .env.example). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   host: string;
@@ -91,6 +98,7 @@ export interface Config {
   logLevel: string;
   trustedProxies: string[];
   bootstrapApiKey?: string;
+  bootstrapOperator: { email: string; password?: string };
   secretsFile: string;
   consoleDemo: { email: string; password?: string };
   sim: { port: number; apiKey: string; baseUrl?: string };
@@ -151,7 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (encryptionKey === undefined || hmacSecret === undefined) {
     if (e.NODE_ENV === 'production') {
       const missing = [encryptionKey === undefined ? 'ENCRYPTION_KEY' : '', hmacSecret === undefined ? 'HMAC_SECRET' : ''].filter(Boolean);
-      throw new ConfigError(missing.map((name) => `${name}: required in production`));
+      throw new ConfigError(missing.map((name) => `${name}: required in production (${name === 'ENCRYPTION_KEY' ? '64 hex characters: openssl rand -hex 32' : 'at least 32 characters: openssl rand -hex 32'}; see .env.example)`));
     }
     const secrets = developmentSecrets(e.SECRETS_FILE, warnings);
     encryptionKey ??= secrets.encryptionKey;
@@ -174,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustedProxies: e.TRUSTED_PROXIES,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    bootstrapOperator: { email: e.BOOTSTRAP_OPERATOR_EMAIL, password: e.BOOTSTRAP_OPERATOR_PASSWORD },
     secretsFile: e.SECRETS_FILE,
     consoleDemo: { email: e.CONSOLE_DEMO_EMAIL, password: e.CONSOLE_DEMO_PASSWORD },
     sim: { port: e.SIM_PORT, apiKey: e.SIM_API_KEY, baseUrl: e.SIM_BASE_URL },

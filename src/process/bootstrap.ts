@@ -20,7 +20,8 @@ export interface BootstrapResult {
 }
 
 export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog, options: {
-  simulatorUrl: string; simulatorKey: string; apiKey?: string;
+  /** Undefined: no upstream accounts (the operator connects providers with `admin upstream add`). */
+  simulatorUrl?: string; simulatorKey: string; apiKey?: string;
 }): Promise<BootstrapResult> {
   const existing = await db.query('SELECT 1 FROM accounts LIMIT 1');
   if (existing.rowCount) return { created: false };
@@ -39,11 +40,12 @@ export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog
       byProtocol.set(protocol, families);
     }
   }
-  for (const [protocol, familyModels] of byProtocol) {
+  for (const [protocol, familyModels] of options.simulatorUrl === undefined ? [] : byProtocol) {
+    const simulatorUrl = options.simulatorUrl!;
     const all = [...familyModels.values()].flat();
-    await addUpstreamAccount(db, crypto, { groupId: defaultGroup, name: `simulator ${protocol}`, protocol, baseUrl: options.simulatorUrl, apiKey: options.simulatorKey, models: all, provider: SIMULATOR_PROVIDER });
+    await addUpstreamAccount(db, crypto, { groupId: defaultGroup, name: `simulator ${protocol}`, protocol, baseUrl: simulatorUrl, apiKey: options.simulatorKey, models: all, provider: SIMULATOR_PROVIDER });
     for (const [family, models] of familyModels) {
-      await addUpstreamAccount(db, crypto, { groupId: familyGroups.get(family)!, name: `simulator ${protocol}`, protocol, baseUrl: options.simulatorUrl, apiKey: options.simulatorKey, models, provider: SIMULATOR_PROVIDER });
+      await addUpstreamAccount(db, crypto, { groupId: familyGroups.get(family)!, name: `simulator ${protocol}`, protocol, baseUrl: simulatorUrl, apiKey: options.simulatorKey, models, provider: SIMULATOR_PROVIDER });
     }
   }
   const accountId = await createAccount(db, { name: 'demo', tier: 'pro' });
