@@ -1,5 +1,6 @@
 /**
- * `npm start`, the quick start: applies migrations, builds the web console when its sources changed,
+ * `npm start`, the quick start: finds PostgreSQL and Redis (or, for the default addresses, starts an
+ * embedded PostgreSQL and redis-server when nothing answers there: local-services.ts), applies migrations, builds the web console when its sources changed,
  * starts the embedded S3 server (when no S3 endpoint is configured), the provider simulator, one API
  * process and one worker process, bootstraps an empty database (with a demo console login, an
  * operator of the local install), and prints a banner with the base URL, the console URL and login,
@@ -10,19 +11,21 @@ import path from 'node:path';
 import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { Catalog } from '../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig, type Config } from '../src/config';
+import { ensurePostgres, ensureRedis, LocalServiceError, type LocalService } from '../src/process/local-services';
 import { bootstrap } from '../src/process/bootstrap';
-import { ensureDatabase, migrate } from '../src/db/migrate';
+import { migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { ensureDemoLogin } from '../src/process/demo-login';
 import { ensureConsoleBuilt } from './build-console';
-import { createRedis } from '../src/redis/connection';
 import { redactUrl } from '../src/process/build-dependencies';
 import { startEmbeddedS3, type EmbeddedS3 } from '../src/storage/embedded-s3';
 
 const ROOT = path.resolve(__dirname, '..');
 const children: ChildProcess[] = [];
 let embeddedS3: EmbeddedS3 | undefined;
+/** The embedded PostgreSQL and redis-server this run started; stopped after the gateway's processes. */
+const localServices: LocalService[] = [];
 let stopping = false;
 
 function fail(message: string): never {
@@ -53,6 +56,7 @@ async function stop(code: number): Promise<void> {
     child.once('exit', () => { clearTimeout(timer); resolve(); });
   })));
   await embeddedS3?.close().catch(() => undefined);
+  for (const service of localServices.reverse()) await service.stop().catch(() => undefined);
   process.exit(code);
 }
 
@@ -68,19 +72,20 @@ async function waitFor(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-async function reachable(databaseUrl: string, redisUrl: string): Promise<void> {
+/** PostgreSQL and Redis: the configured ones, or local ones started for the defaults (local-services.ts). */
+async function reachable(config: Config): Promise<void> {
   try {
-    await ensureDatabase(databaseUrl);
+    const postgres = await ensurePostgres(config);
+    if (postgres) localServices.push(postgres);
   } catch (error) {
-    fail(`PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
+    fail(error instanceof LocalServiceError ? error.message
+      : `PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   }
-  const redis = createRedis(redisUrl);
   try {
-    await Promise.race([redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
+    const redis = await ensureRedis(config);
+    if (redis) localServices.push(redis);
   } catch (error) {
-    fail(`Redis is not reachable at ${redactUrl(redisUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
-  } finally {
-    redis.disconnect();
+    fail(error instanceof LocalServiceError ? error.message : `Redis is not reachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   }
 }
 
@@ -95,7 +100,7 @@ async function main(): Promise<void> {
     throw error;
   }
   for (const warning of config.warnings) console.warn(`warning: ${warning}`);
-  await reachable(config.databaseUrl, config.redisUrl);
+  await reachable(config);
   await migrate(config.databaseUrl);
   const consoleBuild = await ensureConsoleBuilt().catch((error: Error) => fail(`the web console did not build: ${error.message}`));
   if (consoleBuild === 'built') console.log('web console built (console/dist)');
@@ -127,7 +132,7 @@ async function main(): Promise<void> {
 
   console.log(`
   Gateway ready at ${base}   ${listenNote(config.host)}
-  Upstreams: ${config.sim.baseUrl ? `provider simulator at ${simulatorUrl}` : `the provider simulator at ${simulatorUrl} (simulated answers; connect a provider: npm run admin -- upstream add --help)`}${embeddedS3 ? `; embedded S3 at ${embeddedS3.endpoint}` : ''}
+  Upstreams: ${config.sim.baseUrl ? `provider simulator at ${simulatorUrl}` : `the provider simulator at ${simulatorUrl} (simulated answers; connect a provider: npm run admin -- upstream add --help)`}${embeddedS3 ? `; embedded S3 at ${embeddedS3.endpoint}` : ''}${localServices.map((service) => `; ${service.description}`).join('')}
   Console: ${base}/console   ${demoLogin}
   ${boot.created ? 'Bootstrap key (created now)' : 'Bootstrap key'}: ${key}
 

@@ -18,10 +18,15 @@ const schema = z.object({
   /** The API's listen address: loopback unless told otherwise (the image sets 0.0.0.0). */
   HOST: z.string().default('127.0.0.1'),
   PORT: integer(8080),
-  /** The default matches `docker compose up -d postgres redis` (user postgres, password postgres, database gateway). */
-  DATABASE_URL: z.string().url().default('postgres://postgres:postgres@127.0.0.1:5432/gateway'),
+  /** Unset: postgres://postgres:postgres@127.0.0.1:POSTGRES_PORT/gateway, which `docker compose up -d postgres redis` serves. */
+  DATABASE_URL: z.string().url().optional(),
+  /** The port of the default DATABASE_URL (and of the embedded PostgreSQL `npm start` runs there when nothing answers). */
+  POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).default(5432),
+  /** Where the quick start's embedded PostgreSQL keeps its data. */
+  EMBEDDED_POSTGRES_DIR: z.string().default('.local/postgres'),
   DATABASE_POOL_SIZE: integer(10),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Unset: redis://127.0.0.1:6379 (`npm start` runs redis-server from the PATH there when nothing answers). */
+  REDIS_URL: z.string().url().optional(),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('gw'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
@@ -89,6 +94,9 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
+  /** Whether DATABASE_URL / REDIS_URL were set (the quick start only starts local services for defaults). */
+  explicit: { databaseUrl: boolean; redisUrl: boolean };
+  embeddedPostgresDir: string;
   databasePoolSize: number;
   redisUrl: string;
   redisPrefix: string;
@@ -169,9 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: e.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${e.POSTGRES_PORT}/gateway`,
+    explicit: { databaseUrl: e.DATABASE_URL !== undefined, redisUrl: e.REDIS_URL !== undefined },
+    embeddedPostgresDir: e.EMBEDDED_POSTGRES_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    redisUrl: e.REDIS_URL,
+    redisUrl: e.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: e.REDIS_PREFIX,
     s3: {
       endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID,

