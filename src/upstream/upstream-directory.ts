@@ -13,7 +13,6 @@
  */
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
-import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import type { UpstreamAccount } from './upstream-account';
@@ -66,7 +65,8 @@ function serves(account: { protocol: Protocol; models: string[] }, model: string
 }
 
 export function createUpstreamDirectory(options: {
-  db: Pool; crypto: SecretCrypto; clock: Clock; refreshMs?: number; random?: () => number;
+  /** Decrypts the stored credentials (the auth folder's SecretCrypto). */
+  db: Pool; crypto: { decrypt(ciphertext: string): string }; clock: Clock; refreshMs?: number; random?: () => number;
   /** Reload when a change is announced on this channel (the subscriber connection is shared). */
   changes?: { subscriber: Redis; channel: string; onError?: (error: unknown) => void };
 }): UpstreamDirectory {
