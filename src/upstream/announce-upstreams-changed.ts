@@ -6,11 +6,20 @@
 import type Redis from 'ioredis';
 import type { RedisKeys } from '../redis/keys';
 
+const ANNOUNCE_TIMEOUT_MS = 2_000;
+
 export async function announceUpstreamsChanged(redis: Redis, redisKeys: RedisKeys): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await redis.publish(redisKeys.upstreamsChangedChannel(), 'changed');
+    // Redis away must not hold the change up: the periodic refresh will carry it.
+    await Promise.race([
+      redis.publish(redisKeys.upstreamsChangedChannel(), 'changed'),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer')), ANNOUNCE_TIMEOUT_MS); }),
+    ]);
     return true;
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
