@@ -69,6 +69,7 @@ export function createAuthRouter(deps: Dependencies): Router {
       expires_at: session.expiresAt.toISOString(),
       account_id: Number(user.account_id),
       user: { id: Number(user.id), email: user.email },
+      upstreams: await countSimulatedUpstreams(deps.db),
     });
   });
 

@@ -29,5 +29,10 @@ describe('simulated upstreams in the console session', () => {
     expect((await session()).upstreams).toEqual({ active: first.active + 1, simulated: first.simulated });
     await gateway.deps.db.query("UPDATE upstream_accounts SET status = 'disabled' WHERE provider = 'simulator'");
     expect((await session()).upstreams).toEqual({ active: 1, simulated: 0 });
+    // The login answers the same session object.
+    const login = await fetch(`${gateway.url}/api/v1/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'member@example.test', password: 'a long password' }),
+    });
+    expect(((await login.json()) as { upstreams: unknown }).upstreams).toEqual({ active: 1, simulated: 0 });
   });
 });
