@@ -5,8 +5,8 @@
  * REDIS_URL is not set and nothing answers, `redis-server` from the PATH is started, or the quick
  * start stops with one line saying what to install. Both stop with the gateway. Never in production.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { ensureDatabase } from '../db/migrate';
@@ -61,14 +61,28 @@ export async function ensurePostgres(config: Config): Promise<LocalService | und
   return { description: `embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), directory) || directory})`, stop: () => server.stop() };
 }
 
+/** The executable of that name in a PATH directory, if any. */
+function findOnPath(name: string): string | undefined {
+  for (const directory of (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(directory, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch { /* not here */ }
+  }
+  return undefined;
+}
+
 async function redisAnswers(redisUrl: string): Promise<boolean> {
   const redis = createRedis(redisUrl);
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
+    await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer in 3 s')), 3_000); })]);
     return true;
   } catch {
     return false;
   } finally {
+    clearTimeout(timer);
     redis.disconnect();
   }
 }
@@ -81,12 +95,13 @@ export async function ensureRedis(config: Config): Promise<LocalService | undefi
   if (config.env === 'production' || config.explicit.redisUrl) {
     throw new LocalServiceError(`Redis is not reachable at ${url.host}. Start it: docker compose up -d postgres redis`);
   }
-  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+  const binary = findOnPath('redis-server');
+  if (binary === undefined) {
     throw new LocalServiceError(`Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`);
   }
   const directory = path.resolve(path.dirname(config.embeddedPostgresDir), 'redis');
   mkdirSync(directory, { recursive: true });
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(config.redisUrl))) {
     if (child.exitCode !== null || Date.now() > deadline) throw new LocalServiceError(`redis-server did not start on 127.0.0.1:${port}`);

@@ -15,7 +15,7 @@ import { hashPassword } from '../../../src/auth/hash-password';
 import { verifyPassword } from '../../../src/auth/verify-password';
 import { loadConfig } from '../../../src/config';
 import { ensureDemoLogin } from '../../../src/process/demo-login';
-import { ensurePostgres } from '../../../src/process/local-services';
+import { ensurePostgres, ensureRedis } from '../../../src/process/local-services';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 import { createTestRedis, TEST_REDIS_URL, type TestRedis } from '../../support/redis';
 
@@ -141,6 +141,26 @@ describe('the quick start', () => {
     const config = loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: 'a'.repeat(64), HMAC_SECRET: 'b'.repeat(32), POSTGRES_PORT: String(port), EMBEDDED_POSTGRES_DIR: path.join(dir, 'never') });
     await expect(ensurePostgres(config)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(existsSync(path.join(dir, 'never'))).toBe(false);
+  });
+
+  it('Redis: with REDIS_URL unset and nothing answering, redis-server from the PATH serves and stops; without one, one line says what to install', async () => {
+    const port = await freePort();
+    const config = { ...loadConfig({ ...env, REDIS_URL: `redis://127.0.0.1:${port}`, EMBEDDED_POSTGRES_DIR: path.join(dir, 'pg-for-redis') }), explicit: { databaseUrl: true, redisUrl: false } };
+    const service = await ensureRedis(config);
+    expect(service?.description).toBe(`redis-server on 127.0.0.1:${port}`);
+    expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
+    await service!.stop();
+    expect(listeningAddresses(port)).toEqual([]);
+
+    const path_ = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await expect(ensureRedis(config)).rejects.toThrow(`Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`);
+    } finally {
+      process.env.PATH = path_;
+    }
+    // Set explicitly, or in production, nothing is started.
+    await expect(ensureRedis({ ...config, explicit: { databaseUrl: true, redisUrl: true } })).rejects.toThrow(/^Redis is not reachable at 127\.0\.0\.1:\d+\. Start it/);
   });
 
   it('a demo login with the formerly published password is moved to the install\'s own', async () => {
