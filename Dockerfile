@@ -6,7 +6,7 @@
 # Stage 1 compiles TypeScript; stage 2 holds production dependencies and dist/ only, runs as a
 # non-root user, with node as PID 1 handling SIGTERM itself (graceful drain, see docs/operations.md).
 
-FROM node:20-bookworm-slim AS build
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -17,12 +17,12 @@ COPY scripts ./scripts
 COPY console ./console
 RUN npm run build && npm run build:console
 
-FROM node:20-bookworm-slim AS production-dependencies
+FROM node:26-bookworm-slim AS production-dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:26-bookworm-slim
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=production-dependencies --chown=node:node /app/node_modules ./node_modules

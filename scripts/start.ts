@@ -1,5 +1,6 @@
 /**
- * `npm start`, the quick start: applies migrations, builds the web console when its sources changed,
+ * `npm start`, the quick start: finds PostgreSQL and Redis (or, for the default addresses, starts an
+ * embedded PostgreSQL and redis-server when nothing answers there: local-services.ts), applies migrations, builds the web console when its sources changed,
  * starts the embedded S3 server (when no S3 endpoint is configured), the provider simulator, one API
  * process and one worker process, bootstraps an empty database (with a demo console login, an
  * operator of the local install), and prints a banner with the base URL, the console URL and login,
@@ -10,24 +11,22 @@ import path from 'node:path';
 import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { Catalog } from '../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig, type Config } from '../src/config';
+import { ensurePostgres, ensureRedis, LocalServiceError, type LocalService } from '../src/process/local-services';
 import { bootstrap } from '../src/process/bootstrap';
-import { ensureDatabase, migrate } from '../src/db/migrate';
+import { migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
-import { createConsoleUser } from '../src/process/seed';
+import { ensureDemoLogin } from '../src/process/demo-login';
 import { ensureConsoleBuilt } from './build-console';
-import { createRedis } from '../src/redis/connection';
 import { redactUrl } from '../src/process/build-dependencies';
 import { startEmbeddedS3, type EmbeddedS3 } from '../src/storage/embedded-s3';
 
 const ROOT = path.resolve(__dirname, '..');
 const children: ChildProcess[] = [];
 let embeddedS3: EmbeddedS3 | undefined;
+/** The embedded PostgreSQL and redis-server this run started; stopped after the gateway's processes. */
+const localServices: LocalService[] = [];
 let stopping = false;
-
-/** The quick start's console login; override with CONSOLE_DEMO_EMAIL / CONSOLE_DEMO_PASSWORD. */
-const DEMO_EMAIL = process.env.CONSOLE_DEMO_EMAIL ?? 'demo@gateway.local';
-const DEMO_PASSWORD = process.env.CONSOLE_DEMO_PASSWORD ?? 'demo-console-password';
 
 function fail(message: string): never {
   console.error(message);
@@ -57,6 +56,7 @@ async function stop(code: number): Promise<void> {
     child.once('exit', () => { clearTimeout(timer); resolve(); });
   })));
   await embeddedS3?.close().catch(() => undefined);
+  for (const service of localServices.reverse()) await service.stop().catch(() => undefined);
   process.exit(code);
 }
 
@@ -72,19 +72,20 @@ async function waitFor(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-async function reachable(databaseUrl: string, redisUrl: string): Promise<void> {
+/** PostgreSQL and Redis: the configured ones, or local ones started for the defaults (local-services.ts). */
+async function reachable(config: Config): Promise<void> {
   try {
-    await ensureDatabase(databaseUrl);
+    const postgres = await ensurePostgres(config);
+    if (postgres) localServices.push(postgres);
   } catch (error) {
-    fail(`PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
+    fail(error instanceof LocalServiceError ? error.message
+      : `PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   }
-  const redis = createRedis(redisUrl);
   try {
-    await Promise.race([redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
+    const redis = await ensureRedis(config);
+    if (redis) localServices.push(redis);
   } catch (error) {
-    fail(`Redis is not reachable at ${redactUrl(redisUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
-  } finally {
-    redis.disconnect();
+    fail(error instanceof LocalServiceError ? error.message : `Redis is not reachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   }
 }
 
@@ -99,12 +100,12 @@ async function main(): Promise<void> {
     throw error;
   }
   for (const warning of config.warnings) console.warn(`warning: ${warning}`);
-  await reachable(config.databaseUrl, config.redisUrl);
+  await reachable(config);
   await migrate(config.databaseUrl);
   const consoleBuild = await ensureConsoleBuilt().catch((error: Error) => fail(`the web console did not build: ${error.message}`));
   if (consoleBuild === 'built') console.log('web console built (console/dist)');
 
-  const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, process.env.SECRETS_FILE ?? '.local/secrets.json') };
+  const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, config.secretsFile) };
   if (!config.s3.endpoint) {
     embeddedS3 = await startEmbeddedS3({ port: config.s3.embeddedPort, directory: path.resolve(ROOT, config.s3.embeddedDir) });
     env.S3_ENDPOINT = embeddedS3.endpoint;
@@ -121,16 +122,17 @@ async function main(): Promise<void> {
   // The operator's own machine: show the bootstrap key again on later starts (decrypted from its reveal ciphertext).
   const keyRow = await db.query<{ secret_encrypted: string }>("SELECT secret_encrypted FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
   const key = boot.key ?? (keyRow.rows[0] ? crypto.decrypt(keyRow.rows[0].secret_encrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
-  const demoLogin = await ensureDemoConsoleUser(db);
+  const demoLogin = await ensureDemoLogin(db, { ...config.consoleDemo, secretsFile: path.resolve(ROOT, config.secretsFile) });
   await db.end();
 
   run('api', 'src/server.ts', env);
   run('worker', 'workers/index.ts', env);
-  const base = `http://127.0.0.1:${config.port}`;
+  const base = `http://${urlHost(config.host)}:${config.port}`;
   if (!(await waitFor(`${base}/readyz`, 60_000))) fail('the API did not become ready within 60 s');
 
   console.log(`
-  Gateway ready at ${base}   (provider simulator at ${simulatorUrl}${embeddedS3 ? `, embedded S3 at ${embeddedS3.endpoint}` : ''})
+  Gateway ready at ${base}   ${listenNote(config.host)}
+  Upstreams: ${config.sim.baseUrl ? `provider simulator at ${simulatorUrl}` : `the provider simulator at ${simulatorUrl} (simulated answers; connect a provider: npm run admin -- upstream add --help)`}${embeddedS3 ? `; embedded S3 at ${embeddedS3.endpoint}` : ''}${localServices.map((service) => `; ${service.description}`).join('')}
   Console: ${base}/console   ${demoLogin}
   ${boot.created ? 'Bootstrap key (created now)' : 'Bootstrap key'}: ${key}
 
@@ -148,18 +150,17 @@ async function main(): Promise<void> {
 `);
 }
 
-/**
- * The demo console login on the bootstrap key's account, as an operator of this local install;
- * created once (an existing user with that email is left as it is, its password unknown here).
- */
-async function ensureDemoConsoleUser(db: ReturnType<typeof createPool>): Promise<string> {
-  const existing = await db.query('SELECT 1 FROM console_users WHERE email = $1', [DEMO_EMAIL.toLowerCase()]);
-  if (existing.rowCount) return `login ${DEMO_EMAIL} / ${DEMO_PASSWORD} (unless its password was changed)`;
-  const account = await db.query<{ account_id: number }>("SELECT account_id FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
-  if (!account.rows[0]) return '(no demo login: create one with npm run admin -- user create)';
-  const userId = await createConsoleUser(db, { accountId: Number(account.rows[0].account_id), email: DEMO_EMAIL, password: DEMO_PASSWORD });
-  await db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-  return `login ${DEMO_EMAIL} / ${DEMO_PASSWORD} (operator of this install)`;
+/** The host part of a URL that reaches the API from this machine. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** What the banner says about who can reach it. */
+function listenNote(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return `(listening on every interface, HOST=${host}: reachable from other machines)`;
+  if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return '(this machine only; HOST=0.0.0.0 opens it to the network)';
+  return `(listening on ${host})`;
 }
 
 main().catch((error: Error) => {

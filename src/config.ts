@@ -15,11 +15,18 @@ const csv = z.string().default('').transform((v) => v.split(',').map((s) => s.tr
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  HOST: z.string().default('0.0.0.0'),
+  /** The API's listen address: loopback unless told otherwise (the image sets 0.0.0.0). */
+  HOST: z.string().default('127.0.0.1'),
   PORT: integer(8080),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/gateway'),
+  /** Unset: postgres://postgres:postgres@127.0.0.1:POSTGRES_PORT/gateway, which `docker compose up -d postgres redis` serves. */
+  DATABASE_URL: z.string().url().optional(),
+  /** The port of the default DATABASE_URL (and of the embedded PostgreSQL `npm start` runs there when nothing answers). */
+  POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).default(5432),
+  /** Where the quick start's embedded PostgreSQL keeps its data. */
+  EMBEDDED_POSTGRES_DIR: z.string().default('.local/postgres'),
   DATABASE_POOL_SIZE: integer(10),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Unset: redis://127.0.0.1:6379 (`npm start` runs redis-server from the PATH there when nothing answers). */
+  REDIS_URL: z.string().url().optional(),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('gw'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
@@ -35,6 +42,9 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUSTED_PROXIES: csv,
   BOOTSTRAP_API_KEY: z.string().optional(),
+  /** The first operator login `scripts/bootstrap.ts` creates (the compose stack's bootstrap service). */
+  BOOTSTRAP_OPERATOR_EMAIL: z.string().email().default('operator@gateway.local'),
+  BOOTSTRAP_OPERATOR_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   SIM_PORT: integer(4100),
   SIM_API_KEY: z.string().default('sim-key'),
   /** Where the bootstrap points the upstream accounts; defaults to the local simulator. */
@@ -73,6 +83,9 @@ const schema = z.object({
   /** After a read that did not fill a batch, how long a billing worker waits for more events before writing them (one transaction each batch). */
   BILLING_LINGER_MS: integer(50),
   SECRETS_FILE: z.string().default('.local/secrets.json'),
+  /** The quick start's console login (an operator of the local install); the password is generated per install (beside SECRETS_FILE) unless set. */
+  CONSOLE_DEMO_EMAIL: z.string().email().default('demo@gateway.local'),
+  CONSOLE_DEMO_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   /** How long an Idempotency-Key's answer is kept and replayed (docs/tasks.md). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   /** Session affinity for prompt caching: a conversation's account is kept this long after its last request; 0 turns it off. */
@@ -83,11 +96,17 @@ const schema = z.object({
   CORS_ALLOWED_ORIGINS: csv,
 });
 
+/** Every environment variable the gateway reads (documented one by one in .env.example). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
   databaseUrl: string;
+  /** Whether DATABASE_URL / REDIS_URL were set (the quick start only starts local services for defaults). */
+  explicit: { databaseUrl: boolean; redisUrl: boolean };
+  embeddedPostgresDir: string;
   databasePoolSize: number;
   redisUrl: string;
   redisPrefix: string;
@@ -97,6 +116,9 @@ export interface Config {
   logLevel: string;
   trustedProxies: string[];
   bootstrapApiKey?: string;
+  bootstrapOperator: { email: string; password?: string };
+  secretsFile: string;
+  consoleDemo: { email: string; password?: string };
   sim: { port: number; apiKey: string; baseUrl?: string };
   upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number; connections: number };
   streamKeepaliveMs: number;
@@ -158,7 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (encryptionKey === undefined || hmacSecret === undefined) {
     if (e.NODE_ENV === 'production') {
       const missing = [encryptionKey === undefined ? 'ENCRYPTION_KEY' : '', hmacSecret === undefined ? 'HMAC_SECRET' : ''].filter(Boolean);
-      throw new ConfigError(missing.map((name) => `${name}: required in production`));
+      throw new ConfigError(missing.map((name) => `${name}: required in production (${name === 'ENCRYPTION_KEY' ? '64 hex characters: openssl rand -hex 32' : 'at least 32 characters: openssl rand -hex 32'}; see .env.example)`));
     }
     const secrets = developmentSecrets(e.SECRETS_FILE, warnings);
     encryptionKey ??= secrets.encryptionKey;
@@ -168,9 +190,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: e.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${e.POSTGRES_PORT}/gateway`,
+    explicit: { databaseUrl: e.DATABASE_URL !== undefined, redisUrl: e.REDIS_URL !== undefined },
+    embeddedPostgresDir: e.EMBEDDED_POSTGRES_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    redisUrl: e.REDIS_URL,
+    redisUrl: e.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: e.REDIS_PREFIX,
     s3: {
       endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID,
@@ -181,6 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustedProxies: e.TRUSTED_PROXIES,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    bootstrapOperator: { email: e.BOOTSTRAP_OPERATOR_EMAIL, password: e.BOOTSTRAP_OPERATOR_PASSWORD },
+    secretsFile: e.SECRETS_FILE,
+    consoleDemo: { email: e.CONSOLE_DEMO_EMAIL, password: e.CONSOLE_DEMO_PASSWORD },
     sim: { port: e.SIM_PORT, apiKey: e.SIM_API_KEY, baseUrl: e.SIM_BASE_URL },
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS, firstByteTimeoutMs: e.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,

@@ -28,15 +28,23 @@ export function createServices(deps: Dependencies): Services {
   const usage = createUsageRecorder(deps);
   const upstreamClient = createUpstreamClient(deps.config.upstream);
   const health = createUpstreamHealth(deps);
+  const upstreams = createUpstreamDirectory({
+    db: deps.db, crypto: deps.crypto, clock: deps.clock, health,
+    changes: {
+      subscriber: deps.subscriber, channel: deps.redisKeys.upstreamsChangedChannel(),
+      onError: (error) => deps.logger.warn({ err: error }, 'upstream list refresh failed; keeping the previous list'),
+    },
+  });
   return {
     authenticator,
     admission: createAdmission(deps),
     usage,
     upstreamHealth: health,
-    upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock, health }),
+    upstreams,
     upstreamClient,
     responses: createResponsesStore(deps.db),
     async close() {
+      upstreams.close();
       await usage.close();
       await authenticator.close();
       await upstreamClient.close();

@@ -82,6 +82,7 @@ export function App() {
         )}
       </nav>
       <main id="main" tabIndex={-1} className="main">
+        <SimulatorNotice session={state.session} operator={state.operator} />
         <h1>{page.title}</h1>
         {page.render()}
       </main>
@@ -91,4 +92,18 @@ export function App() {
 
 function NavLink({ path, title, current }: { path: string; title: string; current: boolean }) {
   return <li><a href={`#${path}`} aria-current={current ? 'page' : undefined}>{title}</a></li>;
+}
+
+/** Says so when answers come from the provider simulator (the quick start's upstreams), not from real models. */
+function SimulatorNotice({ session, operator }: { session: Session; operator: boolean }) {
+  const upstreams = session.upstreams;
+  if (!upstreams || upstreams.simulated === 0) return null;
+  const all = upstreams.simulated === upstreams.active;
+  return (
+    <p className="notice simulator-notice" role="note" data-testid="simulator-notice">
+      {all ? 'The upstreams are the provider simulator: ' : `${upstreams.simulated} of ${upstreams.active} upstream accounts are the provider simulator: `}
+      answers are simulated, not from real models.
+      {operator ? ' Connect a provider account under Routing (or npm run admin -- upstream add --provider …).' : ''}
+    </p>
+  );
 }

@@ -45,7 +45,11 @@ export const get = <T>(path: string) => api<T>('GET', path);
 
 export interface Page<T> { object: 'list'; data: T[]; has_more?: boolean; next_cursor?: string | null }
 
-export interface Session { csrf_token: string; account_id: number; user: { id: number; email: string } }
+export interface Session {
+  csrf_token: string; account_id: number; user: { id: number; email: string };
+  /** Active upstream accounts, and how many of them are the provider simulator (simulated answers). */
+  upstreams?: { active: number; simulated: number };
+}
 
 export interface ApiKey {
   id: number; name: string; key: string; group_id: number; group_name: string; status: string;

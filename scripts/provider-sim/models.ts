@@ -66,6 +66,11 @@ export class ModelRegistry {
     return this.byEndpoint.get(endpoint)?.get(name);
   }
 
+  /** Every name an endpoint answers to (the `sim-` names excepted), for the model-list endpoints. */
+  names(endpoint: Endpoint): string[] {
+    return [...(this.byEndpoint.get(endpoint)?.keys() ?? [])];
+  }
+
   private add(endpoint: Endpoint, name: string, model: SimModel): void {
     let models = this.byEndpoint.get(endpoint);
     if (models === undefined) {

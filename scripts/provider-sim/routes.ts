@@ -10,6 +10,8 @@ import { handleResponsesCompact } from './responses/handle-compact';
 import { handleGenerateContent } from './generate-content/handle-generate-content';
 import { handleImageEdit, handleImageFile, handleImageGeneration } from './images/handle-images';
 import { handleGenerateContentCountTokens, handleMessagesCountTokens, handleResponsesInputTokens } from './count/handle-count-tokens';
+import { handleAzureChat } from './azure/handle-azure-chat';
+import { handleAnthropicModelList, handleGoogleModelList, handleOpenAIModelList } from './model-list/handle-model-list';
 import { handleVideoCancel, handleVideoDownload, handleVideoPoll, handleVideoSubmit } from './video/handle-video';
 
 export type RouteBody = { kind: 'json'; value: unknown } | { kind: 'multipart'; value: MultipartForm | null } | { kind: 'none' };
@@ -23,6 +25,8 @@ export interface Route {
   pathModel: string | null;
   /** Whether the answer streams, when the path says so (Generate-Content). */
   pathStream: boolean;
+  /** A provider whose credential header differs from its family's (Azure OpenAI's `api-key`). */
+  auth?: 'azure';
   run(context: SimContext, body: RouteBody, model: string): Promise<void> | void;
 }
 
@@ -39,8 +43,14 @@ function modelSegment(raw: string): string {
   return decoded.startsWith('models/') ? decoded.slice('models/'.length) : decoded;
 }
 
-export function findRoute(method: string, path: string): Route | null {
+/** `anthropic`: the call carries `anthropic-version` (the model list answers in Anthropic's shape). */
+export function findRoute(method: string, path: string, anthropic = false): Route | null {
   if (method === 'POST') {
+    const azure = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(path);
+    if (azure !== null) {
+      const deployment = decodeURIComponent(azure[1]!);
+      return { ...base('chat', 'openai', 'json', (context, body) => handleAzureChat(context, json(body), deployment)), pathModel: deployment, auth: 'azure' };
+    }
     switch (path) {
       case '/v1/messages': return base('messages', 'anthropic', 'json', (context, body, model) => handleMessages(context, json(body), model));
       case '/v1/chat/completions': return base('chat', 'openai', 'json', (context, body, model) => handleChat(context, json(body), model));
@@ -79,6 +89,8 @@ export function findRoute(method: string, path: string): Route | null {
     return null;
   }
   if (method === 'GET') {
+    if (path === '/v1/models') return anthropic ? base('messages', 'anthropic', 'none', handleAnthropicModelList) : base('chat', 'openai', 'none', handleOpenAIModelList);
+    if (path === '/v1beta/models') return base('generate-content', 'google', 'none', handleGoogleModelList);
     const poll = /^\/v1beta\/(?:models\/([^/]+)\/)?operations\/([a-z0-9]+)$/.exec(path);
     if (poll !== null) {
       return { ...base('video', 'google', 'none', (context) => handleVideoPoll(context, poll[2]!)), pathModel: poll[1] === undefined ? null : modelSegment(poll[1]) };

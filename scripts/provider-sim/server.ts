@@ -128,7 +128,7 @@ async function handleRequest(state: SimState, log: RequestLog, request: Incoming
     handleInternal(log, method, stripped.path, response);
     return;
   }
-  const route = findRoute(method, stripped.path);
+  const route = findRoute(method, stripped.path, request.headers['anthropic-version'] !== undefined);
   const family: ErrorFamily = route?.family ?? (stripped.path.startsWith('/v1beta') ? 'google' : 'openai');
   const headerFault = headerText(request.headers['x-sim-fault']);
   const explicitTtft = headerNumber(request.headers['x-sim-ttft-ms']) ?? stripped.ttftMs;
@@ -168,7 +168,7 @@ async function handleRequest(state: SimState, log: RequestLog, request: Incoming
     const model = modelOf(route, body);
     entry.model = model.raw;
     if (route.pathStream === false && body.kind === 'json' && isRecord(body.value)) entry.stream = body.value.stream === true;
-    if (route.authenticated) authenticate(context);
+    if (route.authenticated) authenticate(context, route.auth);
     if (controls.fault === null) controls.fault = model.fault;
     entry.fault = controls.fault;
     if (!(await applyEarlyFault(context, controls.fault))) return;

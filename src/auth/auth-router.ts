@@ -9,6 +9,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Dependencies } from '../dependencies';
 import { hashPassword } from '../auth/hash-password';
+import { countSimulatedUpstreams } from '../upstream/simulated-upstreams';
 import { GatewayError } from '../errors/gateway-error';
 import {
   createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,
@@ -80,6 +81,7 @@ export function createAuthRouter(deps: Dependencies): Router {
       expires_at: session.expiresAt.toISOString(),
       account_id: Number(user.account_id),
       user: { id: Number(user.id), email: user.email },
+      upstreams: await countSimulatedUpstreams(deps.db),
     });
   });
 
@@ -95,6 +97,8 @@ export function createAuthRouter(deps: Dependencies): Router {
       expires_at: session.expiresAt.toISOString(),
       account_id: principal.accountId,
       user: { id: session.userId, email: session.email },
+      // The console tells when answers come from the provider simulator rather than real models.
+      upstreams: await countSimulatedUpstreams(deps.db),
     });
   });
 

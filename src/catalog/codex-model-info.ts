@@ -4,7 +4,7 @@
  * catalog, so Codex knows their context window (and so when to compact), reasoning levels, input
  * modalities and tool support instead of falling back to guessed metadata. Codex requires an
  * instructions template with each model and then uses it in place of its own prompt: the gateway's
- * is a short, model-neutral agent prompt (docs/clients.md says when to prefer Codex's own).
+ * is a short, model-neutral agent prompt (docs/client-requirements.md says when to prefer Codex's own).
  */
 import type { CatalogModel } from './model';
 

@@ -71,16 +71,17 @@ export const CONSOLE_PATHS: Paths = {
       { parameters: [...auditFilters, { name: 'account_id', in: 'query', schema: { type: 'string' } }] }),
   },
   '/api/v1/operator/upstreams': {
-    get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown), with their health as every API process shares it: cooling_down_until, healthy, recent_failures (by reason) over recent_minutes'),
-    post: operator('operatorCreateUpstream', 'Add an upstream account', { body: true }),
+    get: operator('operatorListUpstreams', 'Upstream accounts (credentials never shown), with their health as every API process shares it: cooling_down_until, healthy, recent_failures (by reason) over recent_minutes; provider, api_version and the last verification (last_check)'),
+    post: operator('operatorCreateUpstream', 'Add an upstream account by provider preset (or protocol); the base URL is normalised (reported in `normalized`) and verified with the provider before it is saved (`verify: false` skips it); a failed verification is a 400 naming its cause', { body: true }),
   },
   '/api/v1/operator/upstream-health': {
     get: operator('operatorUpstreamHealth', 'Upstream health over time: cooldowns running now, and failures per minute by account and reason over the last `minutes` (1-1440, default 60)', {
       parameters: [{ name: 'minutes', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1440 } }],
     }),
   },
-  '/api/v1/operator/upstreams/{id}': { patch: operator('operatorUpdateUpstream', 'Edit an upstream account: priority, weight, enabled, models', { body: true, parameters: idParameter }) },
-  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', 'One minimal real model call to the account (never billed): ok, http_status, latency_ms, error_class', { parameters: idParameter }) },
+  '/api/v1/operator/providers': { get: operator('operatorListProviders', 'The provider presets: protocol(s), default base URL, credential header, path convention, how they are verified') },
+  '/api/v1/operator/upstreams/{id}': { patch: operator('operatorUpdateUpstream', 'Edit an upstream account: priority, weight, enabled, models; a new base URL, key or models is verified first (`verify: false` skips it)', { body: true, parameters: idParameter }) },
+  '/api/v1/operator/upstreams/{id}/test': { post: operator('operatorTestUpstream', 'The verification probe (credential, base URL, models listed; recorded as the last check), then one minimal real model call (never billed): ok, http_status, latency_ms, error_class, verification', { parameters: idParameter }) },
   '/api/v1/operator/catalog': {
     get: operator('operatorCatalog', 'The catalog as the API process sees it, with aliases, prices (credits) and retirement'),
     post: operator('operatorAddModel', 'Add a model (the catalog service\'s model shape; refused as 400 when its family forbids it)', { body: true }),

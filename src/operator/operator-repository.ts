@@ -52,14 +52,19 @@ export function updateUpstream(db: Pool, id: number, changes: {
 export interface UpstreamListing {
   object: 'upstream_account'; id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[];
   priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; created_at: string;
+  provider: string | null; api_version: string | null;
+  /** The last verification (add, change, Test): when, whether it passed, what it said. */
+  last_check: { at: string; ok: boolean; message: string | null } | null;
 }
 
 export async function listUpstreams(db: Pool): Promise<UpstreamListing[]> {
   const result = await db.query<{
     id: string; group_id: string; group_name: string; name: string; protocol: string; base_url: string; models: string[];
     priority: number; weight: number; status: string; created_at: Date; requests_24h: string; last_used_at: Date | null;
+    provider: string | null; api_version: string | null; last_check_at: Date | null; last_check_ok: boolean | null; last_check_message: string | null;
   }>(
     `SELECT u.id, u.group_id, g.name AS group_name, u.name, u.protocol, u.base_url, u.models, u.priority, u.weight, u.status, u.created_at,
+            u.provider, u.api_version, u.last_check_at, u.last_check_ok, u.last_check_message,
             (SELECT count(*) FROM usage_rows r WHERE r.upstream_account_id = u.id AND r.started_at > now() - interval '24 hours') AS requests_24h,
             (SELECT max(r.started_at) FROM usage_rows r WHERE r.upstream_account_id = u.id) AS last_used_at
        FROM upstream_accounts u JOIN routing_groups g ON g.id = u.group_id
@@ -68,5 +73,7 @@ export async function listUpstreams(db: Pool): Promise<UpstreamListing[]> {
     object: 'upstream_account', id: Number(row.id), group_id: Number(row.group_id), group_name: row.group_name, name: row.name,
     protocol: row.protocol, base_url: row.base_url, models: row.models, priority: row.priority, weight: row.weight, status: row.status,
     requests_24h: Number(row.requests_24h), last_used_at: row.last_used_at?.toISOString() ?? null, created_at: row.created_at.toISOString(),
+    provider: row.provider, api_version: row.api_version,
+    last_check: row.last_check_at ? { at: row.last_check_at.toISOString(), ok: row.last_check_ok === true, message: row.last_check_message } : null,
   }));
 }

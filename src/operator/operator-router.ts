@@ -9,7 +9,9 @@ import { concurrencyCap } from '../auth/concurrency-cap';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
 import { creditsToUsd } from '../account/credits-to-usd';
-import { addUpstreamAccount, createAccount, createGroup } from '../process/seed';
+import { createAccount, createGroup } from '../process/seed';
+import { PROVIDER_PRESETS, UpstreamConfigError, type ProviderPreset } from '../upstream/provider-presets';
+import { addUpstream, UpstreamVerificationError, verifyChange } from './save-upstream';
 import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
 import type { UpstreamHealth } from '../upstream/upstream-health';
@@ -24,6 +26,7 @@ import { createOperatorAuditRouter } from '../account/audit-router';
 import {
   createAccountSchema, createGroupSchema, createUpstreamSchema, ledgerEntrySchema, updateAccountSchema, updateUpstreamSchema,
 } from './operator-schemas';
+import { announceUpstreamsChanged } from '../upstream/announce-upstreams-changed';
 import { testUpstreamAccount } from './test-upstream-account';
 import { listOperatorAccounts, listUpstreams, updateAccount, updateUpstream } from './operator-repository';
 import { healthByAccount, presentHealthMinutes, RECENT_MINUTES } from './upstream-health-view';
@@ -38,8 +41,33 @@ function toCredits(usd: number): number {
   return Math.round(usd * 1_000_000);
 }
 
+/** Preset and verification failures as the operator API's 400s, naming the field at fault. */
+async function upstreamErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UpstreamConfigError) throw new GatewayError('invalid_request', error.message, { param: error.param });
+    if (error instanceof UpstreamVerificationError) throw new GatewayError('invalid_request', error.message, { param: VERIFICATION_PARAM[error.reason] });
+    throw error;
+  }
+}
+
+const VERIFICATION_PARAM: Record<UpstreamVerificationError['reason'], string> = {
+  credential: 'api_key', base_url: 'base_url', unreachable: 'base_url', upstream_error: 'base_url', model_not_listed: 'models', model_not_in_catalog: 'models',
+};
+
+function presentPreset(preset: ProviderPreset) {
+  return {
+    object: 'provider', name: preset.name, label: preset.label, protocol: preset.protocol, protocols: preset.protocols,
+    default_base_url: preset.defaultBaseUrl ?? null, credential_header: preset.credentialHeader, paths: preset.paths,
+    verifies_with: preset.modelList === undefined ? 'minimal_call' : 'model_list', default_api_version: preset.defaultApiVersion ?? null,
+    example_model: preset.exampleModel,
+  };
+}
+
 export function createOperatorRouter(deps: Dependencies, services: Pick<RelayServices, 'upstreams' | 'upstreamClient'> & { upstreamHealth: UpstreamHealth }): Router {
   const router = express.Router();
+  const upstreamDeps = { ...deps, upstreamClient: services.upstreamClient };
   router.use('/api/v1/operator', createRequireOperator(deps));
   const actorOf = createAuditActorOf(deps);
 
@@ -146,25 +174,40 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     });
   });
 
+  router.get('/api/v1/operator/providers', (_req, res) => {
+    res.json({ object: 'list', data: PROVIDER_PRESETS.map(presentPreset) });
+  });
+
   router.post('/api/v1/operator/upstreams', async (req, res) => {
     const input = parseBody(createUpstreamSchema, req.body);
     const group = await deps.db.query('SELECT 1 FROM routing_groups WHERE id = $1', [input.group_id]);
     if (!group.rowCount) throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
-    const id = await addUpstreamAccount(deps.db, deps.crypto, {
-      groupId: input.group_id, name: input.name, protocol: input.protocol, baseUrl: input.base_url, apiKey: input.api_key,
-      models: input.models, priority: input.priority, weight: input.weight,
-    });
+    const saved = await upstreamErrors(() => addUpstream(upstreamDeps, {
+      groupId: input.group_id, name: input.name, provider: input.provider, protocol: input.protocol, baseUrl: input.base_url,
+      apiVersion: input.api_version, apiKey: input.api_key, models: input.models, priority: input.priority, weight: input.weight, verify: input.verify !== false,
+    }));
     services.upstreams.invalidate();
-    await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.create', targetType: 'upstream_account', targetId: id, after: input });
-    res.status(201).json({ object: 'upstream_account', id: Number(id) });
+    await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.create', targetType: 'upstream_account', targetId: Number(saved.id), after: input });
+    res.status(201).json({
+      object: 'upstream_account', id: Number(saved.id), provider: saved.upstream.provider ?? null, protocol: saved.upstream.protocol,
+      base_url: saved.upstream.baseUrl, api_version: saved.upstream.apiVersion ?? null, normalized: saved.upstream.notes,
+      verification: saved.probe ? { ok: true, method: saved.probe.method, detail: saved.probe.detail } : { ok: null, detail: 'not verified (verify: false)' },
+    });
   });
 
   router.patch('/api/v1/operator/upstreams/:id', async (req, res) => {
     const id = idParam(req, 'upstream account');
     const input = parseBody(updateUpstreamSchema, req.body);
     const before = await deps.db.query('SELECT name, base_url, models, priority, weight, status FROM upstream_accounts WHERE id = $1', [id]);
+    let baseUrl = input.base_url?.replace(/\/+$/, '');
+    const changesConnection = input.base_url !== undefined || input.api_key !== undefined || input.models !== undefined;
+    if (changesConnection && input.verify !== false) {
+      const upstream = await upstreamErrors(() => verifyChange(upstreamDeps, id, { baseUrl: input.base_url, apiKey: input.api_key, models: input.models }));
+      if (!upstream) throw new GatewayError('not_found', 'upstream account not found');
+      baseUrl = upstream.baseUrl;
+    }
     const updated = await updateUpstream(deps.db, id, {
-      name: input.name, baseUrl: input.base_url?.replace(/\/+$/, ''), credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
+      name: input.name, baseUrl, credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
       models: input.models, priority: input.priority, weight: input.weight, status: input.status,
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');
@@ -172,6 +215,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     // The credential itself never enters the log: only that it changed.
     const after = { ...input, ...(input.api_key === undefined ? {} : { credential_changed: true }) };
     await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.update', targetType: 'upstream_account', targetId: id, before: before.rows[0] ?? null, after });
+    await announceUpstreamsChanged(deps.redis, deps.redisKeys);
     res.json({ object: 'upstream_account', id, updated: true });
   });
 

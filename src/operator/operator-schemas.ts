@@ -1,6 +1,7 @@
 /** Request bodies of the operator API, validated with zod (money in USD, as the key API takes it). */
 import { z } from 'zod';
 import { PROTOCOLS } from '../ir/protocol';
+import { PROVIDER_NAMES } from '../upstream/provider-presets';
 
 const TIERS = ['free', 'pro', 'max', 'enterprise'] as const;
 const usd = z.number().finite().refine((value) => Math.abs(value) <= 1_000_000_000, { error: 'must be at most 1,000,000,000 USD' });
@@ -36,16 +37,20 @@ export const createGroupSchema = z.object({
 const baseUrl = z.string().trim().url({ error: 'must be an http(s) URL' }).refine((value) => /^https?:\/\//.test(value), { error: 'must be an http(s) URL' });
 const models = z.array(z.string().trim().min(1).max(200)).min(1, { error: 'name at least one model, or *' }).max(500);
 
+/** A provider preset, or a protocol alone; the base URL defaults to the preset's. `verify: false` skips the probe. */
 export const createUpstreamSchema = z.object({
   group_id: z.number().int().positive(),
   name: name.optional(),
-  protocol: z.enum(PROTOCOLS),
-  base_url: baseUrl,
+  provider: z.enum(PROVIDER_NAMES as [string, ...string[]]).optional(),
+  protocol: z.enum(PROTOCOLS).optional(),
+  base_url: baseUrl.optional(),
+  api_version: z.string().trim().min(1).max(40).optional(),
   api_key: z.string().min(1).max(4096),
   models,
   priority: z.number().int().min(-1000).max(1000).optional(),
   weight: z.number().int().min(1).max(1000).optional(),
-}).strict();
+  verify: z.boolean().optional(),
+}).strict().refine((body) => body.provider !== undefined || body.protocol !== undefined, { path: ['provider'], error: 'name a provider or a protocol' });
 
 export const updateUpstreamSchema = z.object({
   name: name.optional(),
@@ -55,4 +60,5 @@ export const updateUpstreamSchema = z.object({
   priority: z.number().int().min(-1000).max(1000).optional(),
   weight: z.number().int().min(1).max(1000).optional(),
   status: z.enum(['active', 'disabled']).optional(),
+  verify: z.boolean().optional(),
 }).strict();

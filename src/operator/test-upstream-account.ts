@@ -1,5 +1,7 @@
 /**
- * The operator's test button: one minimal real model call to one upstream account (its first
+ * The operator's test button (and the admin CLI's `upstream test`): first the verification probe
+ * that runs before an account is saved (credential, base URL, models listed; probe-upstream.ts),
+ * recorded as the account's last check; when it passes, one minimal real model call to one upstream account (its first
  * model, or for `*` the first catalog model its protocol serves natively), disabled accounts
  * included so an account can be checked before it is enabled. Never billed; the answer holds no
  * credential and no URL.
@@ -11,10 +13,11 @@ import type { Protocol } from '../ir/protocol';
 import { createCodecContext } from '../relay/codec-context';
 import { dialUpstream, pingPlan } from '../relay/dial-upstream';
 import type { RelayServices } from '../relay/relay-services';
+import { checkStoredUpstream } from './save-upstream';
 
 interface Row {
   id: string; group_id: string; name: string; protocol: Protocol; base_url: string; credential_encrypted: string;
-  models: string[]; priority: number; weight: number;
+  models: string[]; priority: number; weight: number; provider: string | null; api_version: string | null;
 }
 
 function testModel(deps: Dependencies, protocol: Protocol, models: string[]): CatalogModel | undefined {
@@ -25,18 +28,28 @@ function testModel(deps: Dependencies, protocol: Protocol, models: string[]): Ca
 
 export async function testUpstreamAccount(deps: Dependencies, services: Pick<RelayServices, 'upstreamClient'>, id: number): Promise<Record<string, unknown>> {
   const result = await deps.db.query<Row>(
-    'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight FROM upstream_accounts WHERE id = $1', [id]);
+    'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight, provider, api_version FROM upstream_accounts WHERE id = $1', [id]);
   const row = result.rows[0];
   if (!row) throw new GatewayError('not_found', 'upstream account not found');
+  const check = await checkStoredUpstream({ ...deps, upstreamClient: services.upstreamClient }, id);
+  // A configuration fault (credential, base URL, network, models) is the answer; a provider failing
+  // (429, 5xx) is told by the model call below, with its status and error class.
+  if (check && !check.ok && check.cause !== 'upstream_error') {
+    return {
+      object: 'upstream_test', id, model: null, protocol: row.protocol, ok: false, reachable: check.cause !== 'unreachable',
+      http_status: null, latency_ms: 0, error_class: check.cause, detail: check.message, verification: check,
+    };
+  }
   const model = testModel(deps, row.protocol, row.models);
   if (!model) throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
   const account = {
     id: Number(row.id), groupId: Number(row.group_id), name: row.name, protocol: row.protocol, baseUrl: row.base_url,
     credential: deps.crypto.decrypt(row.credential_encrypted), models: row.models, priority: row.priority, weight: row.weight,
+    provider: row.provider ?? undefined, apiVersion: row.api_version ?? undefined,
   };
   const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, row.protocol, createCodecContext(deps.clock)), account);
   return {
     object: 'upstream_test', id, model: model.id, protocol: row.protocol, ok: outcome.ok, reachable: outcome.status !== null,
-    http_status: outcome.status, latency_ms: outcome.latencyMs, error_class: outcome.errorClass, detail: outcome.detail,
+    http_status: outcome.status, latency_ms: outcome.latencyMs, error_class: outcome.errorClass, detail: outcome.detail, verification: check,
   };
 }

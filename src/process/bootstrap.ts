@@ -1,6 +1,6 @@
 /**
  * First start on an empty database: group `default` (routes every model) and one group per family,
- * the simulator as upstream account for every family, a demo account (tier pro, 100 USD), and a key
+ * the simulator as upstream account for every family (marked as the simulator, which the console shows), a demo account (tier pro, 100 USD), and a key
  * in group `default` (BOOTSTRAP_API_KEY as its secret when set). Does nothing when any account exists.
  */
 import type { Pool } from 'pg';
@@ -8,6 +8,7 @@ import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Catalog } from '../catalog/catalog';
 import type { Protocol } from '../ir/protocol';
 import { insertApiKey } from '../keys/insert-api-key';
+import { SIMULATOR_PROVIDER } from '../upstream/simulated-upstreams';
 import { addUpstreamAccount, createAccount, createGroup, topUp } from './seed';
 
 export interface BootstrapResult {
@@ -19,7 +20,8 @@ export interface BootstrapResult {
 }
 
 export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog, options: {
-  simulatorUrl: string; simulatorKey: string; apiKey?: string;
+  /** Undefined: no upstream accounts (the operator connects providers with `admin upstream add`). */
+  simulatorUrl?: string; simulatorKey: string; apiKey?: string;
 }): Promise<BootstrapResult> {
   const existing = await db.query('SELECT 1 FROM accounts LIMIT 1');
   if (existing.rowCount) return { created: false };
@@ -38,11 +40,12 @@ export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog
       byProtocol.set(protocol, families);
     }
   }
-  for (const [protocol, familyModels] of byProtocol) {
+  for (const [protocol, familyModels] of options.simulatorUrl === undefined ? [] : byProtocol) {
+    const simulatorUrl = options.simulatorUrl!;
     const all = [...familyModels.values()].flat();
-    await addUpstreamAccount(db, crypto, { groupId: defaultGroup, name: `simulator ${protocol}`, protocol, baseUrl: options.simulatorUrl, apiKey: options.simulatorKey, models: all });
+    await addUpstreamAccount(db, crypto, { groupId: defaultGroup, name: `simulator ${protocol}`, protocol, baseUrl: simulatorUrl, apiKey: options.simulatorKey, models: all, provider: SIMULATOR_PROVIDER });
     for (const [family, models] of familyModels) {
-      await addUpstreamAccount(db, crypto, { groupId: familyGroups.get(family)!, name: `simulator ${protocol}`, protocol, baseUrl: options.simulatorUrl, apiKey: options.simulatorKey, models });
+      await addUpstreamAccount(db, crypto, { groupId: familyGroups.get(family)!, name: `simulator ${protocol}`, protocol, baseUrl: simulatorUrl, apiKey: options.simulatorKey, models, provider: SIMULATOR_PROVIDER });
     }
   }
   const accountId = await createAccount(db, { name: 'demo', tier: 'pro' });

@@ -31,12 +31,14 @@ export async function createGroup(db: Pool, input: { name: string; family?: stri
 
 export async function addUpstreamAccount(db: Pool, crypto: SecretCrypto, input: {
   groupId: number; name?: string; protocol: Protocol; baseUrl: string; apiKey: string; models: string[]; priority?: number; weight?: number;
+  /** The provider preset (src/upstream/provider-presets.ts) and Azure's api-version. */
+  provider?: string; apiVersion?: string;
 }): Promise<number> {
   const result = await db.query<{ id: number }>(
-    `INSERT INTO upstream_accounts (group_id, name, protocol, base_url, credential_encrypted, models, priority, weight)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [input.groupId, input.name ?? `${input.protocol}@${input.baseUrl}`, input.protocol, input.baseUrl.replace(/\/+$/, ''),
-      crypto.encrypt(input.apiKey), input.models, input.priority ?? 0, input.weight ?? 1],
+    `INSERT INTO upstream_accounts (group_id, name, protocol, base_url, credential_encrypted, models, priority, weight, provider, api_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+    [input.groupId, input.name ?? `${input.provider ?? input.protocol}@${input.baseUrl}`, input.protocol, input.baseUrl.replace(/\/+$/, ''),
+      crypto.encrypt(input.apiKey), input.models, input.priority ?? 0, input.weight ?? 1, input.provider ?? null, input.apiVersion ?? null],
   );
   return result.rows[0].id;
 }

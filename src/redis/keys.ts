@@ -16,6 +16,8 @@ export interface RedisKeys {
   taskChannel(taskId: string): string;
   /** Pub/sub channel: the model catalog changed in PostgreSQL (every process reloads it). */
   catalogChangedChannel(): string;
+  /** Pub/sub channel: upstream accounts or routing groups changed in PostgreSQL (every process reloads its list). */
+  upstreamsChangedChannel(): string;
   /** Hash of the account's admission state (wallet cache, reservations). */
   account(accountId: number | string): string;
   /** Sorted set of the account's concurrency leases (member: lease id, score: expiry ms). */
@@ -58,6 +60,7 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     usageDeadLetters: () => `${prefix}:billing:dead`,
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
     catalogChangedChannel: () => `${prefix}:chan:catalog-changed`,
+    upstreamsChangedChannel: () => `${prefix}:chan:upstreams-changed`,
     account: (accountId) => `${prefix}:{a${accountId}}:account`,
     accountLeases: (accountId) => `${prefix}:{a${accountId}}:leases`,
     apiKey: (accountId, keyId) => `${prefix}:{a${accountId}}:key:${keyId}`,

@@ -9,6 +9,7 @@ import { chatMaxTokensField } from '../protocols/chat/chat-max-tokens-field';
 import { stripChatExtensions } from '../protocols/chat/chat-pass-through-body';
 import type { UpstreamDecodeContext } from '../protocols/codec';
 import type { UpstreamAccount } from '../upstream/upstream-account';
+import { upstreamUrl } from '../upstream/provider-presets';
 import { CODECS } from './codec-registry';
 import type { RelayPlan } from './relay-plan';
 import { upstreamHeaders } from './upstream-headers';
@@ -70,8 +71,8 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
     return {
       account,
       passThrough: true,
-      url: account.baseUrl + passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery, plan.endpoint === 'compact'),
-      headers: upstreamHeaders(account.protocol, account.credential, { ...plan.passThroughHeaders, ...extra }),
+      url: upstreamUrl(account, passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery, plan.endpoint === 'compact'), upstreamModel),
+      headers: upstreamHeaders(account.protocol, account.credential, { ...plan.passThroughHeaders, ...extra }, account.provider),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },
     };
@@ -91,8 +92,8 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
   return {
     account,
     passThrough: false,
-    url: account.baseUrl + encoded.path,
-    headers: upstreamHeaders(account.protocol, account.credential, { ...extra, ...encoded.headers }),
+    url: upstreamUrl(account, encoded.path, upstreamModel),
+    headers: upstreamHeaders(account.protocol, account.credential, { ...extra, ...encoded.headers }, account.provider),
     body: JSON.stringify(encoded.body),
     decodeContext: { ...plan.context, toolNames: encoded.toolNames, jsonToolName: encoded.jsonToolName },
   };

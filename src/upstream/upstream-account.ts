@@ -12,4 +12,8 @@ export interface UpstreamAccount {
   models: string[];
   priority: number;
   weight: number;
+  /** The provider preset (src/upstream/provider-presets.ts); unset: the protocol's own paths and credential header. */
+  provider?: string;
+  /** Azure OpenAI's `api-version` query. */
+  apiVersion?: string;
 }

@@ -4,12 +4,16 @@
  * priority, skipping accounts cooling down after 429/5xx/timeouts. The accounts skipped (cooling
  * down, or disabled by the operator) are returned too, so a refusal can say which case it is.
  *
- * Accounts are cached in process (refreshed every few seconds) so the hot path does no database
- * query. Cooldowns come from the upstream health (upstream-health.ts): shared by every API process
- * through Redis, read from memory here, so routing does no Redis round trip per request.
+ * Accounts are cached in process so the hot path does no database query. The cache follows the
+ * table: a change announced on `upstreamsChangedChannel` (operator API, admin CLI) reloads it at
+ * once, a periodic refresh every few seconds covers a missed announcement, and a request that finds
+ * no account serving its model waits for a load started after it and looks again, so a stale list
+ * never refuses a request (concurrent misses share one load). Cooldowns come from the upstream
+ * health (upstream-health.ts): shared by every API process through Redis, read from memory here, so
+ * routing does no Redis round trip per request.
  */
+import type Redis from 'ioredis';
 import type { Pool } from 'pg';
-import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import type { UpstreamAccount } from './upstream-account';
@@ -43,11 +47,14 @@ export interface UpstreamDirectory {
   cooldowns(): AccountCooldown[];
   /** Drops the cache (after an operator changed accounts). */
   invalidate(): void;
+  /** Stops following announcements. */
+  close(): void;
 }
 
 interface Row {
   id: number; group_id: number; name: string; protocol: Protocol; base_url: string;
   credential_encrypted: string; models: string[]; priority: number; weight: number; status: 'active' | 'disabled';
+  provider: string | null; api_version: string | null;
 }
 
 interface Directory {
@@ -61,17 +68,23 @@ function serves(account: { protocol: Protocol; models: string[] }, model: string
 }
 
 export function createUpstreamDirectory(options: {
-  db: Pool; crypto: SecretCrypto; clock: Clock; refreshMs?: number; random?: () => number; health?: UpstreamHealth;
+  /** Decrypts the stored credentials (the auth folder's SecretCrypto). */
+  db: Pool; crypto: { decrypt(ciphertext: string): string }; clock: Clock; refreshMs?: number; random?: () => number;
+  /** Reload when a change is announced on this channel (the subscriber connection is shared). */
+  changes?: { subscriber: Redis; channel: string; onError?: (error: unknown) => void };
+  health?: UpstreamHealth;
 }): UpstreamDirectory {
   const refreshMs = options.refreshMs ?? 5_000;
   const random = options.random ?? Math.random;
   const health = options.health ?? createLocalUpstreamHealth(options.clock);
-  let cache: { loadedAt: number; directory: Directory } | undefined;
-  let loading: Promise<Directory> | undefined;
+  /** Loads are numbered as they start: a cache from load n reflects the table as of n's start or later. */
+  let started = 0;
+  let cache: { loadedAt: number; seq: number; directory: Directory } | undefined;
+  let loading: { seq: number; promise: Promise<Directory> } | undefined;
 
   async function load(): Promise<Directory> {
     const result = await options.db.query<Row>(
-      'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight, status FROM upstream_accounts');
+      'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight, status, provider, api_version FROM upstream_accounts');
     const byGroup = new Map<number, UpstreamAccount[]>();
     const disabled = new Map<number, Array<AccountRef & { models: string[] }>>();
     for (const row of result.rows) {
@@ -82,24 +95,56 @@ export function createUpstreamDirectory(options: {
       const account: UpstreamAccount = {
         id: row.id, groupId: row.group_id, name: row.name, protocol: row.protocol, baseUrl: row.base_url,
         credential: options.crypto.decrypt(row.credential_encrypted), models: row.models, priority: row.priority, weight: row.weight,
+        provider: row.provider ?? undefined, apiVersion: row.api_version ?? undefined,
       };
       byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), account]);
     }
     return { active: byGroup, disabled };
   }
 
-  async function directory(): Promise<Directory> {
-    const now = options.clock.now();
-    if (cache && now - cache.loadedAt < refreshMs) return cache.directory;
-    if (cache && loading) return cache.directory; // serve stale while one refresh runs
-    loading ??= load().then((loaded) => {
-      cache = { loadedAt: options.clock.now(), directory: loaded };
+  function startLoad(): Promise<Directory> {
+    const seq = ++started;
+    const promise = load().then((loaded) => {
+      if (!cache || cache.seq < seq) cache = { loadedAt: options.clock.now(), seq, directory: loaded };
       return loaded;
-    }).finally(() => { loading = undefined; });
-    if (!cache) return loading;
+    }).finally(() => { if (loading?.seq === seq) loading = undefined; });
+    loading = { seq, promise };
+    return promise;
+  }
+
+  /** The table as of now or later: joins a load started after this call, else starts one (after the running one). */
+  async function fresh(): Promise<Directory> {
+    const after = started;
+    for (;;) {
+      if (loading && loading.seq > after) return loading.promise;
+      if (cache && cache.seq > after) return cache.directory;
+      if (!loading) return startLoad();
+      await loading.promise.catch(() => undefined);
+    }
+  }
+
+  function refreshInBackground(): void {
     // A background refresh that fails (PostgreSQL away) keeps the stale list; unobserved, it would crash the process.
-    loading.catch(() => undefined);
-    return cache.directory;
+    fresh().catch((error: unknown) => options.changes?.onError?.(error));
+  }
+
+  async function directory(): Promise<Directory> {
+    if (!cache) return fresh();
+    if (options.clock.now() - cache.loadedAt >= refreshMs && !loading) refreshInBackground();
+    return cache.directory; // serve the cached list while it refreshes; a miss looks again (candidates)
+  }
+
+  const onMessage = (channel: string) => {
+    if (channel === options.changes?.channel) refreshInBackground();
+  };
+  if (options.changes) {
+    options.changes.subscriber.on('message', onMessage);
+    options.changes.subscriber.subscribe(options.changes.channel).catch((error: unknown) => options.changes?.onError?.(error));
+  }
+
+  function lookUp(found: Directory, groupId: number, model: string, protocols: readonly Protocol[]) {
+    const serving = found.active.get(groupId)?.filter((a) => serves(a, model, protocols)) ?? [];
+    return { serving, disabled: found.disabled.get(groupId) ?? [] };
   }
 
   function weightedOrder(accounts: UpstreamAccount[]): UpstreamAccount[] {
@@ -124,14 +169,16 @@ export function createUpstreamDirectory(options: {
 
   return {
     async candidates(groupId, model, protocols) {
+      let found = lookUp(await directory(), groupId, model, protocols);
+      // No account serves it in the cached list: the list may predate an account just added or enabled.
+      if (found.serving.length === 0) found = lookUp(await fresh(), groupId, model, protocols);
       const now = options.clock.now();
-      const { active, disabled } = await directory();
-      const serving = active.get(groupId)?.filter((a) => serves(a, model, protocols)) ?? [];
+      const { serving } = found;
       const ready = serving.filter((a) => health.until(a.id) <= now);
       const skipped: SkippedAccount[] = serving.filter((a) => !ready.includes(a)).map((a) => ({
         account: { id: a.id, name: a.name, protocol: a.protocol }, reason: 'cooling_down', until: health.until(a.id),
       }));
-      for (const account of disabled.get(groupId) ?? []) {
+      for (const account of found.disabled) {
         if (serves(account, model, protocols)) skipped.push({ account: { id: account.id, name: account.name, protocol: account.protocol }, reason: 'disabled' });
       }
       return { accounts: weightedOrder(ready), coolingDown: serving.length - ready.length, skipped };
@@ -145,6 +192,11 @@ export function createUpstreamDirectory(options: {
     cooldowns: () => health.cooldowns(),
     invalidate() {
       cache = undefined;
+    },
+    close() {
+      if (!options.changes) return;
+      options.changes.subscriber.off('message', onMessage);
+      void options.changes.subscriber.unsubscribe(options.changes.channel).catch(() => undefined);
     },
   };
 }

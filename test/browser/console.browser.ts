@@ -366,6 +366,24 @@ describe('the console', () => {
     const { page: operatorPage, context } = await world.newPage();
     await world.login(operatorPage, OPERATOR);
     await world.go(operatorPage, '/operator/upstreams', 'Routing');
+    // The quick start's upstreams are the simulator, and the console says so.
+    await operatorPage.getByTestId('simulator-notice').filter({ hasText: 'The upstreams are the provider simulator' }).waitFor();
+    // A provider preset: the base URL with its version segment is normalised, and verified before saving.
+    const preset = operatorPage.getByRole('form', { name: 'Add upstream account' });
+    await preset.getByLabel('Group').selectOption({ label: 'default' });
+    await preset.getByLabel('Provider', { exact: true }).selectOption({ label: 'OpenAI' });
+    await preset.getByLabel(/^Base URL/).fill(`${world.gateway.sim.url}/v1`);
+    await preset.getByLabel('Provider API key').fill('sim-key');
+    await preset.getByLabel(/^Models/).fill('gpt-4.1');
+    await preset.getByRole('button', { name: 'Add' }).click();
+    await operatorPage.getByRole('status').filter({ hasText: /^Upstream \d+ added: verified, credential accepted; gpt-4\.1 listed.*removed the version segment \/v1/ }).waitFor();
+    await preset.getByLabel('Group').selectOption({ label: 'default' });
+    await preset.getByLabel(/^Base URL/).fill(world.gateway.sim.url);
+    await preset.getByLabel('Provider API key').fill('wrong-key');
+    await preset.getByLabel(/^Models/).fill('gpt-4.1');
+    await preset.getByRole('button', { name: 'Add' }).click();
+    await operatorPage.getByText(/verification failed: the provider refused the credential \(HTTP 401\)/).waitFor();
+
     const group = operatorPage.getByRole('form', { name: 'Create routing group' });
     await group.getByLabel('Name').fill('failing-group');
     await group.getByRole('button', { name: 'Create' }).click();
@@ -373,8 +391,10 @@ describe('the console', () => {
     const add = operatorPage.getByRole('form', { name: 'Add upstream account' });
     await add.getByLabel('Group').selectOption({ label: 'failing-group' });
     await add.getByLabel('Name').fill('always-503');
+    await add.getByLabel('Provider', { exact: true }).selectOption({ label: 'Any server of a protocol' });
     await add.getByLabel('Protocol').selectOption('chat');
-    // The simulator answers every call under this base-URL prefix with 503.
+    // Not verified: the simulator answers every call under this base-URL prefix with 503.
+    await add.getByRole('checkbox', { name: /Verify with the provider/ }).uncheck();
     await add.getByLabel('Base URL').fill(`${world.gateway.sim.url}/_fault/503`);
     await add.getByLabel('Provider API key').fill('sim-key');
     await add.getByLabel(/^Models/).fill('gpt-4.1');

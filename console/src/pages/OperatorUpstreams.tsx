@@ -12,21 +12,26 @@ import { UpstreamHealthHistory } from './UpstreamHealthHistory';
 import { GroupAccess } from './GroupAccess';
 
 interface Group { id: number; name: string; family: string | null; visibility: 'public' | 'private'; grants: number; upstreams: number; keys: number }
-interface Upstream { id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; cooling_down_until: string | null; healthy: boolean; recent_failures?: number; recent_minutes?: number }
-interface TestResult { ok: boolean; model: string; http_status: number | null; latency_ms: number; error_class: string | null; detail: string }
+interface Upstream { provider: string | null; last_check: { at: string; ok: boolean; message: string | null } | null; id: number; group_id: number; group_name: string; name: string; protocol: string; base_url: string; models: string[]; priority: number; weight: number; status: string; requests_24h: number; last_used_at: string | null; cooling_down_until: string | null; healthy: boolean; recent_failures?: number; recent_minutes?: number }
+interface TestResult { ok: boolean; model: string | null; http_status: number | null; latency_ms: number; error_class: string | null; detail: string }
+interface Provider { name: string; label: string; protocols: string[]; default_base_url: string | null; paths: string; default_api_version: string | null; example_model: string }
+interface Created { id: number; base_url: string; normalized: string[]; verification: { ok: boolean | null; detail: string } }
 
 function health(u: Upstream): { label: string; css: string } {
   if (u.status !== 'active') return { label: 'disabled', css: 'disabled' };
   if (u.cooling_down_until) return { label: `cooling down until ${new Date(u.cooling_down_until).toLocaleTimeString()}`, css: 'disabled' };
+  if (u.last_check && !u.last_check.ok) return { label: `last check failed: ${u.last_check.message ?? ''}`, css: 'disabled' };
   return { label: 'healthy', css: 'active' };
 }
-const EMPTY = { group_id: '', name: '', protocol: 'chat', base_url: '', api_key: '', models: '*', priority: '0', weight: '1' };
+const EMPTY = { group_id: '', name: '', provider: 'openai', protocol: '', base_url: '', api_version: '', api_key: '', models: '', priority: '0', weight: '1', verify: true };
 
 export function OperatorUpstreams() {
   const groups = useLoad(() => get<Page<Group>>('/api/v1/operator/groups'));
   const upstreams = useLoad(() => get<Page<Upstream>>('/api/v1/operator/upstreams'));
+  const providers = useLoad(() => get<Page<Provider>>('/api/v1/operator/providers'));
   const [group, setGroup] = useState({ name: '', family: '', visibility: 'public' });
   const [draft, setDraft] = useState(EMPTY);
+  const preset = providers.data?.data.find((p) => p.name === draft.provider);
 
   const { error, notice, run } = useAction(() => { groups.reload(); upstreams.reload(); });
   const patch = (u: Upstream, changes: Record<string, unknown>) => void run(async () => {
@@ -38,7 +43,7 @@ export function OperatorUpstreams() {
     const status = r.http_status === null ? 'no answer' : `HTTP ${r.http_status}`;
     return r.ok
       ? `Upstream ${u.id}: OK (${r.model}, ${status}, ${r.latency_ms} ms).`
-      : `Upstream ${u.id}: FAILED (${r.model}, ${status}, ${r.error_class ?? 'error'}: ${r.detail}, ${r.latency_ms} ms).`;
+      : `Upstream ${u.id}: FAILED (${r.model ?? 'verification'}, ${status}, ${r.error_class ?? 'error'}: ${r.detail}, ${r.latency_ms} ms).`;
   });
   const addGroup = (event: FormEvent) => {
     event.preventDefault();
@@ -51,12 +56,14 @@ export function OperatorUpstreams() {
   const addUpstream = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const created = await api<{ id: number }>('POST', '/api/v1/operator/upstreams', {
-        group_id: Number(draft.group_id), name: draft.name || undefined, protocol: draft.protocol, base_url: draft.base_url, api_key: draft.api_key,
-        models: draft.models.split(',').map((m) => m.trim()).filter(Boolean), priority: Number(draft.priority), weight: Number(draft.weight),
+      const created = await api<Created>('POST', '/api/v1/operator/upstreams', {
+        group_id: Number(draft.group_id), name: draft.name || undefined, provider: draft.provider || undefined, protocol: draft.protocol || undefined,
+        base_url: draft.base_url || undefined, api_version: draft.api_version || undefined, api_key: draft.api_key,
+        models: draft.models.split(',').map((m) => m.trim()).filter(Boolean), priority: Number(draft.priority), weight: Number(draft.weight), verify: draft.verify,
       });
       setDraft(EMPTY);
-      return `Upstream ${created.id} added.`;
+      const normalized = created.normalized.length ? ` Base URL ${created.base_url} (${created.normalized.join('; ')}).` : '';
+      return `Upstream ${created.id} added: ${created.verification.ok ? `verified, ${created.verification.detail}` : 'not verified'}.${normalized}`;
     });
   };
   const numberField = (u: Upstream, field: 'priority' | 'weight') => (
@@ -89,7 +96,7 @@ export function OperatorUpstreams() {
           <tbody>
             {upstreams.data?.data.map((u) => (
               <tr key={u.id} data-testid={`upstream-row-${u.id}`}>
-                <td>{u.id}</td><td>{u.group_name}</td><td>{u.name}<br /><small>{u.base_url}</small></td><td>{u.protocol}</td>
+                <td>{u.id}</td><td>{u.group_name}</td><td>{u.name}<br /><small>{u.base_url}</small></td><td>{u.protocol}{u.provider ? <><br /><small>{u.provider}</small></> : null}</td>
                 <td className="wrap">{u.models.join(', ')}</td>
                 <td>{numberField(u, 'priority')}</td><td>{numberField(u, 'weight')}</td>
                 <td><span className={`status status-${u.status}`}>{u.status}</span></td>
@@ -114,13 +121,30 @@ export function OperatorUpstreams() {
               <option value="">Choose…</option>{groups.data?.data.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
             </select></div>
           <div className="field"><label htmlFor="up-name">Name</label><input id="up-name" value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} /></div>
-          <div className="field"><label htmlFor="up-protocol">Protocol</label>
-            <select id="up-protocol" value={draft.protocol} onChange={(e) => setDraft({ ...draft, protocol: e.target.value })}>{PROTOCOLS.map((p) => <option key={p}>{p}</option>)}</select></div>
-          <div className="field"><label htmlFor="up-url">Base URL</label><input id="up-url" type="url" required value={draft.base_url} onChange={(e) => setDraft({ ...draft, base_url: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-provider">Provider</label>
+            <select id="up-provider" value={draft.provider} onChange={(e) => setDraft({ ...draft, provider: e.target.value, protocol: '' })}>
+              {providers.data?.data.map((p) => <option key={p.name} value={p.name}>{p.label}</option>)}
+              <option value="">Any server of a protocol</option>
+            </select></div>
+          {(!preset || preset.protocols.length > 1) && (
+            <div className="field"><label htmlFor="up-protocol">Protocol</label>
+              <select id="up-protocol" required={!preset} value={draft.protocol} onChange={(e) => setDraft({ ...draft, protocol: e.target.value })}>
+                <option value="">{preset ? `${preset.protocols[0]} (default)` : 'Choose…'}</option>
+                {(preset?.protocols ?? PROTOCOLS).map((p) => <option key={p}>{p}</option>)}
+              </select></div>
+          )}
+          <div className="field"><label htmlFor="up-url">Base URL{preset?.default_base_url ? ' (optional)' : ''}</label>
+            <input id="up-url" type="url" required={!preset?.default_base_url} placeholder={preset?.default_base_url ?? (preset?.paths === 'deployments' ? 'https://RESOURCE.openai.azure.com' : 'https://…')}
+              value={draft.base_url} onChange={(e) => setDraft({ ...draft, base_url: e.target.value })} /></div>
+          {preset?.paths === 'deployments' && (
+            <div className="field"><label htmlFor="up-api-version">api-version</label>
+              <input id="up-api-version" placeholder={preset.default_api_version ?? ''} value={draft.api_version} onChange={(e) => setDraft({ ...draft, api_version: e.target.value })} /></div>
+          )}
           <div className="field"><label htmlFor="up-key">Provider API key</label><input id="up-key" type="password" autoComplete="off" required value={draft.api_key} onChange={(e) => setDraft({ ...draft, api_key: e.target.value })} /></div>
-          <div className="field"><label htmlFor="up-models">Models (comma-separated, * for all)</label><input id="up-models" required value={draft.models} onChange={(e) => setDraft({ ...draft, models: e.target.value })} /></div>
+          <div className="field"><label htmlFor="up-models">Models (comma-separated{preset?.paths === 'deployments' ? '; each is a deployment name' : ', * for all'})</label><input id="up-models" required placeholder={preset?.example_model ?? '*'} value={draft.models} onChange={(e) => setDraft({ ...draft, models: e.target.value })} /></div>
           <div className="field"><label htmlFor="up-priority">Priority</label><input id="up-priority" inputMode="numeric" value={draft.priority} onChange={(e) => setDraft({ ...draft, priority: e.target.value })} /></div>
           <div className="field"><label htmlFor="up-weight">Weight</label><input id="up-weight" inputMode="numeric" value={draft.weight} onChange={(e) => setDraft({ ...draft, weight: e.target.value })} /></div>
+          <div className="field"><label><input type="checkbox" checked={draft.verify} onChange={(e) => setDraft({ ...draft, verify: e.target.checked })} /> Verify with the provider before saving (same check as Test)</label></div>
           <div className="actions"><button type="submit">Add</button></div>
         </form>
         <form className="panel" onSubmit={addGroup} aria-label="Create routing group">

@@ -6,7 +6,11 @@
 import { anthropicError, anthropicInvalid, googleError, openaiError, type ErrorFamily } from '../sim-error';
 import type { SimContext } from './context';
 
-export function authenticate(context: SimContext): void {
+export function authenticate(context: SimContext, auth?: 'azure'): void {
+  if (auth === 'azure') {
+    context.credential = authenticateAzure(context);
+    return;
+  }
   const checks: Record<ErrorFamily, (context: SimContext) => string> = {
     anthropic: authenticateAnthropic,
     openai: authenticateOpenAI,
@@ -62,6 +66,15 @@ function authenticateGoogle(context: SimContext): string {
     throw googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', [
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
     ]);
+  }
+  return key;
+}
+
+/** Azure OpenAI: the key in `api-key`; a wrong or missing one is a 401 naming the key and the endpoint. */
+function authenticateAzure(context: SimContext): string {
+  const key = header(context, 'api-key');
+  if (key === undefined || key === '' || !accepted(context, key)) {
+    throw openaiError(401, 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.', { code: '401' });
   }
   return key;
 }

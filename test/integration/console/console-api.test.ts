@@ -199,7 +199,11 @@ describe('console API', () => {
       expect(JSON.stringify(list.body)).not.toContain('sim-key');
       const reachable = await call('POST', `/api/v1/operator/upstreams/${id}/test`, { as: operator });
       expect(reachable.body).toMatchObject({ reachable: true });
-      await call('PATCH', `/api/v1/operator/upstreams/${id}`, { as: operator, body: { base_url: 'http://127.0.0.1:9' } });
+      // A base URL nothing answers at is refused before it is saved; `verify: false` saves it anyway.
+      const refused = await call('PATCH', `/api/v1/operator/upstreams/${id}`, { as: operator, body: { base_url: 'http://127.0.0.1:9' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ param: 'base_url', message: 'verification failed: cannot reach http://127.0.0.1:9: connection refused' });
+      await call('PATCH', `/api/v1/operator/upstreams/${id}`, { as: operator, body: { base_url: 'http://127.0.0.1:9', verify: false } });
       const unreachable = await call('POST', `/api/v1/operator/upstreams/${id}/test`, { as: operator });
       expect(unreachable.body).toMatchObject({ reachable: false, http_status: null });
       expect((await call('PATCH', '/api/v1/operator/upstreams/999999', { as: operator, body: { weight: 2 } })).status).toBe(404);

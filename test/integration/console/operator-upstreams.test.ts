@@ -23,9 +23,10 @@ describe('operator upstream API', () => {
     return { status: response.status, text, body: JSON.parse(text) as Json };
   }
 
-  async function addUpstream(groupName: string, baseUrl: string, models: string[]): Promise<{ groupId: number; id: number }> {
+  /** `verify: false` for the accounts meant to fail (verification would refuse them). */
+  async function addUpstream(groupName: string, baseUrl: string, models: string[], verify = true): Promise<{ groupId: number; id: number }> {
     const group = await call('POST', '/api/v1/operator/groups', { name: groupName, family: null });
-    const added = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: baseUrl, api_key: 'sim-key', models });
+    const added = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: baseUrl, api_key: 'sim-key', models, verify });
     expect(added.status).toBe(201);
     return { groupId: group.body.id as number, id: added.body.id as number };
   }
@@ -44,7 +45,7 @@ describe('operator upstream API', () => {
     await gateway.close();
   });
 
-  it('the test button sends one minimal real model call: status, latency, no error, not billed, no credential', async () => {
+  it('the test button verifies the account (model list) then sends one minimal real model call: status, latency, no error, not billed, no credential', async () => {
     const { id } = await addUpstream('test-ok', gateway.sim.url, ['gpt-4.1']);
     const before = { rows: await usageRows(), simRequests: gateway.sim.requests.length };
     const answer = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
@@ -53,29 +54,53 @@ describe('operator upstream API', () => {
     expect(typeof answer.body.latency_ms).toBe('number');
     expect(answer.text).not.toContain('sim-key');
     const sent = gateway.sim.requests.slice(before.simRequests);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.path).toBe('/v1/chat/completions');
-    const body = sent[0]!.body as Json;
+    expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models', 'POST /v1/chat/completions']);
+    expect(answer.body.verification).toMatchObject({ ok: true, method: 'model_list' });
+    const body = sent[1]!.body as Json;
     expect(body.model).toBe('gpt-4.1');
     expect(Number(body.max_completion_tokens ?? body.max_tokens)).toBeLessThanOrEqual(16);
     expect(await usageRows()).toBe(before.rows);
   });
 
   it('reports a failing account: its HTTP status and error class, or no answer at all', async () => {
-    const { id } = await addUpstream('test-429', `${gateway.sim.url}/_fault/429`, ['gpt-4.1']);
+    const { id } = await addUpstream('test-429', `${gateway.sim.url}/_fault/429`, ['gpt-4.1'], false);
     const limited = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
     expect(limited.body).toMatchObject({ ok: false, reachable: true, http_status: 429, error_class: 'rate_limit' });
-    await call('PATCH', `/api/v1/operator/upstreams/${id}`, { base_url: `${gateway.sim.url}/_fault/500` });
+    await call('PATCH', `/api/v1/operator/upstreams/${id}`, { base_url: `${gateway.sim.url}/_fault/500`, verify: false });
     expect((await call('POST', `/api/v1/operator/upstreams/${id}/test`)).body).toMatchObject({ ok: false, http_status: 500 });
-    await call('PATCH', `/api/v1/operator/upstreams/${id}`, { base_url: 'http://127.0.0.1:9' });
+    await call('PATCH', `/api/v1/operator/upstreams/${id}`, { base_url: 'http://127.0.0.1:9', verify: false });
     const refused = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
-    expect(refused.body).toMatchObject({ ok: false, reachable: false, http_status: null, error_class: 'upstream_error' });
-    expect(String(refused.body.detail)).toMatch(/ECONNREFUSED/);
+    expect(refused.body).toMatchObject({ ok: false, reachable: false, http_status: null, error_class: 'unreachable' });
+    expect(String(refused.body.detail)).toBe('cannot reach http://127.0.0.1:9: connection refused');
     expect((await call('POST', '/api/v1/operator/upstreams/999999/test')).status).toBe(404);
   });
 
+  it('adds by provider preset: normalised base URL reported, verified first; a failed verification is a 400 naming the field', async () => {
+    const group = await call('POST', '/api/v1/operator/groups', { name: 'presets', family: null });
+    const providers = (await call('GET', '/api/v1/operator/providers')).body.data as Json[];
+    expect(providers.find((p) => p.name === 'azure-openai')).toMatchObject({ protocol: 'chat', credential_header: 'api-key', paths: 'deployments', default_base_url: null });
+    const added = await call('POST', '/api/v1/operator/upstreams', {
+      group_id: group.body.id, provider: 'azure-openai', base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`, api_key: 'sim-key', models: ['gpt-4.1'],
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ provider: 'azure-openai', protocol: 'chat', base_url: gateway.sim.url, api_version: '2025-01-01-preview', verification: { ok: true, method: 'minimal_call' } });
+    expect((added.body.normalized as string[]).join(' ')).toMatch(/deployment path/);
+    const listed = ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === added.body.id)!;
+    expect(listed).toMatchObject({ provider: 'azure-openai', api_version: '2025-01-01-preview', last_check: { ok: true } });
+
+    const wrongKey = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, provider: 'openai', base_url: gateway.sim.url, api_key: 'nope', models: ['gpt-4.1'] });
+    expect(wrongKey.status).toBe(400);
+    expect(wrongKey.body.error).toMatchObject({ param: 'api_key', message: expect.stringMatching(/^verification failed: the provider refused the credential \(HTTP 401\)/) });
+    const wrongModel = await call('PATCH', `/api/v1/operator/upstreams/${added.body.id as number}`, { models: ['gpt-4o-nonexistent'] });
+    expect(wrongModel.status).toBe(400);
+    expect(wrongModel.body.error).toMatchObject({ param: 'models' });
+    const noProvider = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, api_key: 'k', models: ['gpt-4.1'] });
+    expect(noProvider.status).toBe(400);
+    expect(noProvider.text).toContain('name a provider or a protocol');
+  });
+
   it("lists this process's cooldowns: an account that failed a real call is cooling down and not healthy", async () => {
-    const { groupId, id } = await addUpstream('cooling', `${gateway.sim.url}/_fault/503`, ['gpt-4.1']);
+    const { groupId, id } = await addUpstream('cooling', `${gateway.sim.url}/_fault/503`, ['gpt-4.1'], false);
     const listed = async () => ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;
     expect(await listed()).toMatchObject({ cooling_down_until: null, healthy: true });
     const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'cooling' });

@@ -19,7 +19,7 @@ describe('loadConfig', () => {
   it('has defaults that work on this machine', () => {
     const config = loadConfig({ ...secrets });
     expect(config.port).toBe(8080);
-    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/gateway');
+    expect(config.databaseUrl).toBe('postgres://postgres:postgres@127.0.0.1:5432/gateway');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.s3.endpoint).toBeUndefined();
     expect(config.encryptionKey).toHaveLength(32);
@@ -43,7 +43,17 @@ describe('loadConfig', () => {
   });
 
   it('requires the secrets in production, naming them', () => {
-    expect(problems({ NODE_ENV: 'production' })).toEqual(['ENCRYPTION_KEY: required in production', 'HMAC_SECRET: required in production']);
+    expect(problems({ NODE_ENV: 'production' })).toEqual([
+      'ENCRYPTION_KEY: required in production (64 hex characters: openssl rand -hex 32; see .env.example)',
+      'HMAC_SECRET: required in production (at least 32 characters: openssl rand -hex 32; see .env.example)',
+    ]);
+    // Empty (as docker compose passes an unset `${X:-}`) is unset: never a silently empty secret.
+    expect(problems({ NODE_ENV: 'production', ENCRYPTION_KEY: '', HMAC_SECRET: '' }).map((p) => p.split(':')[0])).toEqual(['ENCRYPTION_KEY', 'HMAC_SECRET']);
+  });
+
+  it('listens on loopback unless HOST says otherwise', () => {
+    expect(loadConfig(secrets).host).toBe('127.0.0.1');
+    expect(loadConfig({ ...secrets, HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 
   it('treats an empty variable as unset', () => {

@@ -34,6 +34,7 @@ describe('generateImages against scripted upstreams', () => {
       cooldown: (id) => { cooled.push(id); },
       cooldowns: () => [],
       invalidate: () => undefined,
+      close: () => undefined,
     };
     context = {
       config: { upstream: { connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000, cooldownMs: 1_000, maxAttempts: 3, connections: 64 }, imageFetch: { allowPrivate: true, maxBytes: 1_000_000, timeoutMs: 5_000 } },

@@ -1,0 +1,100 @@
+/**
+ * Adding and changing upstream accounts, shared by the operator API and the admin CLI: the preset
+ * (or protocol) and base URL are resolved and normalised, the account is verified against the
+ * provider unless the operator says not to (probe-upstream.ts), saved, its check recorded, and the
+ * change announced so every API process reloads its list.
+ */
+import type Redis from 'ioredis';
+import type { Pool } from 'pg';
+import type { SecretCrypto } from '../auth/secret-crypto';
+import type { Catalog } from '../catalog/catalog';
+import type { Clock } from '../dependencies';
+import type { Protocol } from '../ir/protocol';
+import { addUpstreamAccount } from '../process/seed';
+import type { RedisKeys } from '../redis/keys';
+import { announceUpstreamsChanged } from '../upstream/announce-upstreams-changed';
+import { findPreset, resolveUpstream, type ResolvedUpstream } from '../upstream/provider-presets';
+import type { UpstreamClient } from '../upstream/upstream-client';
+import { probeUpstream, type ProbeCause, type ProbeResult } from './probe-upstream';
+
+export interface UpstreamDeps {
+  db: Pool; crypto: SecretCrypto; catalog: Catalog; clock: Clock; redis: Redis; redisKeys: RedisKeys; upstreamClient: UpstreamClient;
+}
+
+export class UpstreamVerificationError extends Error {
+  constructor(readonly reason: ProbeCause, message: string) {
+    super(`verification failed: ${message}`);
+    this.name = 'UpstreamVerificationError';
+  }
+}
+
+export interface NewUpstream {
+  groupId: number; name?: string; provider?: string; protocol?: Protocol; baseUrl?: string; apiVersion?: string;
+  apiKey: string; models: string[]; priority?: number; weight?: number;
+  /** false: save without asking the provider (`--no-verify`). */
+  verify: boolean;
+}
+
+export interface SavedUpstream { id: number; upstream: ResolvedUpstream; probe?: ProbeResult & { ok: true } }
+
+async function verified(deps: UpstreamDeps, upstream: ResolvedUpstream, credential: string, models: string[]): Promise<ProbeResult & { ok: true }> {
+  const probe = await probeUpstream(deps.upstreamClient, deps.catalog, deps.clock, { upstream, credential, models });
+  if (!probe.ok) throw new UpstreamVerificationError(probe.cause, probe.message);
+  return probe;
+}
+
+export async function addUpstream(deps: UpstreamDeps, input: NewUpstream): Promise<SavedUpstream> {
+  const upstream = resolveUpstream({ provider: input.provider, protocol: input.protocol, baseUrl: input.baseUrl, apiVersion: input.apiVersion });
+  const probe = input.verify ? await verified(deps, upstream, input.apiKey, input.models) : undefined;
+  const id = await addUpstreamAccount(deps.db, deps.crypto, {
+    groupId: input.groupId, name: input.name, protocol: upstream.protocol, baseUrl: upstream.baseUrl, apiKey: input.apiKey,
+    models: input.models, priority: input.priority, weight: input.weight, provider: upstream.provider, apiVersion: upstream.apiVersion,
+  });
+  if (probe) await recordCheck(deps.db, id, probe);
+  await announceUpstreamsChanged(deps.redis, deps.redisKeys);
+  return { id, upstream, probe };
+}
+
+interface StoredRow {
+  provider: string | null; protocol: Protocol; base_url: string; api_version: string | null; credential_encrypted: string; models: string[];
+}
+
+export interface StoredUpstream { upstream: ResolvedUpstream; credential: string; models: string[] }
+
+export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto'>, id: number): Promise<StoredUpstream | undefined> {
+  const result = await deps.db.query<StoredRow>(
+    'SELECT provider, protocol, base_url, api_version, credential_encrypted, models FROM upstream_accounts WHERE id = $1', [id]);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  // Accounts of no preset (added by protocol, or the bootstrap's simulator) follow their protocol's conventions.
+  const upstream = resolveUpstream({ provider: findPreset(row.provider ?? undefined)?.name, protocol: row.protocol, baseUrl: row.base_url, apiVersion: row.api_version ?? undefined });
+  return { upstream, credential: deps.crypto.decrypt(row.credential_encrypted), models: row.models };
+}
+
+/**
+ * The stored account as changed (base URL, credential, models), verified before the change is
+ * saved; undefined when the account does not exist. The caller saves the change.
+ */
+export async function verifyChange(deps: UpstreamDeps, id: number, change: { baseUrl?: string; apiKey?: string; models?: string[] }): Promise<ResolvedUpstream | undefined> {
+  const stored = await loadStoredUpstream(deps, id);
+  if (!stored) return undefined;
+  const upstream = change.baseUrl === undefined ? stored.upstream
+    : resolveUpstream({ provider: stored.upstream.provider, protocol: stored.upstream.protocol, baseUrl: change.baseUrl, apiVersion: stored.upstream.apiVersion });
+  const probe = await verified(deps, upstream, change.apiKey ?? stored.credential, change.models ?? stored.models);
+  await recordCheck(deps.db, id, probe);
+  return upstream;
+}
+
+/** The probe of a stored account (Test button, `upstream test`), recorded as its last check. */
+export async function checkStoredUpstream(deps: UpstreamDeps, id: number): Promise<ProbeResult | undefined> {
+  const stored = await loadStoredUpstream(deps, id);
+  if (!stored) return undefined;
+  const probe = await probeUpstream(deps.upstreamClient, deps.catalog, deps.clock, stored);
+  await recordCheck(deps.db, id, probe);
+  return probe;
+}
+
+export async function recordCheck(db: Pool, id: number, probe: ProbeResult): Promise<void> {
+  await db.query('UPDATE upstream_accounts SET last_check_at = now(), last_check_ok = $2, last_check_message = $3 WHERE id = $1',
+    [id, probe.ok, probe.ok ? probe.detail : probe.message]);
+}
