@@ -13,6 +13,7 @@ import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import type { UpstreamAccount } from './upstream-account';
+import { registerSecret } from '../errors/scrub-secrets';
 
 /** What may be said about an account outside the process: never its credential or URL. */
 export type AccountRef = Pick<UpstreamAccount, 'id' | 'name' | 'protocol'>;
@@ -73,13 +74,16 @@ export function createUpstreamDirectory(options: {
     const byGroup = new Map<number, UpstreamAccount[]>();
     const disabled = new Map<number, Array<AccountRef & { models: string[] }>>();
     for (const row of result.rows) {
+      // Every account's secret, disabled ones included, is scrubbed from whatever leaves the process.
+      const credential = options.crypto.decrypt(row.credential_encrypted);
+      registerSecret(credential);
       if (row.status !== 'active') {
         disabled.set(row.group_id, [...(disabled.get(row.group_id) ?? []), { id: row.id, name: row.name, protocol: row.protocol, models: row.models }]);
         continue;
       }
       const account: UpstreamAccount = {
         id: row.id, groupId: row.group_id, name: row.name, protocol: row.protocol, baseUrl: row.base_url,
-        credential: options.crypto.decrypt(row.credential_encrypted), models: row.models, priority: row.priority, weight: row.weight,
+        credential, models: row.models, priority: row.priority, weight: row.weight,
       };
       byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), account]);
     }
