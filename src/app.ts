@@ -63,7 +63,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(requestIdMiddleware());
   app.use(accessLog(deps.logger, deps.metrics));
 
-  app.use(createModelsRouter(deps.catalog, services.authenticator));
+  app.use(createModelsRouter(deps.catalog, services.authenticator, deps.config.trustedProxies));
   app.use(createCountTokensRouter(deps, services));
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);

@@ -12,7 +12,7 @@ import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { jsonBody } from '../http/json-body';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
-import { createCallerAuthentication } from '../images/authenticate-caller';
+import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { routeMediaModel } from '../images/resolve-media-model';
 import { parseTaskSubmission, type TaskSubmission } from './parse-task-submission';
 import { createWalletCache } from '../limits/wallet-cache';

@@ -1,0 +1,172 @@
+/**
+ * Issue 21: one named regression test per security finding of the outside probe, through the whole
+ * gateway (API, PostgreSQL, Redis, the provider simulator), each failing on the code before its fix.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { createConsoleSession, SESSION_COOKIE } from '../../src/auth/console-session';
+import { insertApiKey } from '../../src/keys/insert-api-key';
+import { addUpstreamAccount, createConsoleUser, createGroup } from '../../src/process/seed';
+import { startTestGateway, type TestGateway } from '../support/gateway';
+
+jest.setTimeout(60_000);
+
+interface Answer { status: number; text: string; json: Record<string, any>; headers: Record<string, string | string[] | undefined> }
+
+async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return `http://${host}:${(server.address() as AddressInfo).port}`;
+}
+
+describe('issue 21 security findings', () => {
+  let gateway: TestGateway;
+  const agents = new Map<string, Agent>();
+  const dispatcherFrom = (address: string) => {
+    let agent = agents.get(address);
+    if (!agent) { agent = new Agent({ localAddress: address }); agents.set(address, agent); }
+    return agent;
+  };
+
+  /** One call from a chosen loopback source address (distinct callers for IP rules). */
+  async function call(method: string, path: string, options: { from?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const response = await request(`${gateway.url}${path}`, {
+      method: method as 'GET', dispatcher: dispatcherFrom(options.from ?? '127.0.0.1'),
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers }, body,
+    });
+    const text = await response.body.text();
+    let json: Record<string, any> = {};
+    try { json = JSON.parse(text); } catch { json = {}; }
+    return { status: response.statusCode, text, json, headers: response.headers };
+  }
+
+  async function operatorSession(email: string, role: 'operator' | 'member' = 'operator'): Promise<Record<string, string>> {
+    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email, password: 'a long password' });
+    if (role === 'operator') await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
+    const session = await createConsoleSession(gateway.deps.db, userId, Date.now());
+    return { cookie: `${SESSION_COOKIE}=${session.token}`, 'x-csrf-token': session.csrfToken };
+  }
+
+  beforeAll(async () => {
+    // The real policy: no private image URLs (the suite's default allows them for the simulator's images).
+    gateway = await startTestGateway({ env: { IMAGE_FETCH_ALLOW_PRIVATE: 'false' } });
+  });
+  afterAll(async () => {
+    for (const agent of agents.values()) await agent.close();
+    await gateway.close();
+  });
+
+  describe('issue 21 finding 1: SSRF through IPv4-mapped IPv6 and redirects', () => {
+    let internal: Server;
+    let internalPort = 0;
+    let hits = 0;
+    beforeAll(async () => {
+      internal = createServer((_req, res) => { hits++; res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e470d0a1a0a', 'hex')); });
+      internalPort = Number(new URL(await listen(internal)).port);
+    });
+    afterAll(async () => { await new Promise((resolve) => internal.close(resolve)); });
+
+    it.each([
+      ['IPv4-mapped IPv6', () => `http://[::ffff:127.0.0.1]:${internalPort}/x.png`],
+      ['IPv4-mapped IPv6, hex', () => `http://[::ffff:7f00:1]:${internalPort}/x.png`],
+      ['IPv4-compatible IPv6', () => `http://[::127.0.0.1]:${internalPort}/x.png`],
+      ['NAT64', () => `http://[64:ff9b::7f00:1]:${internalPort}/x.png`],
+      ['6to4', () => `http://[2002:7f00:1::]:${internalPort}/x.png`],
+      ['decimal IPv4', () => `http://2130706433:${internalPort}/x.png`],
+      ['IPv6 loopback', () => `http://[::1]:${internalPort}/x.png`],
+    ])('an image URL on %s is refused with a 400 and never fetched', async (_form, url) => {
+      const answer = await call('POST', '/v1/chat/completions', {
+        headers: { authorization: `Bearer ${gateway.key}` },
+        body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: url() } }] }] },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.json.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('image URL refused') });
+      expect(hits).toBe(0);
+    });
+  });
+
+  describe('issue 21 finding 2: IP rules on every key-authenticated route', () => {
+    let secret: string;
+    let taskId: string;
+    beforeAll(async () => {
+      const groupId = (await gateway.deps.db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0]!.id;
+      ({ secret } = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'blacklisted', ipBlacklist: ['127.0.0.3'] }));
+      const submitted = await call('POST', '/v1/tasks/submit', { from: '127.0.0.2', headers: { authorization: `Bearer ${secret}` }, body: { model: 'veo-3', prompt: 'a cat' } });
+      expect(submitted.status).toBeLessThan(300);
+      taskId = submitted.json.task_id ?? submitted.json.id;
+    });
+
+    // Four entries each: jest-each takes a missing last argument for a `done` callback.
+    const routes: Array<[string, string, () => unknown, Record<string, string>]> = [
+      ['GET', '/v1/models', () => undefined, {}],
+      ['GET', '/v1/models/gpt-4.1', () => undefined, {}],
+      ['POST', '/v1/messages/count_tokens', () => ({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }), { 'anthropic-version': '2023-06-01' }],
+      ['POST', '/v1/responses/input_tokens', () => ({ model: 'gpt-4.1', input: 'hi' }), {}],
+      ['POST', '/v1beta/models/gemini-2.5-flash:countTokens', () => ({ contents: [{ parts: [{ text: 'hi' }] }] }), {}],
+      ['POST', '/v1/tasks/query', () => ({ task_id: taskId }), {}],
+      ['POST', '/v1/tasks/cancel', () => ({ task_id: taskId }), {}],
+      ['GET', '/v1/tasks/stream/{task}', () => undefined, {}],
+      ['POST', '/v1/images/generations', () => ({ model: 'gpt-image-1', prompt: 'a cat' }), {}],
+      ['GET', '/api/v1/me/account', () => undefined, {}],
+      ['POST', '/v1/chat/completions', () => ({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }), {}],
+    ];
+
+    it.each(routes)('%s %s answers 403 from a blacklisted address and not from another', async (method, path, body, extra) => {
+      const target = path.replace('{task}', taskId);
+      const headers = { authorization: `Bearer ${secret}`, 'x-api-key': secret, 'x-goog-api-key': secret, ...extra };
+      const refused = await call(method, target, { from: '127.0.0.3', headers, body: body() });
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('127.0.0.3');
+      if (path === '/v1/tasks/stream/{task}') return; // an allowed stream stays open: the refusal is what is checked
+      const allowed = await call(method, target, { from: '127.0.0.2', headers, body: body() });
+      expect(allowed.status).not.toBe(403);
+    });
+  });
+
+  describe('issue 21 finding 3: upstream credentials are never reflected', () => {
+    const UPSTREAM_SECRET = 'upstream-credential-7f3a9c2e51';
+    let echo: Server;
+    let secret: string;
+    let upstreamId: number;
+    let keyId: number;
+    beforeAll(async () => {
+      // An upstream that echoes the credential it was sent in its error, as some providers do.
+      echo = createServer((req: IncomingMessage, res) => {
+        req.resume();
+        res.writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `Invalid request for key ${String(req.headers.authorization)}`, type: 'invalid_request_error' } }));
+      });
+      const echoUrl = await listen(echo);
+      const groupId = await createGroup(gateway.deps.db, { name: 'echoing', family: null });
+      upstreamId = await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: 'echo', protocol: 'chat', baseUrl: echoUrl, apiKey: UPSTREAM_SECRET, models: ['gpt-4.1'] });
+      gateway.services.upstreams.invalidate();
+      ({ secret, id: keyId } = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'echoing' }));
+    });
+    afterAll(async () => { await new Promise((resolve) => echo.close(resolve)); });
+
+    it.each([
+      ['chat', '/v1/chat/completions', { model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }],
+      ['chat, streamed', '/v1/chat/completions', { model: 'gpt-4.1', stream: true, messages: [{ role: 'user', content: 'hi' }] }],
+      ['messages', '/v1/messages', { model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }],
+      ['responses', '/v1/responses', { model: 'gpt-4.1', input: 'hi' }],
+    ])('a %s error body does not carry the upstream credential', async (_label, path, body) => {
+      const answer = await call('POST', path, { headers: { authorization: `Bearer ${secret}`, 'x-api-key': secret, 'anthropic-version': '2023-06-01' }, body });
+      expect(answer.status).toBe(400);
+      expect(answer.text).toContain('Invalid request for key');
+      expect(answer.text).not.toContain(UPSTREAM_SECRET);
+    });
+
+    it('nor does the dial test\'s detail or the operator\'s upstream test', async () => {
+      const session = await operatorSession('finding3@example.test');
+      const dial = await call('POST', '/api/v1/dial/test', { headers: session, body: { model: 'gpt-4.1', protocol: 'chat', keyId } });
+      expect(dial.status).toBe(200);
+      expect(dial.text).toContain('Invalid request for key');
+      expect(dial.text).not.toContain(UPSTREAM_SECRET);
+      const test = await call('POST', `/api/v1/operator/upstreams/${upstreamId}/test`, { headers: session });
+      expect(test.status).toBe(200);
+      expect(test.json.ok).toBe(false);
+      expect(test.text).not.toContain(UPSTREAM_SECRET);
+    });
+  });
+});
