@@ -12,7 +12,7 @@ import type { CallEnding } from '../billing/run-paid-call';
 import { chooseAccounts, lookUpRouting } from './choose-accounts';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
-import { keyInvalidatedError } from './key-invalidated-error';
+import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import { relayComplete } from './relay-complete';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';

@@ -141,6 +141,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
       db: deps.db, hub, logger: deps.logger, task: row,
       lastEventId: parseLastEventId(req.headers['last-event-id'] ?? req.query.last_event_id),
       heartbeatMs: options.heartbeatMs ?? deps.config.streamKeepaliveMs,
+      onKeyInvalidated: (listener) => services.authenticator.onInvalidated(key.secretHmac, listener),
     });
   });
 

@@ -169,4 +169,62 @@ describe('issue 21 security findings', () => {
       expect(test.text).not.toContain(UPSTREAM_SECRET);
     });
   });
+
+  describe('issue 21 finding 4: /metrics labels from route patterns, never raw paths', () => {
+    it('keeps a secret in a path out of /metrics, and random paths share one label', async () => {
+      const leaked = `sk-svc-${'L'.repeat(40)}`;
+      expect((await call('GET', `/api/v1/keys/${leaked}/x`)).status).toBe(401);
+      expect((await call('GET', `/api/v1/keys/${leaked}`)).status).toBe(401);
+      const series = async () => (await call('GET', '/metrics')).text.split('\n').filter((line) => line.startsWith('gateway_http_requests_total{'));
+      const before = await series();
+      for (let i = 0; i < 20; i++) await call('GET', `/random-${i}-${Math.random().toString(36).slice(2)}/x`);
+      const after = await series();
+      const metrics = (await call('GET', '/metrics')).text;
+      expect(metrics).not.toContain('sk-svc-');
+      expect(metrics).not.toContain('/random-');
+      expect(metrics).toMatch(/gateway_http_requests_total\{route="unmatched",method="GET",status="404"\}/);
+      expect(after.length - before.length).toBeLessThanOrEqual(1);
+    });
+
+    it('labels a matched route with its pattern', async () => {
+      await call('GET', '/v1/models/gpt-4.1', { headers: { authorization: `Bearer ${gateway.key}` } });
+      expect((await call('GET', '/metrics')).text).toMatch(/gateway_http_requests_total\{route="\/v1\/models\/:model",method="GET",status="200"\}/);
+    });
+  });
+
+  describe('issue 21 finding 5: the task event stream ends when its key is deleted or revoked', () => {
+    async function openStream(secret: string, taskId: string) {
+      const response = await fetch(`${gateway.url}/v1/tasks/stream/${taskId}`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      let text = '';
+      const decoder = new TextDecoder();
+      /** Reads until `predicate` holds, or the stream ends (then `ended` is true). */
+      const readUntil = async (predicate: (all: string) => boolean): Promise<{ text: string; ended: boolean }> => {
+        while (!predicate(text)) {
+          const { value, done } = await reader.read();
+          if (done) return { text, ended: true };
+          text += decoder.decode(value, { stream: true });
+        }
+        return { text, ended: false };
+      };
+      return { readUntil, cancel: () => reader.cancel() };
+    }
+
+    it.each([
+      ['deleted', (id: number) => call('DELETE', `/api/v1/keys/${id}`, { headers: { authorization: `Bearer ${gateway.key}` } })],
+      ['revoked', (id: number) => call('PUT', `/api/v1/keys/${id}`, { headers: { authorization: `Bearer ${gateway.key}` }, body: { status: 'revoked' } })],
+    ])('a stream whose key is %s gets an error event and ends', async (_how, invalidate) => {
+      const groupId = (await gateway.deps.db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0]!.id;
+      const { secret, id } = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'streaming' });
+      const submitted = await call('POST', '/v1/tasks/submit', { headers: { authorization: `Bearer ${secret}` }, body: { model: 'veo-3', prompt: 'a cat' } });
+      const stream = await openStream(secret, submitted.json.task_id);
+      // No worker runs here: the task stays queued, so only the key can end this stream.
+      expect((await stream.readUntil((all) => all.includes('event: queued'))).ended).toBe(false);
+      expect((await invalidate(id)).status).toBeLessThan(300);
+      const rest = await stream.readUntil(() => false);
+      expect(rest.ended).toBe(true);
+      expect(rest.text).toMatch(/event: error\ndata: \{"error":\{"message":"API key was revoked, rotated or deleted","type":"authentication_error"/);
+    });
+  });
 });
