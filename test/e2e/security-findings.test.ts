@@ -227,4 +227,30 @@ describe('issue 21 security findings', () => {
       expect(rest.text).toMatch(/event: error\ndata: \{"error":\{"message":"API key was revoked, rotated or deleted","type":"authentication_error"/);
     });
   });
+
+  describe('issue 21 finding 9: NUL and other invalid bytes in identifiers are a 400, never a 500', () => {
+    it.each([['U+0000', 'resp_\u0000'], ['a lone surrogate', 'resp_\ud800'], ['U+0000 inside', 'resp_abc\u0000def']])(
+      'previous_response_id with %s answers 400 in the Responses envelope naming the field', async (_label, id) => {
+        const answer = await call('POST', '/v1/responses', { headers: { authorization: `Bearer ${gateway.key}` }, body: { model: 'gpt-4.1', input: 'hi', previous_response_id: id } });
+        expect(answer.status).toBe(400);
+        expect(answer.json.error).toMatchObject({ type: 'invalid_request_error', param: 'previous_response_id' });
+      });
+
+    it.each([
+      ['POST', '/v1/tasks/query', { task_id: 'task_\u0000' }],
+      ['POST', '/v1/tasks/cancel', { task_id: 'task_\u0000aaaaaaaaaaaaaaaaaaaa' }],
+      ['GET', '/v1/tasks/stream/task_%00', undefined],
+      ['GET', '/api/v1/keys/%00', undefined],
+      ['GET', '/api/v1/keys/1%00', undefined],
+      ['GET', '/api/v1/me/usage?api_key_id=%00', undefined],
+      ['GET', '/api/v1/me/usage?cursor=%00', undefined],
+      ['GET', '/v1/models/gpt%00', undefined],
+      ['POST', '/api/v1/keys', { name: 'ok', group_id: 'default\u0000' }],
+    ])('%s %s is refused as a client error in the gateway envelope', async (method, path, body) => {
+      const answer = await call(method, path, { headers: { authorization: `Bearer ${gateway.key}` }, body });
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.json.error).toMatchObject({ type: expect.any(String), message: expect.any(String) });
+    });
+  });
 });
