@@ -107,7 +107,8 @@ async function main(): Promise<void> {
 
   const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, config.secretsFile) };
   if (!config.s3.endpoint) {
-    embeddedS3 = await startEmbeddedS3({ port: config.s3.embeddedPort, directory: path.resolve(ROOT, config.s3.embeddedDir) });
+    embeddedS3 = await startEmbeddedS3({ port: config.s3.embeddedPort, directory: path.resolve(ROOT, config.s3.embeddedDir), environment: config.env })
+      .catch((error: Error) => fail(error.message));
     env.S3_ENDPOINT = embeddedS3.endpoint;
   }
   const simulatorUrl = config.sim.baseUrl ?? `http://127.0.0.1:${config.sim.port}`;

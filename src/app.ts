@@ -71,7 +71,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
     locals(res).surface = 'responses';
     throw new GatewayError('invalid_request', WEBSOCKET_UPGRADE_HINT, { status: 426 });
   });
-  app.use(createModelsRouter(deps.catalog, services.authenticator));
+  app.use(createModelsRouter(deps.catalog, services.authenticator, deps.config.trustedProxies));
   app.use(createCountTokensRouter(deps, services));
   app.use(createImagesRouter(deps, services));
   const tasksRouter = createTasksRouter(deps, services);

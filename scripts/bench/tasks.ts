@@ -105,7 +105,8 @@ export async function runTaskBenchmark(options: TaskBenchmarkOptions): Promise<T
   const count = options.tasks ?? 1_000;
   const env = options.env;
   if (!env.DATABASE_URL || !env.ENCRYPTION_KEY || !env.HMAC_SECRET) throw new Error('the task benchmark needs DATABASE_URL, ENCRYPTION_KEY and HMAC_SECRET in env');
-  const s3 = await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-bench-s3-')) });
+  // The benchmark's own throwaway store on loopback, never the production API's.
+  const s3 = await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-bench-s3-')), environment: 'development' });
   const simPort = 5400 + Math.floor(Math.random() * 500);
   const simUrl = `http://127.0.0.1:${simPort}`;
   const workerEnv: NodeJS.ProcessEnv = {

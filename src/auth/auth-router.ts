@@ -2,29 +2,32 @@
  * Console login and logout. Login checks the scrypt password record, opens a session and sets it
  * in an HttpOnly, SameSite=Lax cookie (Secure over TLS); the answer carries the session's CSRF token,
  * which the console sends back in `x-csrf-token` on every state change. Failed logins are counted
- * per email in Redis and throttled. Every attempt is audited (who, from where, the outcome).
+ * in Redis per email and per client address (so one address cannot try many emails), and either
+ * count at its limit refuses logins with 429 and Retry-After until its window ends. Every attempt is audited (who, from where, the outcome).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Dependencies } from '../dependencies';
-import { hashPassword } from '../auth/hash-password';
+import { hashPassword, needsRehash } from '../auth/hash-password';
 import { countSimulatedUpstreams } from '../upstream/simulated-upstreams';
 import { GatewayError } from '../errors/gateway-error';
 import {
   createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,
 } from './console-session';
+import { createClientIpResolver } from './client-ip';
 import { createRequireSession, managementPrincipal } from './management-auth';
 import { readCookie } from './read-cookie';
 import { requestIsTls } from './request-is-tls';
 import { verifyPassword } from './verify-password';
 import { parseBody } from './parse-body';
-import { createClientIpResolver } from './client-ip';
 import { requestAddress } from './audit-actor';
 import { recordAudit } from '../audit/record-audit';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 const MAX_FAILED_LOGINS = 10;
+/** Per client address, across emails: above a mistyping office behind one NAT, below a spraying run. */
+const MAX_FAILED_LOGINS_PER_ADDRESS = 15;
 const FAILED_LOGIN_WINDOW_MS = 15 * 60_000;
 
 const loginSchema = z.object({
@@ -52,26 +55,46 @@ export function createAuthRouter(deps: Dependencies): Router {
     return deps.redisKeys.loginFailures(createHash('sha256').update(email).digest('hex'));
   }
 
+  function addressFailuresKey(req: Request): string {
+    const forwarded = req.headers['x-forwarded-for'];
+    const address = resolveIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded);
+    return deps.redisKeys.loginFailures(`address:${address}`);
+  }
+
+  async function refuseWhenThrottled(counterKey: string, limit: number, message: string): Promise<void> {
+    const failures = Number(await deps.redis.get(counterKey) ?? 0);
+    if (failures < limit) return;
+    const ttl = await deps.redis.pttl(counterKey);
+    throw new GatewayError('rate_limit', message, { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });
+  }
+
   router.post('/api/v1/auth/login', async (req: Request, res: Response) => {
     const { email: rawEmail, password } = parseBody(loginSchema, req.body);
     const email = rawEmail.toLowerCase();
-    const failures = Number(await deps.redis.get(failuresKey(email)) ?? 0);
-    if (failures >= MAX_FAILED_LOGINS) {
+    const addressKey = addressFailuresKey(req);
+    try {
+      await refuseWhenThrottled(addressKey, MAX_FAILED_LOGINS_PER_ADDRESS, 'too many failed logins from this address; try again later');
+      await refuseWhenThrottled(failuresKey(email), MAX_FAILED_LOGINS, 'too many failed logins for this account; try again later');
+    } catch (error) {
       await auditLogin(req, email, undefined, 'console.login_failed', 'throttled');
-      const ttl = await deps.redis.pttl(failuresKey(email));
-      throw new GatewayError('rate_limit', 'too many failed logins for this account; try again later',
-        { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });
+      throw error;
     }
     const found = await deps.db.query<{ id: number; account_id: number; email: string; password_hash: string }>(
       'SELECT id, account_id, email, password_hash FROM console_users WHERE email = $1', [email]);
     const user = found.rows[0];
     const valid = await verifyPassword(password, user?.password_hash ?? await decoy());
     if (!user || !valid) {
-      await deps.redis.multi().incr(failuresKey(email)).pexpire(failuresKey(email), FAILED_LOGIN_WINDOW_MS).exec();
+      await deps.redis.multi().incr(failuresKey(email)).pexpire(failuresKey(email), FAILED_LOGIN_WINDOW_MS)
+        .incr(addressKey).pexpire(addressKey, FAILED_LOGIN_WINDOW_MS).exec();
       await auditLogin(req, email, user, 'console.login_failed', user ? 'wrong password' : 'unknown email');
       throw new GatewayError('authentication', 'invalid email or password');
     }
     await deps.redis.del(failuresKey(email));
+    // A record below today's cost is replaced now that the password is known (unless it changed meanwhile).
+    if (needsRehash(user.password_hash)) {
+      await deps.db.query('UPDATE console_users SET password_hash = $1 WHERE id = $2 AND password_hash = $3',
+        [await hashPassword(password), user.id, user.password_hash]);
+    }
     const session = await createConsoleSession(deps.db, Number(user.id), deps.clock.now());
     await auditLogin(req, email, user, 'console.login');
     res.setHeader('set-cookie', sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)));

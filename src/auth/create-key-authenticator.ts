@@ -9,6 +9,8 @@ import { GatewayError } from '../errors/gateway-error';
 import { looksLikeKey } from './key-secret';
 import { assertKeyActive, inactiveReason } from './assert-key-active';
 import type { AuthenticatedKey } from './authenticated-key';
+import { IpRuleRefusal } from './ip-refusal';
+import { createIpRuleEvaluator } from './ip-rules';
 import type { KeyAuthenticator } from './key-authenticator';
 import { loadAuthenticatedKeyByHmac } from './load-authenticated-key';
 
@@ -42,6 +44,7 @@ export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthentica
   // Bumped on every invalidation: a lookup that started before one must not refill the cache with stale data.
   let generation = 0;
   let closed = false;
+  const evaluateIp = createIpRuleEvaluator();
 
   function track(promise: Promise<unknown>): void {
     pending.add(promise);
@@ -133,7 +136,7 @@ export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthentica
   subscribed.catch((error: unknown) => deps.logger.error({ err: error }, 'key invalidation subscription failed'));
 
   return {
-    async authenticate(secret) {
+    async authenticate(secret, clientIp) {
       if (closed) throw new GatewayError('internal', 'authenticator closed');
       if (!looksLikeKey(secret)) throw new GatewayError('authentication', 'invalid API key');
       const hmac = deps.crypto.hmac(secret);
@@ -148,6 +151,8 @@ export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthentica
       // The index lookup only saw the HMAC; the comparison of what it returned is constant-time.
       if (!key || !deps.crypto.hmacEquals(key.secretHmac, hmac)) throw new GatewayError('authentication', 'invalid API key');
       assertKeyActive(key, now);
+      const verdict = evaluateIp(key.ipWhitelist, key.ipBlacklist, clientIp);
+      if (verdict !== 'allowed') throw new IpRuleRefusal(key, clientIp, verdict);
       touchLastUsed(key.keyId);
       return key;
     },

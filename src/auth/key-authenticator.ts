@@ -3,10 +3,12 @@ import type { AuthenticatedKey } from './authenticated-key';
 
 export interface KeyAuthenticator {
   /**
-   * Looks up a plaintext secret (HMAC, per-process cache invalidated over Redis pub/sub).
-   * Throws GatewayError('authentication') for unknown, revoked, disabled, expired or deleted keys.
+   * Looks up a plaintext secret (HMAC, per-process cache invalidated over Redis pub/sub) used from
+   * `clientIp` (the caller's resolved address: client-ip.ts). Throws GatewayError('authentication')
+   * for unknown, revoked, disabled, expired or deleted keys and IpRuleRefusal (403) when the key's
+   * IP rules refuse the address: every key-authenticated route enforces them by authenticating.
    */
-  authenticate(secret: string): Promise<AuthenticatedKey>;
+  authenticate(secret: string, clientIp: string): Promise<AuthenticatedKey>;
   /**
    * Resolves when the key stops being valid (rotated, revoked, disabled, deleted) on any API process;
    * used to cut open streams. Returns an unsubscribe function.

@@ -8,10 +8,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
-import { createClientIpResolver } from './client-ip';
+import { createCallerAuthentication } from './authenticate-caller';
 import { csrfTokenMatches, findConsoleSession, SESSION_COOKIE, type ConsoleSession } from './console-session';
 import { extractCredential } from './extract-credential';
-import { createIpRuleEvaluator } from './ip-rules';
 import type { KeyAuthenticator } from './key-authenticator';
 import { readCookie } from './read-cookie';
 
@@ -53,17 +52,12 @@ async function sessionPrincipal(deps: Dependencies, req: Request, missingMessage
 }
 
 export function createManagementAuth(deps: Dependencies, authenticator: KeyAuthenticator): RequestHandler {
-  const resolveIp = createClientIpResolver(deps.config.trustedProxies);
-  const evaluateIp = createIpRuleEvaluator();
+  const caller = createCallerAuthentication(authenticator, deps.config.trustedProxies);
   return async (req, res, next) => {
     const credential = extractCredential('gateway', req.headers, {});
     if (credential !== undefined) {
-      const key = await authenticator.authenticate(credential);
-      // A key's IP rules bind it everywhere, management included.
-      const clientIp = resolveIp(req.socket.remoteAddress, headerText(req.headers['x-forwarded-for']));
-      if (evaluateIp(key.ipWhitelist, key.ipBlacklist, clientIp) !== 'allowed') {
-        throw new GatewayError('permission', `requests from ${clientIp} are not allowed for this API key`);
-      }
+      // A key's IP rules bind it everywhere, management included (the authenticator enforces them).
+      const key = await caller.authenticateSecret(credential, req);
       setPrincipal(res, { accountId: key.accountId, via: 'key', keyId: key.keyId });
     } else {
       setPrincipal(res, await sessionPrincipal(deps, req, 'authentication required: a console session or an API key'));

@@ -4,8 +4,8 @@
  * With `client_version` (Codex's catalog request), the list is in Codex's model-info shape.
  */
 import { Router, type Request } from 'express';
+import { createCallerAuthentication } from '../auth/authenticate-caller';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
-import { extractCredential } from '../auth/extract-credential';
 import { GatewayError } from '../errors/gateway-error';
 import type { Catalog } from './catalog';
 import { codexModelInfo, servesCodex } from './codex-model-info';
@@ -16,13 +16,10 @@ function stringList(value: unknown): string[] {
   return values.flatMap((v) => (typeof v === 'string' ? v.split(',') : [])).map((v) => v.trim()).filter(Boolean);
 }
 
-export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthenticator): Router {
+export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthenticator, trustedProxies: readonly string[]): Router {
   const router = Router();
-  const authenticate = async (request: Request) => {
-    const secret = extractCredential('gateway', request.headers, request.query as Record<string, unknown>);
-    if (!secret) throw new GatewayError('authentication', 'missing API key: send x-api-key or Authorization: Bearer');
-    return authenticator.authenticate(secret);
-  };
+  const caller = createCallerAuthentication(authenticator, trustedProxies);
+  const authenticate = (request: Request) => caller.authenticate(request);
   router.get('/v1/models', async (request, response) => {
     const key = await authenticate(request);
     const family = typeof request.query.family === 'string' ? request.query.family : undefined;

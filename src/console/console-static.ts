@@ -25,9 +25,14 @@ export function createConsoleRouter(directory: string = CONSOLE_BUILD_DIR): Rout
   const router = express.Router();
   const indexPath = path.join(directory, 'index.html');
 
+  // Every client error of the static server (a missing file, an encoded traversal, a directory)
+  // falls through to one 404: never a 500, nothing logged, and nothing said about the file system.
   router.use('/console/assets', express.static(path.join(directory, 'assets'), {
-    immutable: true, maxAge: '365d', index: false, fallthrough: false,
+    immutable: true, maxAge: '365d', index: false, fallthrough: true, redirect: false,
   }));
+  router.use('/console/assets', (req) => {
+    throw new GatewayError('not_found', `no console asset ${req.path.slice(0, 200)}`);
+  });
 
   const page: express.RequestHandler = (_req, res) => {
     if (!existsSync(indexPath)) throw new GatewayError('not_found', 'the console is not built: run npm run build:console (npm start builds it)');

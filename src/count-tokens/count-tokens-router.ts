@@ -10,6 +10,7 @@
  * admission uses. `x-gateway-token-count: upstream|estimate` says which.
  */
 import { Router, type Request, type Response } from 'express';
+import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { extractCredential } from '../auth/extract-credential';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -67,11 +68,12 @@ function countBody(protocol: CountingProtocol, tokens: number): Record<string, u
 export function createCountTokensRouter(deps: Dependencies, services: RelayServices): Router {
   const router = Router();
   const context = createCodecContext(deps.clock);
+  const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
 
   async function count(protocol: CountingProtocol, req: Request, res: Response, pathModel?: string): Promise<void> {
     const secret = extractCredential(protocol, req.headers, req.query as Record<string, unknown>);
     if (!secret) throw new GatewayError('authentication', MISSING_KEY[protocol]);
-    const key = await services.authenticator.authenticate(secret);
+    const key = await caller.authenticateSecret(secret, req);
     const body = bodyObject(req.body);
     const { request } = CODECS[protocol].inbound.decodeRequest(inferenceBody(protocol, body), context);
     const model = resolveModel(deps.catalog, pathModel ?? request.model, protocol, key);

@@ -3,6 +3,8 @@
  * protocol codec renders it in its own envelope (status, type/code, message). Only the error
  * middleware and the stream relay write error responses.
  */
+import { scrubSecrets } from './scrub-secrets';
+
 export type ErrorKind =
   | 'invalid_request' // 400: body validation; message names the field
   | 'unsupported_model' // 400: slug unknown or retired (Responses: model_not_found)
@@ -91,14 +93,15 @@ export class GatewayError extends Error {
   readonly verbatim?: VerbatimAnswer;
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Upstream credentials echoed in an upstream's error never reach a client or a log (scrub-secrets.ts).
+    super(scrubSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.kind = kind;
     this.status = options.status ?? DEFAULT_STATUS[kind];
     this.param = options.param;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers;
-    this.upstream = options.upstream;
+    this.upstream = options.upstream?.body === undefined ? options.upstream : { ...options.upstream, body: scrubSecrets(options.upstream.body) };
     this.contextOverflow = options.contextOverflow;
     this.verbatim = options.verbatim;
   }

@@ -4,7 +4,7 @@
  * was a measurable share of the hot path (DESIGN 10), and credentials must not be logged anyway.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { redactText, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { locals } from './request-context';
@@ -25,9 +25,22 @@ export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMe
   });
 }
 
+/** Every path no route pattern matched (401s before routing, 404s, static files) shares this label. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The metric label of an express request: the matched route's pattern (its mount path, lowercased
+ * as express matches it case-insensitively, and the route's own pattern), never the raw path, so
+ * an id or a secret in a path never becomes a series and the number of series stays bounded.
+ */
+export function routePatternLabel(req: Request): string {
+  const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  return pattern === undefined ? UNMATCHED_ROUTE : `${req.baseUrl.toLowerCase()}${String(pattern)}`;
+}
+
 export function accessLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    observeRequest(logger, metrics, req, res, () => (res.statusCode === 404 ? 'unmatched' : String(req.baseUrl + (req.route?.path ?? req.path))));
+    observeRequest(logger, metrics, req, res, () => routePatternLabel(req));
     next();
   };
 }

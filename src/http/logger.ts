@@ -3,6 +3,7 @@
  * and known body fields are redacted; an API key is reduced to its last four characters.
  */
 import pino, { type Logger } from 'pino';
+import { scrubSecrets } from '../errors/scrub-secrets';
 
 export type { Logger } from 'pino';
 
@@ -38,6 +39,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
           const masked = args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg));
           method.apply(this, masked as Parameters<typeof method>);
         },
+        // Upstream credentials by value, whatever field or nested error carries them.
+        streamWrite: (line) => scrubSecrets(line),
       },
     },
     destination,

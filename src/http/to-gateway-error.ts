@@ -4,8 +4,15 @@
  */
 import { failedDependency } from '../errors/dependency-failure';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
+import { UNSTORABLE_TEXT_MESSAGE } from './storable-text';
 
-interface HttpLibraryError { type?: string; status?: number; statusCode?: number; expose?: boolean }
+interface HttpLibraryError { type?: string; status?: number; statusCode?: number; expose?: boolean; code?: unknown }
+
+/**
+ * PostgreSQL's refusals of text it cannot hold (U+0000, an unpaired surrogate): a value the caller
+ * sent that no check stopped (an identifier looked up as is). The caller's input, so a 400, not a 500.
+ */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
 
 /** Seconds a client is asked to wait when a dependency of the gateway is down. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
@@ -23,6 +30,9 @@ export function toGatewayError(error: unknown): GatewayError {
   if (httpError?.type === 'entity.parse.failed') return new GatewayError('invalid_request', 'request body is not valid JSON');
   if (httpError?.type === 'encoding.unsupported' || httpError?.type === 'charset.unsupported') {
     return new GatewayError('invalid_request', 'unsupported request body encoding');
+  }
+  if (typeof httpError?.code === 'string' && UNSTORABLE_TEXT_CODES.has(httpError.code) && error instanceof Error && 'severity' in error) {
+    return new GatewayError('invalid_request', `an identifier or text in the request ${UNSTORABLE_TEXT_MESSAGE}`, { cause: error });
   }
   const status = httpError?.status ?? httpError?.statusCode;
   // Express's router answers a path it cannot decode with a 400 that has no `expose`.

@@ -17,7 +17,7 @@ import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
 import { warningHeader } from '../relay/warning-header';
-import { createCallerAuthentication } from './authenticate-caller';
+import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { generateImages } from './generate-images';
 import type { MediaServices } from './media-services';
 import { billedQuality, planImageCall, type ImageCallPlan } from './image-call-plan';

@@ -7,6 +7,7 @@
  */
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { inactiveKeyError, inactiveReason } from '../auth/assert-key-active';
+import { ipRefusalMessage } from '../auth/ip-refusal';
 import { createIpRuleEvaluator } from '../auth/ip-rules';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -209,10 +210,7 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
       if (reason !== undefined) throw inactiveKeyError(key, reason);
       const verdict = evaluateIp(key.ipWhitelist, key.ipBlacklist, request.clientIp);
       if (verdict !== 'allowed') {
-        throw new GatewayError('permission', verdict === 'blacklisted'
-          ? `requests from ${request.clientIp} are blocked for this API key`
-          : `requests from ${request.clientIp} are not allowed for this API key (IP whitelist)`,
-        { headers: await refusalHeaders(key, surface) });
+        throw new GatewayError('permission', ipRefusalMessage(verdict, request.clientIp), { headers: await refusalHeaders(key, surface) });
       }
       const reply = await runAdmit(key, {
         mode: 'admit', requestId: request.requestId, reserve: credits(request.reserveCredits, 'reservation'), takesLease: request.takesLease,

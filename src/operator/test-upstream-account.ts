@@ -9,6 +9,7 @@
 import type { CatalogModel } from '../catalog/model';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
+import { registerSecret } from '../errors/scrub-secrets';
 import type { Protocol } from '../ir/protocol';
 import { createCodecContext } from '../relay/codec-context';
 import { dialUpstream, pingPlan } from '../relay/dial-upstream';
@@ -42,9 +43,11 @@ export async function testUpstreamAccount(deps: Dependencies, services: Pick<Rel
   }
   const model = testModel(deps, row.protocol, row.models);
   if (!model) throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
+  const credential = deps.crypto.decrypt(row.credential_encrypted);
+  registerSecret(credential);
   const account = {
     id: Number(row.id), groupId: Number(row.group_id), name: row.name, protocol: row.protocol, baseUrl: row.base_url,
-    credential: deps.crypto.decrypt(row.credential_encrypted), models: row.models, priority: row.priority, weight: row.weight,
+    credential: credential, models: row.models, priority: row.priority, weight: row.weight,
     provider: row.provider ?? undefined, apiVersion: row.api_version ?? undefined,
   };
   const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, row.protocol, createCodecContext(deps.clock)), account);

@@ -6,6 +6,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { createRequireSession, managementPrincipal } from '../auth/management-auth';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -32,6 +33,7 @@ const PROTOCOL_ALIASES: Record<string, Protocol> = {
 export function createDialTestRouter(deps: Dependencies, services: RelayServices): Router {
   const router = Router();
   const context = createCodecContext(deps.clock);
+  const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
   router.post('/api/v1/dial/test', createRequireSession(deps), async (req, res) => {
     const parsed = bodySchema.safeParse(req.body);
     if (!parsed.success) {
@@ -49,7 +51,7 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     }
     let key: AuthenticatedKey;
     try {
-      key = await services.authenticator.authenticate(deps.crypto.decrypt(row.rows[0].secret_encrypted));
+      key = await caller.authenticateSecret(deps.crypto.decrypt(row.rows[0].secret_encrypted), req);
       stages.push({ stage: 'key', ok: true, detail: `key ${key.keyId} is ${key.status}` });
     } catch (error) {
       stages.push({ stage: 'key', ok: false, detail: (error as Error).message });

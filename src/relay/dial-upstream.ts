@@ -5,6 +5,7 @@
  * the HTTP status, the latency and the gateway's error class; never the account's credential.
  */
 import type { CatalogModel } from '../catalog/model';
+import { scrubSecrets } from '../errors/scrub-secrets';
 import type { Protocol } from '../ir/protocol';
 import type { CodecContext } from '../protocols/codec';
 import type { UpstreamAccount } from '../upstream/upstream-account';
@@ -36,7 +37,13 @@ export function pingPlan(model: CatalogModel, protocol: Protocol, context: Codec
   };
 }
 
+/** The outcome's detail is scrubbed of upstream credentials: it is shown to users and operators. */
 export async function dialUpstream(client: UpstreamClient, plan: UpstreamCallPlan, account: UpstreamAccount): Promise<DialOutcome> {
+  const outcome = await dial(client, plan, account);
+  return { ...outcome, detail: scrubSecrets(outcome.detail) };
+}
+
+async function dial(client: UpstreamClient, plan: UpstreamCallPlan, account: UpstreamAccount): Promise<DialOutcome> {
   const call = prepareUpstreamCall(plan, account);
   const started = process.hrtime.bigint();
   const elapsed = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6);

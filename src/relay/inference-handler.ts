@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
+import { IpRuleRefusal } from '../auth/ip-refusal';
 import { createClientIpResolver } from '../auth/client-ip';
 import { extractCredential } from '../auth/extract-credential';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
@@ -124,7 +125,12 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         ? 'missing API key: send Authorization: Bearer <key>'
         : protocol === 'generate-content' ? 'missing API key: send ?key=<key> or x-goog-api-key' : 'missing API key: send x-api-key or Authorization: Bearer <key>');
     }
-    const key = await services.authenticator.authenticate(secret);
+    const callerIp = clientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
+    const key = await services.authenticator.authenticate(secret, callerIp).catch(async (error: unknown) => {
+      // A refusal by the key's IP rules carries its accounting headers, like admission's refusals.
+      if (error instanceof IpRuleRefusal) locals(res).accountingHeaders = await services.admission.peekHeaders(error.key, protocol).catch(() => ({}));
+      throw error;
+    });
     if (protocol === 'chat' || protocol === 'responses') await opaqueIds.preload(body);
 
     const prepared = await withHeaders(key, res, () => {
@@ -164,7 +170,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     });
     const admission = {
       key,
-      clientIp: clientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for')),
+      clientIp: callerIp,
       requestId: locals(res).requestId,
       reserveCredits,
       takesLease: true,

@@ -1,71 +1,40 @@
 /**
  * Image URLs a target cannot take (Generate-Content needs the bytes) are downloaded by the gateway
- * and inlined as base64, with SSRF protection: http(s) only; no private, loopback, link-local or
- * unspecified addresses unless allowed by configuration; a size cap, a time limit and an image mime
- * allow-list. DNS is resolved once and the connection pinned to the checked address.
+ * and inlined as base64 through the outbound guard (src/net): public addresses only unless allowed
+ * by configuration, every redirect hop checked, a size cap, a time limit and an image mime
+ * allow-list. What the far side answered is never told to the caller: every failure to get an
+ * image reads the same (no status oracle on internal hosts).
  */
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { Agent } from 'undici';
 import { GatewayError } from '../errors/gateway-error';
 import type { ContentPart, ImagePart } from '../ir/parts';
 import type { IrRequest } from '../ir/request';
+import { addressPolicy } from '../net/address-policy';
+import { fetchOutbound, OutboundRefusal, type OutboundPolicy } from '../net/outbound-fetch';
 
 const ALLOWED_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/heic', 'image/heif', 'application/pdf']);
+const MAX_REDIRECTS = 3;
+const NOT_FETCHED = 'image URL could not be fetched as an image (it must be a public http(s) URL answering 200 with an image type)';
 
 export interface ImageFetchOptions { allowPrivate: boolean; maxBytes: number; timeoutMs: number }
 
-export function isPrivateAddress(address: string): boolean {
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(v4) === 4) {
-    const [a, b] = v4.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+function refusalMessage(refusal: OutboundRefusal): string {
+  switch (refusal.reason) {
+    case 'invalid_url': case 'scheme': case 'forbidden_address': case 'too_large': return `image URL refused: ${refusal.message}`;
+    default: return NOT_FETCHED;
   }
-  const lower = address.toLowerCase();
-  return lower === '::1' || lower === '::' || lower.startsWith('fe8') || lower.startsWith('fe9') || lower.startsWith('fea') ||
-    lower.startsWith('feb') || lower.startsWith('fc') || lower.startsWith('fd') || lower.startsWith('ff');
 }
 
-async function download(url: string, options: ImageFetchOptions): Promise<{ mediaType: string; data: string }> {
-  let parsed: URL;
-  try { parsed = new URL(url); } catch { throw new GatewayError('invalid_request', `image URL is not a valid URL: ${url.slice(0, 100)}`); }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new GatewayError('invalid_request', 'image URLs must be http or https');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const address = isIP(host) ? host : (await lookup(host).catch(() => { throw new GatewayError('invalid_request', `image URL host ${host} does not resolve`); })).address;
-  if (!options.allowPrivate && isPrivateAddress(address)) throw new GatewayError('invalid_request', 'image URL points to a private or loopback address');
-  const agent = new Agent({ connect: { lookup: (_h, _o, callback) => callback(null, [{ address, family: isIP(address) }]) } });
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+async function download(url: string, policy: OutboundPolicy): Promise<{ mediaType: string; data: string }> {
+  let response;
   try {
-    const response = await agent.request({ origin: parsed.origin, path: parsed.pathname + parsed.search, method: 'GET', signal: controller.signal, maxRedirections: 0 } as Parameters<Agent['request']>[0]);
-    if (response.statusCode !== 200) {
-      await response.body.dump();
-      throw new GatewayError('invalid_request', `image URL answered HTTP ${response.statusCode}`);
-    }
-    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (!ALLOWED_TYPES.has(mediaType)) {
-      await response.body.dump();
-      throw new GatewayError('invalid_request', `image URL content type ${mediaType || 'unknown'} is not an accepted image type`);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body) {
-      size += (chunk as Buffer).length;
-      if (size > options.maxBytes) {
-        controller.abort();
-        throw new GatewayError('invalid_request', `image URL body exceeds ${options.maxBytes} bytes`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return { mediaType, data: Buffer.concat(chunks).toString('base64') };
+    response = await fetchOutbound(url, { method: 'GET' }, policy);
   } catch (error) {
-    if (error instanceof GatewayError) throw error;
-    throw new GatewayError('invalid_request', `image URL could not be fetched: ${(error as Error).message}`);
-  } finally {
-    clearTimeout(timer);
-    void agent.close();
+    if (error instanceof OutboundRefusal) throw new GatewayError('invalid_request', refusalMessage(error));
+    throw error;
   }
+  const mediaType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (response.status !== 200 || !ALLOWED_TYPES.has(mediaType)) throw new GatewayError('invalid_request', NOT_FETCHED);
+  return { mediaType, data: response.body.toString('base64') };
 }
 
 function imageParts(request: IrRequest): ImagePart[] {
@@ -83,10 +52,13 @@ function imageParts(request: IrRequest): ImagePart[] {
 /** Replaces http(s) image sources by base64, in place. */
 export async function inlineRemoteImages(request: IrRequest, options: ImageFetchOptions): Promise<number> {
   const parts = imageParts(request);
+  const policy: OutboundPolicy = {
+    allowAddress: addressPolicy(options), timeoutMs: options.timeoutMs, maxBytes: options.maxBytes, maxRedirects: MAX_REDIRECTS,
+  };
   await Promise.all(parts.map(async (part) => {
     const source = part.source;
     if (source.kind !== 'url') return;
-    const downloaded = await download(source.url, options);
+    const downloaded = await download(source.url, policy);
     part.source = { kind: 'base64', mediaType: downloaded.mediaType, data: downloaded.data };
   }));
   return parts.length;

@@ -12,7 +12,7 @@ import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-cli
 import { RELEASE, type AttemptOutcome } from './attempt-outcome';
 import { relayCharge } from './call-charge';
 import { CODECS } from './codec-registry';
-import { keyInvalidatedError } from './key-invalidated-error';
+import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { reportWarnings } from './report-warnings';

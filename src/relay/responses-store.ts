@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { GatewayError } from '../errors/gateway-error';
 import type { Turn } from '../ir/parts';
 import type { SystemPart } from '../ir/request';
-import { storableJson } from '../http/storable-text';
+import { isStorableText, storableJson, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 
 export interface StoredConversation {
   system: SystemPart[];
@@ -30,6 +30,8 @@ export function createResponsesStore(db: Pool): ResponsesStore {
       );
     },
     async load(id, accountId) {
+      // PostgreSQL text cannot hold U+0000: such an id can exist nowhere, and must not reach the query.
+      if (!isStorableText(id)) throw new GatewayError('invalid_request', `previous_response_id ${UNSTORABLE_TEXT_MESSAGE}`, { param: 'previous_response_id' });
       const result = await db.query<{ conversation: StoredConversation }>(
         'SELECT conversation FROM stored_responses WHERE id = $1 AND account_id = $2', [id, accountId]);
       const row = result.rows[0];

@@ -11,6 +11,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { createClientIpResolver } from '../auth/client-ip';
 import { extractCredential } from '../auth/extract-credential';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import type { Dependencies } from '../dependencies';
@@ -58,6 +59,7 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
       + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   };
 
+  const resolveIp = createClientIpResolver(deps.config.trustedProxies);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (!isResponsesPath(req.url)) {
@@ -73,7 +75,9 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
       refuse(socket, new GatewayError('authentication', 'missing API key: send Authorization: Bearer <key> with the upgrade request'));
       return;
     }
-    services.authenticator.authenticate(secret).then((key) => {
+    const forwardedFor = req.headers['x-forwarded-for'];
+    const callerIp = resolveIp(req.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor);
+    services.authenticator.authenticate(secret, callerIp).then((key) => {
       sockets.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, req, key));
     }, (error: unknown) => refuse(socket, toGatewayError(error)));
   });

@@ -5,19 +5,17 @@
  */
 import { GatewayError, type VerbatimAnswer } from '../errors/gateway-error';
 import type { CatalogModel } from '../catalog/model';
+import { registerSecret, scrubSecrets } from '../errors/scrub-secrets';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 
-const REDACTED = '[redacted]';
-
 /**
- * THE one spot every raw upstream error body passes through before it reaches a client or a log.
- * Removes the credential of the account that served the call, by value.
- * Merge note: the scrubber of every upstream account's secret (branch `sec`) belongs here too.
+ * THE one spot every raw upstream error body passes through before it reaches a client or a log:
+ * every upstream account's credential known to the process is removed by value (the serving
+ * account's is registered here too, in case it was never loaded through the directory).
  */
 export function scrubUpstreamErrorBody(body: string, account: UpstreamAccount): string {
-  const secret = account.credential;
-  if (secret.length < 4 || !body.includes(secret)) return body;
-  return body.split(secret).join(REDACTED);
+  registerSecret(account.credential);
+  return scrubSecrets(body);
 }
 
 /** Errors that are the caller's (or the group's capacity), not the gateway's account problem. */

@@ -4,11 +4,14 @@
  * dropped by sequence number). Without `Last-Event-ID` the first event is the current state; with
  * it, every stored event after that id is replayed. A gap in the live sequence (a lost message)
  * and every heartbeat re-read the database, so no change is lost even if pub/sub drops one.
- * The stream ends after a terminal state.
+ * The stream ends after a terminal state, or with an `error` event (the interface's 401 for in-flight
+ * requests) as soon as its key is revoked, disabled, expired or deleted on any API process.
  */
 import type { Response } from 'express';
 import type { Pool } from 'pg';
+import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import type { Logger } from '../http/logger';
+import { renderOpenAiStyleError } from '../http/openai-error-envelope';
 import { findTask, listTaskEvents } from './task-repository';
 import type { TaskEvent } from './task-event';
 import type { TaskEventHub } from './task-event-hub';
@@ -23,6 +26,8 @@ export interface TaskStreamOptions {
   /** The `Last-Event-ID` the client resumes from, if any. */
   lastEventId?: number;
   heartbeatMs: number;
+  /** Registers a callback for the stream's key becoming unusable (the key authenticator's onInvalidated); returns its unsubscribe. */
+  onKeyInvalidated(listener: () => void): () => void;
 }
 
 function frame(event: TaskEvent): string {
@@ -44,15 +49,22 @@ export async function streamTaskEvents(res: Response, options: TaskStreamOptions
   let chain: Promise<void> = Promise.resolve();
   let unsubscribe: (() => void) | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  let stopWatchingKey: (() => void) | undefined;
 
   const finish = () => {
     if (closed) return;
     closed = true;
     if (heartbeat) clearInterval(heartbeat);
     unsubscribe?.();
+    stopWatchingKey?.();
     if (!res.writableEnded) res.end();
   };
   res.on('close', finish);
+  stopWatchingKey = options.onKeyInvalidated(() => {
+    if (closed) return;
+    if (res.headersSent && !res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify(renderOpenAiStyleError(keyInvalidatedError()).body)}\n\n`);
+    finish();
+  });
 
   const write = (event: TaskEvent) => {
     if (closed || event.seq <= lastSent) return;

@@ -13,7 +13,7 @@ import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { jsonBody } from '../http/json-body';
 import { locals } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
-import { createCallerAuthentication } from '../images/authenticate-caller';
+import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { routeMediaModel } from '../images/resolve-media-model';
 import { parseTaskSubmission, type TaskSubmission } from './parse-task-submission';
 import { createWalletCache } from '../limits/wallet-cache';
@@ -143,6 +143,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
       db: deps.db, hub, logger: deps.logger, task: row,
       lastEventId: parseLastEventId(req.headers['last-event-id'] ?? req.query.last_event_id),
       heartbeatMs: options.heartbeatMs ?? deps.config.streamKeepaliveMs,
+      onKeyInvalidated: (listener) => services.authenticator.onInvalidated(key.secretHmac, listener),
     });
   });
 

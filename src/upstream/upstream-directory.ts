@@ -17,6 +17,7 @@ import type { Pool } from 'pg';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import type { UpstreamAccount } from './upstream-account';
+import { registerSecret } from '../errors/scrub-secrets';
 import { createLocalUpstreamHealth, type AccountCooldown, type UpstreamHealth } from './upstream-health';
 
 export type { AccountCooldown } from './upstream-health';
@@ -88,13 +89,16 @@ export function createUpstreamDirectory(options: {
     const byGroup = new Map<number, UpstreamAccount[]>();
     const disabled = new Map<number, Array<AccountRef & { models: string[] }>>();
     for (const row of result.rows) {
+      // Every account's secret, disabled ones included, is scrubbed from whatever leaves the process.
+      const credential = options.crypto.decrypt(row.credential_encrypted);
+      registerSecret(credential);
       if (row.status !== 'active') {
         disabled.set(row.group_id, [...(disabled.get(row.group_id) ?? []), { id: row.id, name: row.name, protocol: row.protocol, models: row.models }]);
         continue;
       }
       const account: UpstreamAccount = {
         id: row.id, groupId: row.group_id, name: row.name, protocol: row.protocol, baseUrl: row.base_url,
-        credential: options.crypto.decrypt(row.credential_encrypted), models: row.models, priority: row.priority, weight: row.weight,
+        credential: credential, models: row.models, priority: row.priority, weight: row.weight,
         provider: row.provider ?? undefined, apiVersion: row.api_version ?? undefined,
       };
       byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), account]);

@@ -119,3 +119,46 @@ function percentEncode(text: string): string {
     return '%ED%A0%80';
   }
 }
+
+/** Identifiers with bytes PostgreSQL cannot hold (U+0000, unpaired surrogates), behind real prefixes (issue 21 finding 9). */
+export const hostileId = fc.tuple(
+  fc.constantFrom('resp_', 'task_', 'msg_', 'sk-svc-', ''),
+  fc.constantFrom('\u0000', 'a\u0000b', '\u0000'.repeat(3), '\ud800', 'x\udfff', '\u0000\ud800'),
+  fc.string({ maxLength: 24 }),
+).map(([prefix, bad, tail]) => `${prefix}${bad}${tail}`);
+
+const byte = fc.integer({ min: 0, max: 255 });
+const hex16 = (high: number, low: number) => ((high << 8) | low).toString(16);
+
+/** An IPv4 address no gateway may fetch from on a caller's behalf, as four octets. */
+export const internalIpv4 = fc.oneof(
+  fc.tuple(fc.constant(127), byte, byte, byte),
+  fc.tuple(fc.constant(10), byte, byte, byte),
+  fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), byte, byte),
+  fc.tuple(fc.constant(192), fc.constant(168), byte, byte),
+  fc.tuple(fc.constant(169), fc.constant(254), byte, byte),
+  fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), byte, byte),
+  fc.tuple(fc.constant(0), byte, byte, byte),
+  fc.constant([169, 254, 169, 254] as [number, number, number, number]),
+);
+
+/** Every spelling of an internal address a URL host can take (issue 21 finding 1): IPv4 forms and each IPv6 form that embeds IPv4. */
+export const internalHost = fc.oneof(
+  fc.tuple(internalIpv4, fc.constantFrom('dotted', 'decimal', 'hex', 'mapped', 'mapped-hex', 'compatible', 'siit', 'nat64', '6to4')).map(([[a, b, c, d], form]) => {
+    const dotted = `${a}.${b}.${c}.${d}`;
+    const high = hex16(a, b);
+    const low = hex16(c, d);
+    switch (form) {
+      case 'dotted': return dotted;
+      case 'decimal': return String(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
+      case 'hex': return `0x${a.toString(16)}.${b}.${c}.${d}`;
+      case 'mapped': return `[::ffff:${dotted}]`;
+      case 'mapped-hex': return `[::ffff:${high}:${low}]`;
+      case 'compatible': return `[::${dotted}]`;
+      case 'siit': return `[::ffff:0:${high}:${low}]`;
+      case 'nat64': return `[64:ff9b::${high}:${low}]`;
+      default: return `[2002:${high}:${low}::1]`;
+    }
+  }),
+  fc.constantFrom('[::1]', '[::]', '[fe80::1]', '[fd00::1]', '[fc00::abcd]', '[fec0::1]', '[ff02::1]', 'localhost', '[0:0:0:0:0:0:0:1]', '[::ffff:0:0]'),
+);

@@ -12,7 +12,7 @@ import { insertApiKey } from '../../src/keys/insert-api-key';
 import { startNodeProcess, type ChildHandle } from '../chaos/chaos-harness';
 import { eventually, ledgerFigures } from '../chaos/chaos-figures';
 import { startTestGateway, type TestGateway } from '../support/gateway';
-import { hostileNumber, hostileText, hostileValue, mutatedBody, pathSegment, serialize, type Json } from './arbitraries';
+import { hostileId, hostileNumber, hostileText, hostileValue, mutatedBody, pathSegment, serialize, type Json } from './arbitraries';
 import { answerProblem, type Surface } from './envelopes';
 import { probe, type ProbeAnswer } from './http-probe';
 
@@ -222,6 +222,27 @@ describe('fuzz: every endpoint, every field, hostile input', () => {
         method, path, headers: { authorization: `Bearer ${other.key}`, 'content-type': path.endsWith('edits') ? 'multipart/form-data; boundary=x' : 'application/json' },
         body: method === 'GET' ? undefined : body,
       }));
+    });
+  });
+
+  it('identifiers with U+0000 and unpaired surrogates are client errors in the caller\'s envelope (issue 21 finding 9)', async () => {
+    const encoded = (id: string) => { try { return encodeURIComponent(id); } catch { return '%ED%A0%80'; } };
+    const operation = fc.oneof(
+      hostileId.map((id) => ({ surface: 'responses' as Surface, method: 'POST', path: '/v1/responses',
+        body: JSON.stringify({ model: 'gpt-4.1', input: 'hi', previous_response_id: id }) })),
+      fc.tuple(fc.constantFrom('/v1/tasks/query', '/v1/tasks/cancel'), hostileId).map(([path, id]) => ({ surface: 'gateway' as Surface, method: 'POST', path,
+        body: JSON.stringify({ task_id: id }) })),
+      fc.tuple(fc.constantFrom('/v1/tasks/stream/', '/api/v1/keys/', '/v1/models/'), hostileId).map(([base, id]) => ({ surface: 'gateway' as Surface, method: 'GET',
+        path: `${base}${encoded(id)}`, body: undefined })),
+      fc.tuple(fc.constantFrom('api_key_id', 'model', 'cursor'), hostileId).map(([name, id]) => ({ surface: 'gateway' as Surface, method: 'GET',
+        path: `/api/v1/me/usage?${name}=${encoded(id)}`, body: undefined })),
+    );
+    await assertProperty(operation, 200, async ({ surface, method, path, body }) => {
+      const answer = await check(surface, () => probe(gateway.url, {
+        method, path, headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body,
+      }));
+      // A percent-encoded lone surrogate decodes to U+FFFD (a valid filter, hence a 200); nothing is a 5xx.
+      expect(answer.status).toBeLessThan(500);
     });
   });
 

@@ -31,7 +31,7 @@ export interface TestDependencies extends Dependencies {
 export async function createTestDependencies(options: { s3?: boolean; env?: Record<string, string> } = {}): Promise<TestDependencies> {
   const testDb = await createTestDatabase();
   const testRedis = await createTestRedis();
-  const s3 = options.s3 ? await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-s3-')) }) : undefined;
+  const s3 = options.s3 ? await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-s3-')), environment: 'test' }) : undefined;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     DATABASE_URL: testDb.url,

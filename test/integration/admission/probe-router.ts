@@ -6,6 +6,7 @@
 import { Router, type Request, type Response } from 'express';
 import { resolveClientIp } from '../../../src/auth/client-ip';
 import { extractCredential } from '../../../src/auth/extract-credential';
+import { IpRuleRefusal } from '../../../src/auth/ip-refusal';
 import type { KeyAuthenticator } from '../../../src/auth/key-authenticator';
 import type { Dependencies } from '../../../src/dependencies';
 import { GatewayError } from '../../../src/errors/gateway-error';
@@ -30,8 +31,11 @@ export function createProbeRouter(deps: Dependencies, authenticator: KeyAuthenti
     const surface = surfaceOf(req);
     const credential = extractCredential(surface, req.headers, req.query as Record<string, unknown>);
     if (!credential) throw new GatewayError('authentication', 'missing API key');
-    const key = await authenticator.authenticate(credential);
     const clientIp = resolveClientIp(req.socket.remoteAddress, forwardedFor(req), deps.config.trustedProxies);
+    const key = await authenticator.authenticate(credential, clientIp).catch(async (error: unknown) => {
+      if (error instanceof IpRuleRefusal) locals(res).accountingHeaders = await admission.peekHeaders(error.key, surface === 'gateway' ? undefined : surface);
+      throw error;
+    });
     const body = (req.body ?? {}) as { reserve?: number };
     const ticket = await admission.admit({
       key, clientIp, requestId: locals(res).requestId, reserveCredits: body.reserve ?? 0, takesLease: true, surface: surface === 'gateway' ? undefined : surface,

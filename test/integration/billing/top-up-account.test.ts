@@ -17,7 +17,7 @@ describe('topUpAccount', () => {
     const { secret } = await insertApiKey(deps.db, deps.crypto, { accountId, groupId, name: 'k' });
     const authenticator = createKeyAuthenticator(deps);
     const admission = createAdmission(deps);
-    const key = await authenticator.authenticate(secret);
+    const key = await authenticator.authenticate(secret, '127.0.0.1');
     const admit = () => admission.admit({ key, clientIp: '127.0.0.1', requestId: `req_${Math.random()}`, reserveCredits: 10, takesLease: true });
     // The empty wallet is now in the Redis cache.
     await expect(admit()).rejects.toMatchObject({ kind: 'insufficient_balance' } as Partial<GatewayError>);

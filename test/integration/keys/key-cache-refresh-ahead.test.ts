@@ -37,17 +37,17 @@ describe('key cache refresh-ahead', () => {
     const { authenticator, lookups } = countingAuthenticator(clock);
     await authenticator.ready();
     try {
-      await authenticator.authenticate(secret);
+      await authenticator.authenticate(secret, '127.0.0.1');
       expect(lookups()).toBe(1);
       clock.advance(TTL_MS * 0.5);
-      await authenticator.authenticate(secret);
+      await authenticator.authenticate(secret, '127.0.0.1');
       expect(lookups()).toBe(1); // fresh: no reload
       clock.advance(TTL_MS * 0.4); // 90% of the lifetime: served from the cache, reloaded behind it
-      await authenticator.authenticate(secret);
+      await authenticator.authenticate(secret, '127.0.0.1');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(lookups()).toBe(2);
       clock.advance(TTL_MS * 0.3); // past the first entry's expiry, inside the reloaded one's
-      await authenticator.authenticate(secret);
+      await authenticator.authenticate(secret, '127.0.0.1');
       expect(lookups()).toBe(2);
     } finally {
       await authenticator.close();
@@ -60,9 +60,9 @@ describe('key cache refresh-ahead', () => {
     const { authenticator, lookups } = countingAuthenticator(clock);
     await authenticator.ready();
     try {
-      await authenticator.authenticate(secret);
+      await authenticator.authenticate(secret, '127.0.0.1');
       clock.advance(TTL_MS + 1);
-      await authenticator.authenticate(secret);
+      await authenticator.authenticate(secret, '127.0.0.1');
       expect(lookups()).toBe(2);
     } finally {
       await authenticator.close();

@@ -183,7 +183,7 @@ describe('key changes on two API instances', () => {
       expect(response.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
     }
     const authenticator = createKeyAuthenticator(second);
-    await expect(authenticator.authenticate('sk-svc-unknownunknownunknownunknown')).rejects.toMatchObject({ status: 401 });
+    await expect(authenticator.authenticate('sk-svc-unknownunknownunknownunknown', '127.0.0.1')).rejects.toMatchObject({ status: 401 });
     await authenticator.close();
   });
 });

@@ -10,7 +10,7 @@ describe('scrubUpstreamErrorBody', () => {
     const body = JSON.stringify({ error: { message: 'Incorrect API key provided: sk-live-0123456789abcdef. Key sk-live-0123456789abcdef is not valid.' } });
     const scrubbed = scrubUpstreamErrorBody(body, account);
     expect(scrubbed).not.toContain(account.credential);
-    expect(scrubbed.match(/\[redacted\]/g)).toHaveLength(2);
+    expect(scrubbed.match(/\[redacted credential\]/g)).toHaveLength(2);
   });
   it('leaves a body without it byte for byte', () => {
     const body = '{"error":{"message":"bad"}}';

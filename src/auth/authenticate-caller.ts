@@ -1,0 +1,36 @@
+/**
+ * The gateway surfaces' key check (`x-api-key` or Bearer, never the body) from the caller's
+ * resolved address (the key's IP rules are enforced by the authenticator), and that address.
+ */
+import type { Request } from 'express';
+import type { AuthenticatedKey } from './authenticated-key';
+import { createClientIpResolver } from './client-ip';
+import { extractCredential } from './extract-credential';
+import type { KeyAuthenticator } from './key-authenticator';
+import { GatewayError } from '../errors/gateway-error';
+
+export interface CallerAuthentication {
+  /** The gateway surface's credential (`x-api-key` or Bearer). */
+  authenticate(request: Request): Promise<AuthenticatedKey>;
+  /** A credential the route extracted itself (a protocol's own header or `?key=`). */
+  authenticateSecret(secret: string, request: Request): Promise<AuthenticatedKey>;
+  clientIp(request: Request): string;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+export function createCallerAuthentication(authenticator: KeyAuthenticator, trustedProxies: readonly string[]): CallerAuthentication {
+  const resolveIp = createClientIpResolver(trustedProxies);
+  const clientIp = (request: Request) => resolveIp(request.socket.remoteAddress, headerText(request.headers['x-forwarded-for']));
+  return {
+    async authenticate(request) {
+      const secret = extractCredential('gateway', request.headers, request.query as Record<string, unknown>);
+      if (!secret) throw new GatewayError('authentication', 'missing API key: send x-api-key or Authorization: Bearer');
+      return authenticator.authenticate(secret, clientIp(request));
+    },
+    authenticateSecret: (secret, request) => authenticator.authenticate(secret, clientIp(request)),
+    clientIp,
+  };
+}
