@@ -84,8 +84,8 @@ describe('audit log', () => {
     await call(operator, 'PUT', `/api/v1/operator/groups/${groupId}/grants/${otherAccount}`);
     await call(operator, 'DELETE', `/api/v1/operator/groups/${groupId}/grants/${otherAccount}`);
     await call(operator, 'PATCH', `/api/v1/operator/groups/${groupId}`, { visibility: 'public' });
-    const upstream = await call(operator, 'POST', '/api/v1/operator/upstreams', { group_id: groupId, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sk-upstream-very-secret', models: ['gpt-4.1'] });
-    await call(operator, 'PATCH', `/api/v1/operator/upstreams/${String(upstream.body.id)}`, { weight: 4, api_key: 'sk-upstream-other-secret' });
+    const upstream = await call(operator, 'POST', '/api/v1/operator/upstreams', { group_id: groupId, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sk-upstream-very-secret', models: ['gpt-4.1'], verify: false });
+    await call(operator, 'PATCH', `/api/v1/operator/upstreams/${String(upstream.body.id)}`, { weight: 4, api_key: 'sk-upstream-other-secret', verify: false });
     expect((await call(operator, 'POST', '/api/v1/operator/catalog/gpt-4.1/aliases', { alias: 'audited-alias' })).status).toBe(200);
 
     const money = await events(owner, '/api/v1/me/audit?action=money.');
