@@ -51,7 +51,7 @@ describe('shared upstream health', () => {
 
   it('an account that failed in one API process is cooling down in the second, which routes around it and counts the failure', async () => {
     const group = await call(gateway.url, 'POST', '/api/v1/operator/groups', { name: 'shared-health', family: null });
-    const failing = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: `${gateway.sim.url}/_fault/503`, api_key: 'sim-key', models: ['gpt-4.1'], priority: 0 });
+    const failing = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: `${gateway.sim.url}/_fault/503`, api_key: 'sim-key', models: ['gpt-4.1'], priority: 0, verify: false });
     const healthy = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sim-key', models: ['gpt-4.1'], priority: 1 });
     const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: group.body.id as number, name: 'shared-health' });
     const listed = async (base: string, id: number) => ((await call(base, 'GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;
