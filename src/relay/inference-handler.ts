@@ -22,6 +22,7 @@ import { jsonBody } from '../http/json-body';
 import { readJsonBody } from '../http/read-json-body';
 import { locals } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
+import { beginTrace, endHandlerTrace, markTrace, type Tracer } from '../http/request-trace';
 import type { Protocol } from '../ir/protocol';
 import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
 import { CODECS } from './codec-registry';
@@ -82,7 +83,7 @@ export interface InferenceHandler {
   serveMessage(upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void>;
 }
 
-export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
+export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer): InferenceHandler {
   // Ids too long for the clients' limits are kept here; loaded for a request before it is decoded.
   const opaqueIds = createOpaqueIdStore({ redis: deps.redis, redisKeys: deps.redisKeys, onError: (error) => deps.logger.warn({ err: error }, 'opaque id store') });
   const context = createCodecContext(deps.clock, opaqueIds);
@@ -93,6 +94,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
   const compactionKey = deriveCompactionKey(deps.config.encryptionKey);
 
   function renderFailure(error: unknown, path: string, res: ServerResponse): void {
+    endHandlerTrace(res, 'failed');
     try {
       renderThrown(deps.logger, renderers, error, path, res);
     } catch (renderError) {
@@ -117,6 +119,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     parsedBody?: Record<string, unknown>): Promise<void> {
     const startedAt = deps.clock.now();
     const body = parsedBody ?? await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
+    markTrace(res, 'read');
     const codec = CODECS[protocol];
     const secret = extractCredential(protocol, req.headers, query);
     if (!secret) {
@@ -126,6 +129,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     }
     const key = await services.authenticator.authenticate(secret);
     if (protocol === 'chat' || protocol === 'responses') await opaqueIds.preload(body);
+    markTrace(res, 'authenticated');
 
     const prepared = await withHeaders(key, res, () => {
       let betaHeader: string | undefined;
@@ -158,6 +162,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     });
 
     const { request, model, warnings, betaHeader, sse, rawBody, opened, compaction } = prepared;
+    markTrace(res, 'decoded');
     const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(rawBody).length;
     const reserveCredits = estimateReservationCredits({
       model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
@@ -224,7 +229,8 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       }
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
       return runRelay(plan, res, deps, services);
-    }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
+    }, (admitted) => { markTrace(res, 'admitted'); locals(res).accountingHeaders = admitted.headers(); });
+    endHandlerTrace(res, 'settled'); // a whole answer was settled before it was written (marked there)
   }
 
   return {
@@ -235,6 +241,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       const path = queryStart < 0 ? url : url.slice(0, queryStart);
       const protocol = routeOf(path);
       if (protocol === undefined) return false;
+      beginTrace(tracer, res);
       assignRequestId(res);
       applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
       locals(res).surface = protocol;
