@@ -35,6 +35,8 @@ import { WEBSOCKET_UPGRADE_HINT } from './protocols/responses/websocket-events';
 import type { Services } from './services';
 import { createRoutingDecisionsRouter } from './routing/routing-decisions-router';
 import { createTasksRouter } from './tasks/tasks-router';
+import { createTracer } from './http/request-trace';
+import { createTraceRouter } from './http/trace-router';
 
 /**
  * The Express app plus what must be closed with it (subscriptions held by routers). `listen` and
@@ -54,11 +56,13 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
 
   const renderers: ErrorRenderers = {};
   for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
-  const inference = createInferenceHandler(deps, services, renderers);
+  const tracer = createTracer(deps.config.traceSample); // issue 24: undefined unless GATEWAY_TRACE_SAMPLE > 0
+  const inference = createInferenceHandler(deps, services, renderers, tracer);
 
   app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
   app.use(createOpenApiRouter('0.1.0'));
+  if (tracer) app.use(createTraceRouter(tracer));
   // Only reached when the app is used as a plain handler; the inference handler does its own request id and log.
   app.use((req, res, next) => {
     if (!inference.handle(req, res)) next();

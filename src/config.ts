@@ -59,6 +59,8 @@ const schema = z.object({
   STREAM_KEEPALIVE_MS: integer(15_000),
   /** A Responses WebSocket with no message and no response in flight for this long is closed. */
   RESPONSES_WS_IDLE_MS: integer(10 * 60_000),
+  /** Issue 24: trace one request in N by phase (wall and CPU time), read at GET /internal/trace; 0 = off. */
+  GATEWAY_TRACE_SAMPLE: integer(0),
   MAX_BODY_BYTES: integer(20 * 1024 * 1024),
   /** Admission reserves input (estimated from the body) + min(max_tokens, this) output tokens. */
   RESERVATION_MAX_OUTPUT_TOKENS: integer(4_096),
@@ -123,6 +125,8 @@ export interface Config {
   upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number; connections: number };
   streamKeepaliveMs: number;
   responsesWebSocketIdleMs: number;
+  /** Issue 24: one request in N is traced by phase (0 = off). */
+  traceSample: number;
   maxBodyBytes: number;
   reservationMaxOutputTokens: number;
   keyCacheTtlMs: number;
@@ -216,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     streamKeepaliveMs: e.STREAM_KEEPALIVE_MS,
     responsesWebSocketIdleMs: e.RESPONSES_WS_IDLE_MS,
+    traceSample: e.GATEWAY_TRACE_SAMPLE,
     maxBodyBytes: e.MAX_BODY_BYTES,
     reservationMaxOutputTokens: e.RESERVATION_MAX_OUTPUT_TOKENS,
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,

@@ -3,7 +3,7 @@
  * process and one billing worker as separate processes; measured side by side in one run: direct to
  * the simulator, through the bare proxy, and through the gateway (authentication, admission,
  * translation and billing all on), pass-through and translated. Writes bench-results/latest.json
- * and latest.md. `BENCH_PORT_BASE=P` puts the processes on P+1 … P+6 (else random ports; the affinity part starts two APIs at P+5 and P+6).
+ * and latest.md, with the API's time and CPU per request by phase (issue 24) and the CPU of every process of the stack. `BENCH_PORT_BASE=P` puts the processes on P+1 … P+6 (else random ports; the affinity part starts two APIs at P+5 and P+6).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,19 +25,25 @@ import { createBillingBacklog } from './billing-backlog';
 import { openHeapProbe } from './heap-probe';
 import { closedLoop, paced, timeToFirstByte, type LoadRequest, type LoadResult } from './load';
 import { cpuTimes, ROOT, startProcess, stopProcess, waitFor } from './processes';
+import { breakdownMarkdown, readBreakdown, resetTrace, type Breakdown } from './breakdown';
+import { openStackCpu, stackDelta } from './stack-cpu';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** `BENCH_QUICK=1`: a smoke run, 2 s per run and only the throughput and streaming scenarios (unless BENCH_SECONDS / BENCH_ONLY say otherwise). */
+const QUICK = process.env.BENCH_QUICK === '1';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** `BENCH_CPU_PROFILE=1`: the API process writes a V8 CPU profile into bench-results/ when it stops. */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 /** `BENCH_ONLY=idle,throughput,streaming,paced,ttfb,heap,tasks,affinity` (any subset) runs only those parts; all by default. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((part) => part.trim()).filter(Boolean));
+const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'throughput,streaming' : '')).split(',').map((part) => part.trim()).filter(Boolean));
 const runs = (part: string) => ONLY.size === 0 || ONLY.has(part);
 /** `BENCH_GATEWAY_ONLY=1`: skip the direct and bare-proxy baselines (for a CPU profile of the gateway alone; no percentages). */
 const GATEWAY_ONLY = process.env.BENCH_GATEWAY_ONLY === '1';
 const SKIPPED: LoadResult = { requests: 0, errors: 0, seconds: 0, rps: 0, p50Ms: 0, p99Ms: 0 };
 /** `BENCH_API_NODE_ARGS='--max-semi-space-size=64'`: extra node flags for the API process (experiments). */
 const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** `BENCH_TRACE_SAMPLE=N`: the API traces one request in N by phase (issue 24) for the breakdown; 0 = off. */
+const TRACE_SAMPLE = process.env.BENCH_TRACE_SAMPLE ?? '10';
 
 interface Row { scenario: string; target: string; [metric: string]: string | number }
 
@@ -85,6 +91,7 @@ async function main(): Promise<void> {
     SIM_CHUNK_DELAY_MS: '0',
     S3_ENDPOINT: 'http://127.0.0.1:1',
     STREAM_KEEPALIVE_MS: '15000',
+    GATEWAY_TRACE_SAMPLE: TRACE_SAMPLE,
   };
   const simUrl = `http://127.0.0.1:${simPort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -126,6 +133,10 @@ async function main(): Promise<void> {
   started.push(worker);
   await waitFor(`${apiUrl}/readyz`);
   const billingBacklog = createBillingBacklog(env);
+  const stackCpu = await openStackCpu({
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379', adminUrl: ADMIN_URL, databaseName: new URL(databaseUrl).pathname.slice(1), apiPid: api.pid!, workerPid: worker.pid!,
+  });
+  const breakdowns: Breakdown[] = [];
 
   const gatewayHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   const directHeaders = { 'content-type': 'application/json', authorization: 'Bearer sim-key' };
@@ -141,10 +152,14 @@ async function main(): Promise<void> {
     const bare = GATEWAY_ONLY ? SKIPPED : await run(proxyUrl, request('proxy'));
     const proxyAfter = cpuTimes(proxy.pid!);
     const bareCpuPerRequest = Math.round((proxyAfter.user + proxyAfter.system - proxyBefore.user - proxyBefore.system) / Math.max(1, bare.requests));
+    await resetTrace(apiUrl);
+    const stackBefore = await stackCpu.snapshot();
     const cpuBefore = cpuTimes(api.pid!);
     const workerBefore = cpuTimes(worker.pid!);
     const gateway = await run(apiUrl, request('gateway'));
     const cpuAfter = cpuTimes(api.pid!);
+    const breakdown = await readBreakdown(apiUrl, scenario);
+    if (breakdown) breakdowns.push(breakdown);
     const perRequest = (micros: number) => Math.round(micros / Math.max(1, gateway.requests));
     const systemPerRequest = perRequest(cpuAfter.system - cpuBefore.system);
     const cpuPerRequest = perRequest(cpuAfter.user - cpuBefore.user) + systemPerRequest;
@@ -152,15 +167,21 @@ async function main(): Promise<void> {
     const drainedAfterSeconds = await billingBacklog.drain();
     const workerAfter = cpuTimes(worker.pid!);
     const workerCpuPerRequest = perRequest(workerAfter.user + workerAfter.system - workerBefore.user - workerBefore.system);
+    // Every process of the stack, from the run's start until the worker has settled its events.
+    const stack = stackDelta(stackBefore, await stackCpu.snapshot());
+    const redisCpuPerRequest = stack.redis === undefined ? '' : perRequest(stack.redis);
+    const postgresCpuPerRequest = perRequest(stack.postgres);
+    const stackCpuPerRequest = perRequest(stack.api + stack.worker + (stack.redis ?? 0) + stack.postgres);
     const ofBare = Math.round((100 * gateway.rps) / Math.max(1, bare.rps));
     rows.push({ scenario, target: 'direct', ...direct });
     rows.push({ scenario, target: 'bare proxy', ...bare, proxyCpuMicrosPerRequest: bareCpuPerRequest, overheadP50Ms: Number((bare.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((bare.p99Ms - direct.p99Ms).toFixed(2)) });
     rows.push({
       scenario, target: 'gateway', ...gateway, ofBareProxyPercent: ofBare, apiCpuMicrosPerRequest: cpuPerRequest, apiKernelMicrosPerRequest: systemPerRequest,
       workerCpuMicrosPerRequest: workerCpuPerRequest, billingDrainedAfterSeconds: drainedAfterSeconds,
+      redisCpuMicrosPerRequest: redisCpuPerRequest, postgresCpuMicrosPerRequest: postgresCpuPerRequest, stackCpuMicrosPerRequest: stackCpuPerRequest,
       overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)),
     });
-    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps (${bareCpuPerRequest} µs CPU/request); gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run`);
+    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps (${bareCpuPerRequest} µs CPU/request); gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run; Redis ${redisCpuPerRequest} µs, PostgreSQL ${postgresCpuPerRequest} µs, whole stack ${stackCpuPerRequest} µs CPU/request`);
   };
   const chat = (text: string, stream: boolean) => (target: Target): LoadRequest => ({
     path: '/v1/chat/completions', headers: target === 'gateway' ? gatewayHeaders : directHeaders, body: chatBody('gpt-4.1', text, stream),
@@ -259,18 +280,21 @@ async function main(): Promise<void> {
 
   await billingBacklog.drain();
   await billingBacklog.close();
+  await stackCpu.close();
   await cleanUp();
 
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, idle, tasks: taskRows };
+  const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, idle, tasks: taskRows, traceSample: Number(TRACE_SAMPLE), breakdowns };
   const outDir = resultsDir;
   writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(result, null, 2));
   const md = [
     `Benchmark of ${result.date.slice(0, 10)} on ${machine} (${SECONDS} s per run; load generator, simulator, API and worker share the machine).`,
     '',
-    '| Scenario | Target | req/s | % of bare proxy | p50 ms | p99 ms | API (or bare proxy) CPU µs/req | worker CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? r.proxyCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
+    '| Scenario | Target | req/s | % of bare proxy | p50 ms | p99 ms | API (or bare proxy) CPU µs/req | worker CPU µs/req | Redis CPU µs/req | PostgreSQL CPU µs/req | stack CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? r.proxyCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.redisCpuMicrosPerRequest ?? ''} | ${r.postgresCpuMicrosPerRequest ?? ''} | ${r.stackCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
+    '',
+    'Stack CPU = API + billing worker + Redis + the PostgreSQL backends of the bench database, from the run\'s start until the worker has settled its events; Redis and PostgreSQL are shared with anything else running on the machine.',
     '',
     '| Time to first byte (1 connection) | direct p50 ms | gateway p50 ms | overhead p50 ms | gateway p99 ms |',
     '|---|---|---|---|---|',
@@ -278,6 +302,7 @@ async function main(): Promise<void> {
     '',
     `Heap: ${firstBytes} concurrent open streams, ${heapPerStreamKb} KB of API heap per stream.`,
     ...(idle ? ['', `At rest: API ${idle.apiCpuMicrosPerSecond} µs of CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second.`] : []),
+    ...(breakdowns.length ? ['', `Where one request's time goes on the API (1 request in ${TRACE_SAMPLE} traced; CPU is the whole API process's, so it is exact one request at a time and includes the other requests' work at 32 connections):`, ...breakdownMarkdown(breakdowns)] : []),
     ...(taskRows.length ? ['', '| Tasks | value |', '|---|---|', ...taskRows.map((r) => `| ${r.scenario} | ${r.value ?? JSON.stringify(r)} |`)] : []),
   ].join('\n');
   writeFileSync(path.join(outDir, 'latest.md'), `${md}\n`);

@@ -23,6 +23,7 @@ import { jsonBody } from '../http/json-body';
 import { readJsonBody } from '../http/read-json-body';
 import { locals } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
+import { beginTrace, endHandlerTrace, markTrace, type Tracer } from '../http/request-trace';
 import type { Protocol } from '../ir/protocol';
 import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
 import { CODECS } from './codec-registry';
@@ -83,7 +84,7 @@ export interface InferenceHandler {
   serveMessage(upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void>;
 }
 
-export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
+export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer): InferenceHandler {
   // Ids too long for the clients' limits are kept here; loaded for a request before it is decoded.
   const opaqueIds = createOpaqueIdStore({ redis: deps.redis, redisKeys: deps.redisKeys, onError: (error) => deps.logger.warn({ err: error }, 'opaque id store') });
   const context = createCodecContext(deps.clock, opaqueIds);
@@ -94,6 +95,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
   const compactionKey = deriveCompactionKey(deps.config.encryptionKey);
 
   function renderFailure(error: unknown, path: string, res: ServerResponse): void {
+    endHandlerTrace(res, 'failed');
     try {
       renderThrown(deps.logger, renderers, error, path, res);
     } catch (renderError) {
@@ -118,6 +120,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     parsedBody?: Record<string, unknown>): Promise<void> {
     const startedAt = deps.clock.now();
     const body = parsedBody ?? await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
+    markTrace(res, 'read');
     const codec = CODECS[protocol];
     const secret = extractCredential(protocol, req.headers, query);
     if (!secret) {
@@ -132,6 +135,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       throw error;
     });
     if (protocol === 'chat' || protocol === 'responses') await opaqueIds.preload(body);
+    markTrace(res, 'authenticated');
 
     const prepared = await withHeaders(key, res, () => {
       let betaHeader: string | undefined;
@@ -164,6 +168,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     });
 
     const { request, model, warnings, betaHeader, sse, rawBody, opened, compaction } = prepared;
+    markTrace(res, 'decoded');
     const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(rawBody).length;
     const reserveCredits = estimateReservationCredits({
       model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
@@ -230,7 +235,8 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       }
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
       return runRelay(plan, res, deps, services);
-    }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
+    }, (admitted) => { markTrace(res, 'admitted'); locals(res).accountingHeaders = admitted.headers(); });
+    endHandlerTrace(res, 'settled'); // a whole answer was settled before it was written (marked there)
   }
 
   return {
@@ -241,6 +247,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       const path = queryStart < 0 ? url : url.slice(0, queryStart);
       const protocol = routeOf(path);
       if (protocol === undefined) return false;
+      beginTrace(tracer, res);
       assignRequestId(res);
       applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
       locals(res).surface = protocol;

@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { sendJsonText } from '../http/send-json';
+import { markTrace } from '../http/request-trace';
 import { GatewayError } from '../errors/gateway-error';
 import type { IrResponse } from '../ir/response';
 import type { Usage } from '../ir/usage';
@@ -23,6 +24,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   let text: string;
   try {
     text = await readUpstreamText(response);
+    markTrace(res, 'received');
   } catch (error) {
     if (abort.signal.aborted) return leftEarly(isKeyInvalidated);
     return { kind: 'retry', error: error as GatewayError };
@@ -57,6 +59,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
       if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
     }
   }
+  markTrace(res, 'translated');
   const charge = relayCharge(plan, usage, call.account.id, 'ok');
   return {
     kind: 'end',
@@ -64,6 +67,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
       kind: 'settle',
       charge,
       deliver(headers) {
+        markTrace(res, 'settled');
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
         res.setHeader('x-request-cost-credits', String(charge.credits));
         const warnings = warningHeader(plan.warnings);
@@ -71,6 +75,7 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
         reportWarnings(plan, deps);
         if (contentType) res.setHeader('content-type', contentType);
         sendJsonText(res, 200, body);
+        markTrace(res, 'written');
       },
     },
   };

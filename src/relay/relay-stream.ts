@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import type { GatewayError } from '../errors/gateway-error';
+import { markTrace } from '../http/request-trace';
 import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import { RELEASE, type AttemptOutcome } from './attempt-outcome';
 import { relayCharge } from './call-charge';
@@ -34,6 +35,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   const commit = () => {
     if (committed) return;
     committed = true;
+    markTrace(res, 'translated'); // the first frame is encoded
     const headers: Record<string, string> = {
       'content-type': CODECS[plan.protocol].inbound.streamContentType(plan.streamOptions),
       'cache-control': 'no-cache',
@@ -120,6 +122,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     await write(source.close());
     commit();
     res.end();
+    markTrace(res, 'written');
     reportWarnings(plan, deps);
     return { kind: 'end', ending: { kind: 'settle', charge: relayCharge(plan, source.usage(), call.account.id, 'ok') } };
   } finally {

@@ -13,6 +13,7 @@ import { chooseAccounts, lookUpRouting } from './choose-accounts';
 import { CODECS } from './codec-registry';
 import { inlineRemoteImages } from './inline-remote-images';
 import { statusReason } from '../http/metrics';
+import { markTrace } from '../http/request-trace';
 import { timeAttempt } from './observe-attempt';
 import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import { relayComplete } from './relay-complete';
@@ -33,6 +34,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
   const lookup = await (plan.routing ?? lookUpRouting(plan, deps, services));
   const route = await chooseAccounts(plan, lookup, deps); // issue 17: candidates, affinity, explained refusals
   const ordered = route.ordered;
+  markTrace(res, 'routed');
 
   const abort = new AbortController();
   const onClose = () => { if (!res.writableEnded) abort.abort(); };
@@ -56,6 +58,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         imagesInlined = true;
       }
       const call = prepareUpstreamCall(plan, account);
+      markTrace(res, 'prepared'); // the upstream request is encoded
       let response: UpstreamResponse;
       const attempted = timeAttempt(deps, account); // issue 22: per-upstream latency and errors
       try {
@@ -69,6 +72,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, lastError.kind);
         continue;
       }
+      markTrace(res, 'upstream');
       attempted(response.status >= 400 ? statusReason(response.status) : null);
       if (response.status >= 400) {
         const text = scrubUpstreamErrorBody(await readUpstreamText(response).catch(() => ''), account);
