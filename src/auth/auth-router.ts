@@ -10,7 +10,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Dependencies } from '../dependencies';
 import { hashPassword, needsRehash } from '../auth/hash-password';
-import { countSimulatedUpstreams } from '../upstream/simulated-upstreams';
+import { countSimulatedUpstreams } from '../db/simulated-upstreams';
 import { GatewayError } from '../errors/gateway-error';
 import {
   createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,

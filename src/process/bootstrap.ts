@@ -8,7 +8,7 @@ import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Catalog } from '../catalog/catalog';
 import type { Protocol } from '../ir/protocol';
 import { insertApiKey } from '../keys/insert-api-key';
-import { SIMULATOR_PROVIDER } from '../upstream/simulated-upstreams';
+import { SIMULATOR_PROVIDER } from '../db/simulated-upstreams';
 import { addUpstreamAccount, createAccount, createGroup, topUp } from './seed';
 
 export interface BootstrapResult {
