@@ -51,7 +51,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
 
   const renderers: ErrorRenderers = {};
   for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
-  const inference = createInferenceHandler(deps, services, renderers);
+  const inference = createInferenceHandler(deps, services, renderers, services.requestLog.onClose);
 
   app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
@@ -61,7 +61,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
     if (!inference.handle(req, res)) next();
   });
   app.use(requestIdMiddleware());
-  app.use(accessLog(deps.logger, deps.metrics));
+  app.use(accessLog(deps.logger, deps.metrics, services.requestLog.onClose));
 
   app.use(createModelsRouter(deps.catalog, services.authenticator));
   app.use(createCountTokensRouter(deps, services));

@@ -8,6 +8,7 @@ import { createUsageRecorder } from './billing/create-usage-recorder';
 import type { UsageRecorder } from './billing/usage-event';
 import type { Dependencies } from './dependencies';
 import { createAdmission, type GatewayAdmission } from './limits/create-admission';
+import { createRequestLog, type RequestLog } from './requests/create-request-log';
 import { createResponsesStore } from './relay/responses-store';
 import type { RelayServices } from './relay/relay-services';
 import { createUpstreamClient } from './upstream/upstream-client';
@@ -17,6 +18,7 @@ export interface Services extends RelayServices {
   authenticator: KeyAuthenticator;
   admission: GatewayAdmission;
   usage: UsageRecorder;
+  requestLog: RequestLog;
   close(): Promise<void>;
 }
 
@@ -24,15 +26,18 @@ export function createServices(deps: Dependencies): Services {
   const authenticator = createKeyAuthenticator(deps);
   const usage = createUsageRecorder(deps);
   const upstreamClient = createUpstreamClient(deps.config.upstream);
+  const requestLog = createRequestLog(deps);
   return {
     authenticator,
     admission: createAdmission(deps),
     usage,
+    requestLog,
     upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock }),
     upstreamClient,
     responses: createResponsesStore(deps.db),
     async close() {
       await usage.close();
+      await requestLog.close();
       await authenticator.close();
       await upstreamClient.close();
     },

@@ -12,7 +12,7 @@ import type { RenderedError } from '../protocols/codec';
 import type { Logger } from './logger';
 import { renderOpenAiStyleError } from './openai-error-envelope';
 import { reportDegraded } from './report-degraded';
-import { locals, type ErrorSurface } from './request-context';
+import { locals, noteFailure, type ErrorSurface } from './request-context';
 import { sendJson } from './send-json';
 import { toGatewayError } from './to-gateway-error';
 
@@ -30,6 +30,7 @@ export function writeError(res: ServerResponse, error: GatewayError, renderers: 
 /** Anything thrown by a route → its rendered error, or the end of a response already under way. */
 export function renderThrown(logger: Logger, renderers: ErrorRenderers, thrown: unknown, path: string, res: ServerResponse): void {
   const error = toGatewayError(thrown);
+  noteFailure(res, error.kind, false);
   if (error.kind === 'internal') {
     logger.error({ requestId: locals(res).requestId, err: error.cause ?? error, path }, 'unhandled error');
   } else if (error.kind === 'unavailable') {

@@ -8,6 +8,8 @@ export interface Metrics {
   translationWarnings: Counter<'from' | 'to' | 'field'>;
   upstreamFailures: Counter<'protocol' | 'reason'>;
   reconcileDrift: Gauge<'kind'>;
+  /** Requests refused before a key authenticated: counted here, never stored per request (issue 22). */
+  unauthenticatedRequests: Counter<'route'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -22,6 +24,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     translationWarnings: new Counter({ name: 'gateway_translation_warnings_total', help: 'Fields that could not cross a protocol translation', labelNames: ['from', 'to', 'field'], registers: [registry] }),
     upstreamFailures: new Counter({ name: 'gateway_upstream_failures_total', help: 'Upstream attempts that failed', labelNames: ['protocol', 'reason'], registers: [registry] }),
+    unauthenticatedRequests: new Counter({ name: 'gateway_unauthenticated_requests_total', help: 'Requests refused before a key authenticated, by route', labelNames: ['route'], registers: [registry] }),
     reconcileDrift: new Gauge({ name: 'gateway_reconcile_drift_credits', help: 'Credits of drift between Redis counters and the ledger at the last reconcile', labelNames: ['kind'], registers: [registry] }),
   };
 }

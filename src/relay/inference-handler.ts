@@ -16,11 +16,11 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
-import { observeRequest } from '../http/access-log';
+import { observeRequest, type RequestCloseListener } from '../http/access-log';
 import { renderThrown, type ErrorRenderers } from '../http/error-middleware';
 import { jsonBody } from '../http/json-body';
 import { readJsonBody } from '../http/read-json-body';
-import { locals } from '../http/request-context';
+import { locals, noteCaller } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
 import type { Protocol } from '../ir/protocol';
 import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
@@ -68,7 +68,7 @@ export interface InferenceHandler {
   handle(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
-export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers): InferenceHandler {
+export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, onClose?: RequestCloseListener): InferenceHandler {
   const context = createCodecContext(deps.clock);
   const clientIp = createClientIpResolver(deps.config.trustedProxies);
   // Compressed or non-UTF-8 bodies still go through body-parser, as before.
@@ -97,6 +97,8 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         : protocol === 'generate-content' ? 'missing API key: send ?key=<key> or x-goog-api-key' : 'missing API key: send x-api-key or Authorization: Bearer <key>');
     }
     const key = await services.authenticator.authenticate(secret);
+    const facts = noteCaller(res, key, protocol);
+    if (facts.keepBodies) facts.requestBody = body;
 
     const prepared = await withHeaders(key, res, () => {
       let betaHeader: string | undefined;
@@ -118,7 +120,10 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         request.stream = match?.[2] === 'streamGenerateContent' || queryValue(query, 'stream') === 'true';
         sse = queryValue(query, 'alt') === 'sse';
       }
+      facts.model = request.model;
+      facts.stream = request.stream;
       const model = resolveModel(deps.catalog, request.model, protocol, key);
+      facts.model = model.id;
       const warnings = [...decoded.warnings, ...checkCapabilities(model, request, MAX_TOKENS_FIELD[protocol])];
       return { request, model, warnings, betaHeader, sse, rawBody: body as Record<string, unknown> };
     });
@@ -177,7 +182,13 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         routing,
       };
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
-      return runRelay(plan, res, deps, services);
+      const ending = await runRelay(plan, res, deps, services);
+      facts.warnings = plan.warnings;
+      if (ending.kind === 'settle' && ending.charge.usage) {
+        const usage = ending.charge.usage;
+        facts.usage = { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens, credits: ending.charge.credits };
+      }
+      return ending;
     }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
   }
 
@@ -193,7 +204,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
       locals(res).surface = protocol;
       locals(res).routeLabel = protocol;
-      observeRequest(deps.logger, deps.metrics, req, res, () => protocol);
+      observeRequest(deps.logger, deps.metrics, req, res, () => protocol, onClose);
       // express 5's default ("simple") query parser is node's querystring.
       const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
       serve(protocol, path, query, req, res).catch((error: unknown) => {

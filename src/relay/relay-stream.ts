@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import type { GatewayError } from '../errors/gateway-error';
+import { noteFailure } from '../http/request-context';
 import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import { RELEASE, type AttemptOutcome } from './attempt-outcome';
 import { relayCharge } from './call-charge';
@@ -102,6 +103,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (failure) {
       if (!committed) return { kind: 'retry', error: failure };
       // After the first byte: the protocol's error frame, and the call is free.
+      noteFailure(res, failure.kind, true);
       if (!upstreamSentErrorFrame) await write(source.failFrames(failure));
       res.end();
       deps.logger.warn({ requestId: plan.requestId, err: failure.message }, 'stream failed after the first byte');
