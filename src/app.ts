@@ -30,6 +30,7 @@ import { CODECS } from './relay/codec-registry';
 import { createDialTestRouter } from './relay/dial-test-router';
 import { createInferenceHandler } from './relay/inference-handler';
 import type { Services } from './services';
+import { createRequestsRouter } from './requests/requests-router';
 import { createRoutingDecisionsRouter } from './routing/routing-decisions-router';
 import { createTasksRouter } from './tasks/tasks-router';
 
@@ -78,6 +79,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   management.use(createAccountRouter(deps, { managementAuth }));
   management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
+  management.use(createRequestsRouter(deps, { managementAuth })); // issue 22; before the operator router, which checks operators once more
   management.use(createOperatorRouter(deps, services));
   app.use(management);
   app.use(createConsoleRouter());

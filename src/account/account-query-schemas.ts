@@ -14,16 +14,17 @@ export const DEFAULT_PAGE_SIZE = 20;
 const LEDGER_KINDS: readonly LedgerKind[] = ['topup', 'refund', 'adjustment', 'charge', 'hold', 'hold_release'];
 /** What a billing transaction is (interface 2.7) when no `kind` is asked for: per-request charges and task holds only on demand. */
 export const DEFAULT_TRANSACTION_KINDS: readonly LedgerKind[] = ['topup', 'refund', 'adjustment'];
-const USAGE_STATUSES = ['ok', 'aborted'] as const;
+/** `error`: failed requests are free, so they have no usage rows (their records are under /api/v1/me/requests). */
+const USAGE_STATUSES = ['ok', 'aborted', 'error'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
-const limit = z.string()
+export const limit = z.string()
   .regex(/^\d+$/, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   .transform(Number)
   .pipe(z.number().int().min(1, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }).max(MAX_PAGE_SIZE, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }))
   .default(DEFAULT_PAGE_SIZE);
 
-const time = z.string().transform((value, context) => {
+export const time = z.string().transform((value, context) => {
   const ms = /^\d{1,12}$/.test(value) ? Number(value) * 1000 : ISO_DATE.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) {
     context.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time, or Unix seconds' });
@@ -32,7 +33,7 @@ const time = z.string().transform((value, context) => {
   return new Date(ms);
 });
 
-const positiveId = z.string()
+export const positiveId = z.string()
   .regex(/^\d{1,15}$/, { error: 'must be a positive integer' })
   .transform(Number)
   .pipe(z.number().int().min(1, { error: 'must be a positive integer' }));

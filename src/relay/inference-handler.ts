@@ -111,6 +111,9 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new GatewayError('invalid_request', 'request body must be a JSON object');
       }
+      // The model asked for, recorded even when the body is refused.
+      const asked = (body as { model?: unknown }).model;
+      if (typeof asked === 'string') facts.model = asked;
       const decoded = codec.inbound.decodeRequest(body, context);
       const request = decoded.request;
       let sse = false;
