@@ -23,4 +23,6 @@ export interface AuthenticatedKey {
   ipBlacklist: string[];
   /** The lookup HMAC: cache key and invalidation message. */
   secretHmac: string;
+  /** The request log keeps this key's request and response bodies (operator-allowed; the key's setting, else the account's). */
+  keepRequestBodies?: boolean;
 }

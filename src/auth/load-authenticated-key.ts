@@ -21,11 +21,13 @@ interface Row {
   concurrency_cap: number | null;
   group_name: string;
   group_family: string | null;
+  keep_request_bodies: boolean;
 }
 
 const SELECT = `SELECT k.id, k.account_id, k.group_id, k.secret_hmac, k.status, k.expires_at, k.quota_credits,
     k.rate_limit_5h, k.rate_limit_1d, k.rate_limit_7d, k.ip_whitelist, k.ip_blacklist,
-    a.kind, a.tier, a.concurrency_cap, g.name AS group_name, g.family AS group_family
+    a.kind, a.tier, a.concurrency_cap, g.name AS group_name, g.family AS group_family,
+    (a.request_bodies_allowed AND coalesce(k.keep_request_bodies, a.keep_request_bodies)) AS keep_request_bodies
   FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN routing_groups g ON g.id = k.group_id`;
 
 function toAuthenticatedKey(row: Row, nowMs: number): AuthenticatedKey {
@@ -48,6 +50,7 @@ function toAuthenticatedKey(row: Row, nowMs: number): AuthenticatedKey {
     ipWhitelist: Object.freeze([...row.ip_whitelist]) as string[],
     ipBlacklist: Object.freeze([...row.ip_blacklist]) as string[],
     secretHmac: row.secret_hmac,
+    keepRequestBodies: row.keep_request_bodies,
   };
 }
 

@@ -24,6 +24,8 @@ export function writeError(res: ServerResponse, error: GatewayError, renderers: 
   const rendered = render(error);
   const headers = { ...(locals(res).accountingHeaders ?? {}), ...(error.headers ?? {}), ...rendered.headers };
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  const facts = locals(res).facts;
+  if (facts?.keepBodies) facts.responseBody = JSON.stringify(rendered.body);
   sendJson(res, rendered.status, rendered.body);
 }
 

@@ -1,6 +1,6 @@
 /** The request log (issue 22): the account's requests, one request's detail, figures; the operator's view across accounts. */
 import { MANAGEMENT_ERRORS, MANAGEMENT_SECURITY } from './management-errors';
-import { jsonResponse, type JsonSchema, type Operation, type Paths } from './openapi-types';
+import { jsonBody, jsonResponse, type JsonSchema, type Operation, type Paths } from './openapi-types';
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
 const requestRecord: JsonSchema = {
@@ -53,7 +53,30 @@ function operation(operationId: string, summary: string, schema: JsonSchema, par
   };
 }
 
+const bodySettings: JsonSchema = {
+  type: 'object',
+  properties: {
+    object: { const: 'request_body_settings' }, account_id: { type: 'integer' }, allowed: { type: 'boolean' }, keep: { type: 'boolean' },
+    key_overrides: { type: 'array', items: { type: 'object', properties: { api_key_id: { type: 'integer' }, keep: { type: 'boolean' } } } },
+  },
+};
+const withBody = (op: Operation, schema: JsonSchema): Operation => ({ ...op, requestBody: jsonBody(schema) });
+const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
+
 export const REQUEST_PATHS: Paths = {
+  '/api/v1/me/request-bodies': {
+    get: operation('getRequestBodySettings', 'Whether request and response bodies are kept (off by default; an operator allows it)', bodySettings, [], false),
+    put: withBody(operation('setRequestBodySettings', "Keep (or stop keeping) the account's bodies; 403 unless an operator allowed it", bodySettings, [], false),
+      { type: 'object', required: ['keep'], properties: { keep: { type: 'boolean' } }, additionalProperties: false }),
+  },
+  '/api/v1/me/keys/{id}/request-bodies': {
+    put: withBody(operation('setKeyRequestBodySettings', "One key's override: keep, do not keep, or null to follow the account", bodySettings, idParameter, false),
+      { type: 'object', required: ['keep'], properties: { keep: { type: ['boolean', 'null'] } }, additionalProperties: false }),
+  },
+  '/api/v1/operator/accounts/{id}/request-bodies': {
+    put: withBody(operation('operatorSetRequestBodySettings', "Allow an account to keep bodies (and set its default) (operators)", bodySettings, idParameter, true),
+      { type: 'object', properties: { allowed: { type: 'boolean' }, keep: { type: 'boolean' } }, additionalProperties: false }),
+  },
   '/api/v1/me/requests': { get: operation('listRequests', "The account's requests (every request that reached authentication), newest first", list, filters, false) },
   '/api/v1/me/requests/stats': { get: operation('requestStats', 'Per model or upstream account over a window: requests, error rate by class, p50/p95/p99 duration and TTFB, tokens per second', stats, statsFilters, false) },
   '/api/v1/me/requests/{requestId}': { get: operation('getRequest', 'One request: its record, routing chain, usage and ledger rows, and bodies when kept', detail, requestIdParameter, false) },

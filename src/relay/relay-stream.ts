@@ -8,10 +8,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import type { GatewayError } from '../errors/gateway-error';
-import { noteFailure } from '../http/request-context';
+import { locals, noteFailure } from '../http/request-context';
 import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import { RELEASE, type AttemptOutcome } from './attempt-outcome';
 import { relayCharge } from './call-charge';
+import { captureStreamBody } from './capture-stream-body';
 import { CODECS } from './codec-registry';
 import { keyInvalidatedError } from './key-invalidated-error';
 import type { RelayPlan } from './relay-plan';
@@ -31,6 +32,9 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   let failure: GatewayError | undefined;
   /** Pass-through: the upstream's own error frame already reached the client. */
   let upstreamSentErrorFrame = false;
+  const facts = locals(res).facts;
+  // Kept bodies (issue 22): what the client receives, gathered up to a few times the stored cap.
+  const capture = facts?.keepBodies ? captureStreamBody(plan, deps.config.requestLog.bodyMaxBytes * 4) : undefined;
 
   const commit = () => {
     if (committed) return;
@@ -52,6 +56,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (data === '') return true;
     commit();
     lastWrite = Date.now();
+    capture?.add(data);
     return writeWithBackpressure(res, data);
   };
 
@@ -125,5 +130,10 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   } finally {
     clearInterval(keepalive);
     clearInterval(heartbeat);
+    if (capture && facts && committed) {
+      const kept = capture.finish();
+      facts.responseBody = kept.body;
+      facts.streamEvents = kept.events;
+    }
   }
 }

@@ -13,6 +13,7 @@ import { createRequireOperator } from '../operator/operator-auth';
 import { encodeRequestCursor, listRequestRecords } from './list-request-records';
 import { presentRequestRecord } from './present-request-record';
 import { readRequestDetail } from './read-request-detail';
+import { createRequestBodiesRouter } from './request-bodies-router';
 import { operatorRequestsQuerySchema, requestsQuerySchema, statsQuerySchema } from './request-query-schemas';
 import { requestStats } from './request-stats';
 
@@ -57,5 +58,6 @@ export function createRequestsRouter(deps: Dependencies, options: { managementAu
   router.get('/api/v1/operator/requests', requireOperator, list(anyAccount, operatorRequestsQuerySchema));
   router.get('/api/v1/operator/requests/stats', requireOperator, stats(anyAccount));
   router.get('/api/v1/operator/requests/:requestId', requireOperator, detail(anyAccount));
+  router.use(createRequestBodiesRouter(deps, { managementAuth: options.managementAuth, requireOperator }));
   return router;
 }
