@@ -45,6 +45,15 @@ export function noteCaller(res: ServerResponse, key: { accountId: number; keyId:
   return facts;
 }
 
+/** The call was billed: its tokens, credits and the upstream account that served it, for the request log. */
+export function noteCharge(res: ServerResponse, charge: { promptTokens: number; completionTokens: number; credits: number; upstreamAccountId: number | null; model: string }): void {
+  const facts = locals(res).facts;
+  if (!facts) return;
+  facts.usage = { inputTokens: charge.promptTokens, outputTokens: charge.completionTokens, credits: charge.credits };
+  facts.model = charge.model;
+  if (charge.upstreamAccountId !== null) facts.upstreamAccountId = charge.upstreamAccountId;
+}
+
 /** Records why the request failed, unless a more precise reason was recorded first. */
 export function noteFailure(res: ServerResponse, kind: string, upstream: boolean): void {
   const facts = locals(res).facts;

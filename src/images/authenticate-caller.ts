@@ -5,6 +5,7 @@ import { createClientIpResolver } from '../auth/client-ip';
 import { extractCredential } from '../auth/extract-credential';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { GatewayError } from '../errors/gateway-error';
+import { noteCaller } from '../http/request-context';
 
 export interface CallerAuthentication {
   authenticate(request: Request): Promise<AuthenticatedKey>;
@@ -17,7 +18,10 @@ export function createCallerAuthentication(authenticator: KeyAuthenticator, trus
     async authenticate(request) {
       const secret = extractCredential('gateway', request.headers, request.query as Record<string, unknown>);
       if (!secret) throw new GatewayError('authentication', 'missing API key: send x-api-key or Authorization: Bearer');
-      return authenticator.authenticate(secret);
+      const key = await authenticator.authenticate(secret);
+      // The request log (issue 22): images and tasks are recorded under their surface's name.
+      if (request.res) noteCaller(request.res, key, request.path.startsWith('/v1/tasks') ? 'tasks' : 'images');
+      return key;
     },
     clientIp(request) {
       const forwarded = request.headers['x-forwarded-for'];

@@ -20,7 +20,7 @@ import { observeRequest, type RequestCloseListener } from '../http/access-log';
 import { renderThrown, type ErrorRenderers } from '../http/error-middleware';
 import { jsonBody } from '../http/json-body';
 import { readJsonBody } from '../http/read-json-body';
-import { locals, noteCaller } from '../http/request-context';
+import { locals, noteCaller, noteCharge } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
 import type { Protocol } from '../ir/protocol';
 import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
@@ -187,10 +187,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
       const ending = await runRelay(plan, res, deps, services);
       facts.warnings = plan.warnings;
-      if (ending.kind === 'settle' && ending.charge.usage) {
-        const usage = ending.charge.usage;
-        facts.usage = { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens, credits: ending.charge.credits };
-      }
+      if (ending.kind === 'settle' && ending.charge.usage) noteCharge(res, ending.charge.usage);
       return ending;
     }, (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
   }

@@ -18,14 +18,14 @@ const BODY = { model: MODEL, max_tokens: 16, messages: [{ role: 'user', content:
 interface Row {
   request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
   status: number; outcome: string; error_class: string | null; duration_ms: number; ttfb_ms: number | null;
-  input_tokens: number; output_tokens: number; cost_credits: number; stream: boolean;
+  input_tokens: number; output_tokens: number; cost_credits: number; stream: boolean; replayed: boolean;
 }
 
 describe('the request log records every authenticated request', () => {
   let gateway: TestGateway;
   let worker: RequestLogWorker;
   beforeAll(async () => {
-    gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '1' } });
+    gateway = await startTestGateway({ s3: true, env: { UPSTREAM_COOLDOWN_MS: '1' } });
     worker = await startRequestLogWorker(gateway.deps, { lingerMs: 5, blockMs: 200 });
   });
   afterAll(async () => {
@@ -123,7 +123,9 @@ describe('the request log records every authenticated request', () => {
       method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(BODY), signal: controller.signal,
     }).catch(() => undefined);
     // The hanging request holds the account's one lease: the next one is refused.
-    const refused = await eventually('a concurrency refusal', () => chat(key), (reply) => reply.status === 429);
+    await eventually('the hanging request to hold the lease', () => gateway.deps.redis.zcard(gateway.deps.redisKeys.accountLeases(accountId)), (leases) => leases >= 1);
+    const refused = await chat(key);
+    expect(refused.status).toBe(429);
     expect(await record(refused.requestId)).toMatchObject({ status: 429, outcome: 'error', error_class: 'concurrency_limit' });
     controller.abort();
     await response;
@@ -144,6 +146,32 @@ describe('the request log records every authenticated request', () => {
     midStream.abort();
     await reader.read().catch(() => undefined);
     expect(await record(requestId)).toMatchObject({ status: 200, outcome: 'aborted', error_class: 'client_abort', stream: true });
+  });
+
+  it('images and count_tokens are recorded under their surface; an idempotent replay is marked replayed', async () => {
+    const image = async () => {
+      const response = await fetch(`${gateway.url}/v1/images/generations`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}`, 'idempotency-key': 'log-replay-1' },
+        body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1024', n: 1 }),
+      });
+      const text = await response.text();
+      return { status: response.status, text, requestId: response.headers.get('x-request-id')! };
+    };
+    const first = await image();
+    expect(first.text).toContain('"data"');
+    const again = await image();
+    expect(again.status).toBe(first.status);
+    const billed = await record(first.requestId);
+    expect(billed).toMatchObject({ protocol: 'images', model: 'gpt-image-1', replayed: false, status: 200, outcome: 'ok' });
+    expect(billed.cost_credits).toBeGreaterThan(0);
+    expect(await record(again.requestId)).toMatchObject({ protocol: 'images', replayed: true, status: 200 });
+
+    const counted = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    await counted.text();
+    expect(await record(counted.headers.get('x-request-id')!)).toMatchObject({ protocol: 'count-tokens', status: 200, outcome: 'ok', cost_credits: 0 });
   });
 
   it('unauthenticated calls are counted in metrics, never stored', async () => {
