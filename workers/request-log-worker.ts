@@ -3,7 +3,8 @@
  * `request-log`, writes each batch of records in one transaction, then acknowledges and deletes the
  * entries and announces the written request ids (the API processes forget their copies). A worker
  * killed mid-batch loses nothing: its entries stay pending and are claimed again once idle
- * (XAUTOCLAIM); the write skips records already there. A malformed entry is logged and dropped (a
+ * (XAUTOCLAIM); the write skips records already there. Each entry carries a batch of records (a
+ * JSON array). A malformed record is logged and dropped (a
  * record is never worth blocking the stream). When Redis lost the group (NOGROUP) it is created again.
  */
 import { hostname } from 'node:os';
@@ -15,7 +16,7 @@ import { toEntries, type Entry } from './stream-entries';
 import { writeRequestRecords } from './write-request-records';
 
 export interface RequestLogWorkerOptions {
-  /** Entries per transaction at most (default 500). */
+  /** Entries (each a batch of up to 200 records) per transaction at most (default 10). */
   maxBatch?: number;
   /** An entry held unacknowledged this long is taken over by another worker (default 30 s). */
   claimIdleMs?: number;
@@ -33,20 +34,26 @@ type WorkerDependencies = Pick<Dependencies, 'config' | 'db' | 'redis' | 'redisK
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function parseEntry(entry: Entry): RequestRecord | undefined {
-  try {
-    const parsed = entry.payload === undefined ? undefined : parseRequestRecord(JSON.parse(entry.payload));
-    return parsed && 'record' in parsed ? parsed.record : undefined;
-  } catch {
-    return undefined;
+/** The records of one entry (a JSON array, see the producer's `batchEntries`); invalid ones are returned apart. */
+function parseEntry(entry: Entry): { records: RequestRecord[]; invalid: unknown[] } {
+  let values: unknown;
+  try { values = JSON.parse(entry.payload ?? ''); } catch { values = undefined; }
+  if (!Array.isArray(values)) return { records: [], invalid: [entry] };
+  const records: RequestRecord[] = [];
+  const invalid: unknown[] = [];
+  for (const value of values) {
+    const parsed = parseRequestRecord(value);
+    if ('record' in parsed) records.push(parsed.record);
+    else invalid.push({ value, error: parsed.error });
   }
+  return { records, invalid };
 }
 
 export async function startRequestLogWorker(deps: WorkerDependencies, options: RequestLogWorkerOptions = {}): Promise<RequestLogWorker> {
   const logger = deps.logger.child({ component: 'request-log-worker' });
   const stream = deps.redisKeys.requestLogStream();
   const channel = deps.redisKeys.requestLogWrittenChannel();
-  const maxBatch = options.maxBatch ?? 500;
+  const maxBatch = options.maxBatch ?? 10;
   const idleMs = options.claimIdleMs ?? 30_000;
   const claimEveryMs = Math.max(1_000, Math.floor(idleMs / 2));
   const lingerMs = options.lingerMs ?? 50;
@@ -64,9 +71,9 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
   const write = async (entries: Entry[]) => {
     const records: RequestRecord[] = [];
     for (const entry of entries) {
-      const record = parseEntry(entry);
-      if (record) records.push(record);
-      else logger.error({ entry }, 'malformed request record dropped');
+      const parsed = parseEntry(entry);
+      records.push(...parsed.records);
+      if (parsed.invalid.length > 0) logger.error({ invalid: parsed.invalid }, 'malformed request records dropped');
     }
     await writeRequestRecords(deps.db, records);
     const ids = entries.map((entry) => entry.id);
@@ -81,7 +88,7 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
     const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
     const reply = await reader.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, consumer, 'COUNT', count, ...block, 'STREAMS', stream, '>');
     const [first] = Array.isArray(reply) ? reply : [];
-    return toEntries(Array.isArray(first) ? first[1] : undefined);
+    return toEntries(Array.isArray(first) ? first[1] : undefined, 'b');
   };
 
   let running = true;
@@ -90,7 +97,7 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
     if (Date.now() - lastClaim >= claimEveryMs) {
       lastClaim = Date.now();
       const claimed = await deps.redis.call('XAUTOCLAIM', stream, REQUEST_LOG_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
-      const entries = toEntries(Array.isArray(claimed) ? claimed[1] : undefined);
+      const entries = toEntries(Array.isArray(claimed) ? claimed[1] : undefined, 'b');
       if (entries.length > 0) {
         lastClaim = 0;
         return entries;

@@ -39,6 +39,11 @@ export interface DurableStreamSpec {
   channel: string;
   /** The request ids among these that PostgreSQL already holds. */
   written(requestIds: string[]): Promise<string[]>;
+  /**
+   * One stream entry per batch (field `b`: a JSON array of events) instead of one per event (field
+   * `e`): far less work per event for Redis, the producer and the worker (the request log).
+   */
+  batchEntries?: boolean;
 }
 
 export interface DurableStreamStats {
@@ -121,6 +126,10 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
   };
 
   const append = async (batch: E[]): Promise<Array<string | undefined>> => {
+    if (spec.batchEntries) {
+      const id = await connection.xadd(stream, '*', 'b', JSON.stringify(batch));
+      return batch.map(() => (id === null ? undefined : String(id)));
+    }
     const pipeline = connection.pipeline();
     for (const event of batch) pipeline.xadd(stream, '*', 'e', JSON.stringify(event));
     const results = (await pipeline.exec()) ?? [];

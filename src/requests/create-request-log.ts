@@ -66,6 +66,7 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     name: 'request-log-producer',
     stream: deps.redisKeys.requestLogStream(),
     channel: deps.redisKeys.requestLogWrittenChannel(),
+    batchEntries: true,
     written: async (requestIds) => {
       const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [requestIds]);
       return written.rows.map((row) => row.request_id);
