@@ -32,7 +32,7 @@ export interface DurableStreamOptions {
 }
 
 /** Which stream, which confirmation channel, and how to tell an event is already in PostgreSQL. */
-export interface DurableStreamSpec {
+export interface DurableStreamSpec<E> {
   /** Connection name and log component. */
   name: string;
   stream: string;
@@ -44,6 +44,10 @@ export interface DurableStreamSpec {
    * `e`): far less work per event for Redis, the producer and the worker (the request log).
    */
   batchEntries?: boolean;
+  /** Appends wait this long to gather more events (default: none, one append per event-loop tick). */
+  lingerMs?: number;
+  /** Lightens an event once it is in Redis (what a lost stream would then re-append without). */
+  shedAfterAppend?: (event: E) => void;
 }
 
 export interface DurableStreamStats {
@@ -83,7 +87,7 @@ type ProducerDependencies = Pick<Dependencies, 'config' | 'logger' | 'clock' | '
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
-export function createDurableStreamProducer<E extends StreamEvent>(deps: ProducerDependencies, spec: DurableStreamSpec, options: DurableStreamOptions = {}): DurableStreamProducer<E> {
+export function createDurableStreamProducer<E extends StreamEvent>(deps: ProducerDependencies, spec: DurableStreamSpec<E>, options: DurableStreamOptions = {}): DurableStreamProducer<E> {
   const settings = {
     maxPending: options.maxPending ?? 100_000,
     confirmAfterMs: options.confirmAfterMs ?? 10_000,
@@ -149,6 +153,7 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
         .then((entryIds) => {
           const sent = batch.filter((_event, index) => entryIds[index] !== undefined);
           pending.markEnqueued(sent.map((event) => event.requestId), deps.clock.now(), entryIds.filter((id) => id !== undefined));
+          if (spec.shedAfterAppend) for (const event of sent) spec.shedAfterAppend(event);
           for (const event of sent) resolveWaiter(event.requestId);
           if (sent.length < batch.length) throw new Error(`${batch.length - sent.length} appends refused`);
         })
@@ -171,8 +176,9 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
   const schedulePump = () => {
     if (pumpScheduled || pending.unsentCount === 0) return;
     pumpScheduled = true;
-    // One pipeline per tick: events recorded in the same tick share a Redis round trip.
-    setImmediate(pump);
+    // One pipeline per tick (or per `lingerMs`): events recorded meanwhile share a Redis round trip.
+    if (spec.lingerMs && pending.unsentCount < settings.maxBulk) setTimeout(pump, spec.lingerMs).unref();
+    else setImmediate(pump);
   };
 
   const onMessage = (messageChannel: string, message: string) => {

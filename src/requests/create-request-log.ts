@@ -67,6 +67,10 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     stream: deps.redisKeys.requestLogStream(),
     channel: deps.redisKeys.requestLogWrittenChannel(),
     batchEntries: true,
+    // Records wait up to 20 ms to share one append (they are held in memory either way).
+    lingerMs: 20,
+    // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
+    shedAfterAppend: (record) => { delete record.bodies; },
     written: async (requestIds) => {
       const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [requestIds]);
       return written.rows.map((row) => row.request_id);
