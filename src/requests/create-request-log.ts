@@ -67,8 +67,8 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     stream: deps.redisKeys.requestLogStream(),
     channel: deps.redisKeys.requestLogWrittenChannel(),
     batchEntries: true,
-    // Records wait up to 20 ms to share one append (they are held in memory either way).
-    lingerMs: 20,
+    // Records wait up to 5 ms to share one append (they are held in memory either way).
+    lingerMs: 5,
     // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
     shedAfterAppend: (record) => { delete record.bodies; },
     written: async (requestIds) => {
