@@ -12,6 +12,8 @@ export interface RequestLocals {
   routeLabel?: string;
   /** Accounting headers computed by admission, added to every response including errors. */
   accountingHeaders?: Record<string, string>;
+  /** The body's text as received (the inference fast path): a kept request body is this, not the parsed value serialized again. */
+  bodyText?: string;
   /** Set once the caller's key authenticated: what the request log records (issue 22). */
   facts?: RequestFacts;
 }

@@ -98,7 +98,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     }
     const key = await services.authenticator.authenticate(secret);
     const facts = noteCaller(res, key, protocol);
-    if (facts.keepBodies) facts.requestBody = body;
+    if (facts.keepBodies) facts.requestBody = locals(res).bodyText ?? body;
 
     const prepared = await withHeaders(key, res, () => {
       let betaHeader: string | undefined;
