@@ -16,7 +16,8 @@ import type { RequestBodies, RequestRecord } from './request-record';
 export interface RequestLog {
   /** Given to the access log: records the request when its response closes. */
   onClose: RequestCloseListener;
-  producer: DurableStreamProducer<RequestRecord>;
+  /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
+  producer?: DurableStreamProducer<RequestRecord>;
   close(): Promise<void>;
 }
 
@@ -62,7 +63,8 @@ export function toRequestRecord(requestId: string, res: ServerResponse, facts: R
 }
 
 export function createRequestLog(deps: LogDependencies, options: DurableStreamOptions = {}): RequestLog {
-  const producer = createDurableStreamProducer<RequestRecord>(deps, {
+  const settings = deps.config.requestLog;
+  const producer = !settings.enabled ? undefined : createDurableStreamProducer<RequestRecord>(deps, {
     name: 'request-log-producer',
     stream: deps.redisKeys.requestLogStream(),
     channel: deps.redisKeys.requestLogWrittenChannel(),
@@ -76,7 +78,6 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       return written.rows.map((row) => row.request_id);
     },
   }, options);
-  const settings = deps.config.requestLog;
   const redactPaths = parseRedactPaths(settings.redactPaths);
 
   const bodiesOf = (facts: RequestFacts): RequestBodies => {
@@ -96,7 +97,7 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       if (res.statusCode === 401) deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
       return;
     }
-    if (!settings.enabled) return;
+    if (!producer) return;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing);
       if (facts.keepBodies) record.bodies = bodiesOf(facts);
@@ -106,5 +107,5 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     }
   };
 
-  return { onClose, producer, close: () => producer.close() };
+  return { onClose, producer, close: async () => { await producer?.close(); } };
 }

@@ -38,8 +38,8 @@ describe('request records survive a dead worker and a Redis that lost them', () 
 
   it('a worker killed after taking records: another claims them and writes each once', async () => {
     const records = Array.from({ length: 50 }, () => record());
-    for (const item of records) log.producer.submit(item);
-    expect(await log.producer.flush()).toBe(true);
+    for (const item of records) log.producer!.submit(item);
+    expect(await log.producer!.flush()).toBe(true);
     // A worker reads them and dies before writing (nothing acknowledged).
     const stream = deps.redisKeys.requestLogStream();
     await deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM').catch(() => undefined);
@@ -49,7 +49,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
 
     const worker = await startRequestLogWorker(deps, { claimIdleMs: 300, blockMs: 100, lingerMs: 0 });
     try {
-      expect(await log.producer.drain(30_000)).toBe(true);
+      expect(await log.producer!.drain(30_000)).toBe(true);
     } finally {
       await worker.close();
     }
@@ -61,12 +61,12 @@ describe('request records survive a dead worker and a Redis that lost them', () 
 
   it('Redis lost the stream before any worker wrote it: the API process appends its copy again', async () => {
     const records = Array.from({ length: 20 }, () => record());
-    for (const item of records) log.producer.submit(item);
-    expect(await log.producer.flush()).toBe(true);
+    for (const item of records) log.producer!.submit(item);
+    expect(await log.producer!.flush()).toBe(true);
     await deps.redis.del(deps.redisKeys.requestLogStream()); // what a flush does to this tenant's stream
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
-      expect(await log.producer.drain(30_000)).toBe(true);
+      expect(await log.producer!.drain(30_000)).toBe(true);
     } finally {
       await worker.close();
     }
@@ -75,7 +75,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
 
   it('a record from a day with no partition yet gets its partition', async () => {
     const old = record({ startedAt: Date.UTC(2020, 0, 15, 12) });
-    log.producer.submit(old);
+    log.producer!.submit(old);
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
       await eventually('the old record', () => written([old.requestId]), (ids) => ids.length === 1);

@@ -180,7 +180,7 @@ describe('the request log records every authenticated request', () => {
     expect(reply.status).toBe(401);
     const metrics = await gateway.deps.metrics.registry.getSingleMetricAsString('gateway_unauthenticated_requests_total');
     expect(metrics).toMatch(/gateway_unauthenticated_requests_total\{route="chat"\} [1-9]/);
-    await gateway.services.requestLog.producer.flush();
+    await gateway.services.requestLog.producer!.flush();
     const success = await chat(gateway.key);
     await record(success.requestId);
     const after = (await gateway.deps.db.query<{ n: string }>('SELECT count(*) AS n FROM request_records')).rows[0]!.n;
