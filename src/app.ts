@@ -33,6 +33,7 @@ import { createInferenceHandler } from './relay/inference-handler';
 import { attachResponsesWebSocket } from './relay/responses-websocket';
 import { WEBSOCKET_UPGRADE_HINT } from './protocols/responses/websocket-events';
 import type { Services } from './services';
+import { createRequestsRouter } from './requests/requests-router';
 import { createRoutingDecisionsRouter } from './routing/routing-decisions-router';
 import { createTasksRouter } from './tasks/tasks-router';
 import { createTracer } from './http/request-trace';
@@ -57,7 +58,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   const renderers: ErrorRenderers = {};
   for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
   const tracer = createTracer(deps.config.traceSample); // issue 24: undefined unless GATEWAY_TRACE_SAMPLE > 0
-  const inference = createInferenceHandler(deps, services, renderers, tracer);
+  const inference = createInferenceHandler(deps, services, renderers, tracer, services.requestLog.onClose);
 
   app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
@@ -68,7 +69,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
     if (!inference.handle(req, res)) next();
   });
   app.use(requestIdMiddleware());
-  app.use(accessLog(deps.logger, deps.metrics));
+  app.use(accessLog(deps.logger, deps.metrics, services.requestLog.onClose));
 
   // Without `Upgrade: websocket`, the WebSocket transport's URL says how to reach it (issue 25).
   app.get('/v1/responses', (_req, res) => {
@@ -97,6 +98,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   };
   management.use(createRoutingDecisionsRouter(deps, { managementAuth })); // issue 17
   management.use(createDialTestRouter(deps, services));
+  management.use(createRequestsRouter(deps, { managementAuth })); // issue 22; before the operator router, which checks operators once more
   management.use(createOperatorRouter(deps, services));
   app.use(management);
   app.use(createConsoleRouter());

@@ -96,6 +96,18 @@ const schema = z.object({
   SHUTDOWN_GRACE_MS: integer(30_000),
   /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`; `*` allows any (never with credentials). */
   CORS_ALLOWED_ORIGINS: csv,
+  /** The request log (issue 22): every authenticated request recorded; false turns recording off. */
+  REQUEST_LOG_ENABLED: bool(true),
+  /** Days request records are kept (whole day partitions are dropped after it). */
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
+  /** Days kept request and response bodies are kept. */
+  REQUEST_BODIES_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
+  /** Days routing decision chains are kept. */
+  ROUTING_DECISIONS_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
+  /** Kept bodies are cut past this many bytes each (request, response). */
+  REQUEST_BODY_MAX_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  /** Extra JSON paths redacted from kept bodies, e.g. `metadata.user_id,tools[].secret`. */
+  REQUEST_BODY_REDACT_PATHS: csv,
 });
 
 /** Every environment variable the gateway reads (documented one by one in .env.example). */
@@ -143,6 +155,14 @@ export interface Config {
   sessionAffinityTtlMs: number;
   shutdownGraceMs: number;
   corsAllowedOrigins: string[];
+  requestLog: {
+    enabled: boolean;
+    retentionDays: number;
+    bodiesRetentionDays: number;
+    routingDecisionsRetentionDays: number;
+    bodyMaxBytes: number;
+    redactPaths: string[];
+  };
   /** Warnings produced while loading (e.g. generated development secrets). */
   warnings: string[];
 }
@@ -236,6 +256,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionAffinityTtlMs: e.SESSION_AFFINITY_TTL_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
+    requestLog: {
+      enabled: e.REQUEST_LOG_ENABLED,
+      retentionDays: e.REQUEST_LOG_RETENTION_DAYS,
+      bodiesRetentionDays: e.REQUEST_BODIES_RETENTION_DAYS,
+      routingDecisionsRetentionDays: e.ROUTING_DECISIONS_RETENTION_DAYS,
+      bodyMaxBytes: e.REQUEST_BODY_MAX_BYTES,
+      redactPaths: e.REQUEST_BODY_REDACT_PATHS,
+    },
     warnings,
   };
 }

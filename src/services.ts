@@ -8,6 +8,7 @@ import { createUsageRecorder } from './billing/create-usage-recorder';
 import type { UsageRecorder } from './billing/usage-event';
 import type { Dependencies } from './dependencies';
 import { createAdmission, type GatewayAdmission } from './limits/create-admission';
+import { createRequestLog, type RequestLog } from './requests/create-request-log';
 import { createResponsesStore } from './relay/responses-store';
 import type { RelayServices } from './relay/relay-services';
 import { createUpstreamClient } from './upstream/upstream-client';
@@ -20,6 +21,7 @@ export interface Services extends RelayServices {
   usage: UsageRecorder;
   /** Upstream cooldowns and failures shared by every API process (the directory routes with it). */
   upstreamHealth: UpstreamHealth;
+  requestLog: RequestLog;
   close(): Promise<void>;
 }
 
@@ -35,17 +37,20 @@ export function createServices(deps: Dependencies): Services {
       onError: (error) => deps.logger.warn({ err: error }, 'upstream list refresh failed; keeping the previous list'),
     },
   });
+  const requestLog = createRequestLog(deps);
   return {
     authenticator,
     admission: createAdmission(deps),
     usage,
     upstreamHealth: health,
     upstreams,
+    requestLog,
     upstreamClient,
     responses: createResponsesStore(deps.db),
     async close() {
       upstreams.close();
       await usage.close();
+      await requestLog.close();
       await authenticator.close();
       await upstreamClient.close();
       health.close();

@@ -17,6 +17,7 @@ import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';
 import { failedDependency } from '../src/errors/dependency-failure';
 import { createRedis } from '../src/redis/connection';
+import { toEntries, type Entry } from './stream-entries';
 
 export interface BillingWorkerOptions {
   /** Default batch size (entries read at once). */
@@ -49,19 +50,6 @@ const PERMANENT_PG_CODES = new Set(['23503', '22003', '22P02']);
 function isPermanent(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && PERMANENT_PG_CODES.has(code);
-}
-
-interface Entry { id: string; payload: string | undefined }
-
-/** `[id, [field, value, …]]` rows of XREADGROUP / XAUTOCLAIM; a deleted entry may come with no fields. */
-function toEntries(rows: unknown): Entry[] {
-  if (!Array.isArray(rows)) return [];
-  return rows.map((row: unknown) => {
-    const [id, fields] = Array.isArray(row) ? row : [];
-    const list = Array.isArray(fields) ? fields.map(String) : [];
-    const at = list.indexOf('e');
-    return { id: String(id), payload: at >= 0 ? list[at + 1] : undefined };
-  });
 }
 
 /** The request id of an entry that is not a valid event, if it has one. */

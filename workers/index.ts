@@ -10,6 +10,8 @@ import { migrate } from '../src/db/migrate';
 import { buildDependencies, checkReachable, closeDependencies, ServiceUnreachableError } from '../src/process/build-dependencies';
 import { startBillingWorker } from './billing-worker';
 import { startReconciler } from './reconciler';
+import { startRequestLogMaintenance } from './request-log-maintenance';
+import { startRequestLogWorker } from './request-log-worker';
 import { startTaskWorker } from './task-worker';
 import { startWebhookWorker } from './webhook-worker';
 import type { Dependencies } from '../src/dependencies';
@@ -18,11 +20,19 @@ type Handle = { close(): Promise<void> };
 
 const HANDLERS: Record<string, (deps: Dependencies, concurrency: number) => Promise<Handle>> = {
   // Many usage events per transaction is what makes settling cheap: read up to 500 at once.
-  billing: (deps, concurrency) => startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500, lockDurationMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
+  // The request log's stream is drained beside the usage stream (issue 22): same workers, same batching.
+  billing: async (deps, concurrency) => bothOf(
+    await startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500, lockDurationMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
+    await startRequestLogWorker(deps, { claimIdleMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
+  ),
   tasks: (deps, concurrency) => startTaskWorker(deps, { concurrency }),
-  maintenance: (deps) => startReconciler(deps),
+  maintenance: async (deps) => bothOf(await startReconciler(deps), startRequestLogMaintenance(deps)),
   webhooks: (deps, concurrency) => startWebhookWorker(deps, { concurrency }),
 };
+
+function bothOf(first: Handle, second: Handle): Handle {
+  return { close: async () => { await Promise.all([first.close(), second.close()]); } };
+}
 
 function queuesFromArgs(defaults: string[]): string[] {
   const index = process.argv.indexOf('--queues');

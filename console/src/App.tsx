@@ -6,6 +6,7 @@ import { Login } from './pages/Login';
 import { Overview } from './pages/Overview';
 import { Keys } from './pages/Keys';
 import { Usage } from './pages/Usage';
+import { Requests } from './pages/Requests';
 import { Billing } from './pages/Billing';
 import { Models } from './pages/Models';
 import { Playground } from './pages/Playground';
@@ -21,6 +22,7 @@ const PAGES: Array<{ path: string; title: string; render: () => ReactNode; opera
   { path: '/overview', title: 'Overview', render: () => <Overview /> },
   { path: '/keys', title: 'Keys', render: () => <Keys /> },
   { path: '/usage', title: 'Usage', render: () => <Usage /> },
+  { path: '/requests', title: 'Requests', render: () => <Requests /> },
   { path: '/billing', title: 'Billing', render: () => <Billing /> },
   { path: '/models', title: 'Models', render: () => <Models /> },
   { path: '/playground', title: 'Playground', render: () => <Playground /> },
@@ -32,6 +34,7 @@ const PAGES: Array<{ path: string; title: string; render: () => ReactNode; opera
   { path: '/operator/upstreams', title: 'Routing', render: () => <OperatorUpstreams />, operator: true },
   { path: '/operator/catalog', title: 'Catalog', render: () => <OperatorCatalog />, operator: true },
   { path: '/operator/audit', title: 'Audit log', render: () => <AuditLog operator />, operator: true },
+  { path: '/operator/requests', title: 'All requests', render: () => <Requests operator />, operator: true },
 ];
 
 type State = { status: 'loading' } | { status: 'anonymous' } | { status: 'in'; session: Session; operator: boolean };

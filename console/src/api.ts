@@ -73,6 +73,21 @@ export interface UsageRow {
   id: number; request_id: string; api_key_id: number | null; model: string; protocol: string; prompt_tokens: number;
   completion_tokens: number; total_tokens: number; cache_read_tokens: number; cache_write_tokens: number; reasoning_tokens: number;
   images: number; video_seconds: number; credits: number; cost: number; stream: boolean; status: string; started_at: string; created_at: string;
+  duration_ms: number | null; ttfb_ms: number | null;
+}
+
+/** One request of the request log (issue 22). */
+export interface RequestRecord {
+  request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
+  status: number; outcome: 'ok' | 'error' | 'aborted'; error_class: string | null; duration_ms: number; ttfb_ms: number | null;
+  input_tokens: number; output_tokens: number; cost: number; stream: boolean; replayed: boolean; warnings: string[]; has_bodies: boolean; created_at: string;
+}
+
+export interface RequestDetail extends RequestRecord {
+  routing: { outcome: string; steps: Array<Record<string, unknown>> } | null;
+  usage: UsageRow | null;
+  ledger_entries: Transaction[];
+  bodies: { request: string | null; response: string | null; stream_events: number | null; truncated: boolean } | null;
 }
 
 export interface Transaction {

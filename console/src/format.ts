@@ -12,7 +12,7 @@ export function dateTime(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '—';
 }
 
-export function latencyMs(startedAt: string, createdAt: string): string {
-  const ms = new Date(createdAt).getTime() - new Date(startedAt).getTime();
-  return ms >= 0 ? `${ms.toLocaleString('en-US')} ms` : '—';
+/** A duration in milliseconds, or a dash when unknown. */
+export function ms(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${value.toLocaleString('en-US')} ms`;
 }

@@ -14,7 +14,8 @@ export const DEFAULT_PAGE_SIZE = 20;
 const LEDGER_KINDS: readonly LedgerKind[] = ['topup', 'refund', 'adjustment', 'charge', 'hold', 'hold_release'];
 /** What a billing transaction is (interface 2.7) when no `kind` is asked for: per-request charges and task holds only on demand. */
 export const DEFAULT_TRANSACTION_KINDS: readonly LedgerKind[] = ['topup', 'refund', 'adjustment'];
-const USAGE_STATUSES = ['ok', 'aborted'] as const;
+/** `error`: failed requests are free, so they have no usage rows (their records are under /api/v1/me/requests). */
+const USAGE_STATUSES = ['ok', 'aborted', 'error'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 export const limit = z.string()

@@ -19,6 +19,8 @@ export interface LedgerFilters {
   limit: number;
   beforeId?: number;
   kinds?: LedgerKind[];
+  /** Entries about one request (its charge) or task. */
+  reference?: string;
   from?: Date;
   to?: Date;
 }
@@ -34,6 +36,7 @@ export async function listLedgerEntries(db: Pool, filters: LedgerFilters): Promi
   const add = sql.add;
   if (filters.beforeId !== undefined) add('id < ?', filters.beforeId);
   if (filters.kinds !== undefined) add('kind = ANY(?::text[])', filters.kinds);
+  if (filters.reference !== undefined) add('reference = ?', filters.reference);
   if (filters.from !== undefined) add('created_at >= ?', filters.from);
   if (filters.to !== undefined) add('created_at < ?', filters.to);
   const limit = sql.param(filters.limit + 1);

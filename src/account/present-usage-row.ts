@@ -23,6 +23,9 @@ export function presentUsageRow(row: UsageRowRecord): Record<string, unknown> {
     stream: row.stream,
     // `aborted`: the client went away mid-stream; billed for what was produced until then.
     status: row.status,
+    // The request's duration and time to first byte as the API measured them (null before its record is written).
+    duration_ms: row.durationMs,
+    ttfb_ms: row.ttfbMs,
     started_at: row.startedAt.toISOString(),
     created_at: row.createdAt.toISOString(),
   };

@@ -8,6 +8,7 @@ import { createClientIpResolver } from './client-ip';
 import { extractCredential } from './extract-credential';
 import type { KeyAuthenticator } from './key-authenticator';
 import { GatewayError } from '../errors/gateway-error';
+import { noteCaller } from '../http/request-context';
 
 export interface CallerAuthentication {
   /** The gateway surface's credential (`x-api-key` or Bearer). */
@@ -21,6 +22,13 @@ function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
+function surfaceOf(path: string): string {
+  if (path.startsWith('/v1/tasks')) return 'tasks';
+  if (path.startsWith('/v1/images')) return 'images';
+  if (path.startsWith('/v1/models')) return 'models';
+  return 'gateway';
+}
+
 export function createCallerAuthentication(authenticator: KeyAuthenticator, trustedProxies: readonly string[]): CallerAuthentication {
   const resolveIp = createClientIpResolver(trustedProxies);
   const clientIp = (request: Request) => resolveIp(request.socket.remoteAddress, headerText(request.headers['x-forwarded-for']));
@@ -28,7 +36,10 @@ export function createCallerAuthentication(authenticator: KeyAuthenticator, trus
     async authenticate(request) {
       const secret = extractCredential('gateway', request.headers, request.query as Record<string, unknown>);
       if (!secret) throw new GatewayError('authentication', 'missing API key: send x-api-key or Authorization: Bearer');
-      return authenticator.authenticate(secret, clientIp(request));
+      const key = await authenticator.authenticate(secret, clientIp(request));
+      // The request log: these surfaces are recorded under their own name.
+      if (request.res) noteCaller(request.res, key, surfaceOf(request.path));
+      return key;
     },
     authenticateSecret: (secret, request) => authenticator.authenticate(secret, clientIp(request)),
     clientIp,

@@ -28,4 +28,6 @@ export interface AuthenticatedKey {
   secretHmac: string;
   /** The key's model allowlist, compiled once per cache load (matches every model when empty). */
   allowedModels: ModelAllowlist;
+  /** The request log keeps this key's request and response bodies (operator-allowed; the key's setting, else the account's). */
+  keepRequestBodies?: boolean;
 }

@@ -25,12 +25,14 @@ interface Row {
   group_family: string | null;
   group_granted: boolean;
   allowed_models: string[];
+  keep_request_bodies: boolean;
 }
 
 const SELECT = `SELECT k.id, k.account_id, k.group_id, k.secret_hmac, k.status, k.expires_at, k.quota_credits,
     k.rate_limit_5h, k.rate_limit_1d, k.rate_limit_7d, k.ip_whitelist, k.ip_blacklist,
     k.allowed_models, a.kind, a.tier, a.concurrency_cap, g.name AS group_name, g.family AS group_family,
-    ${groupUsableSql('k.account_id')} AS group_granted
+    ${groupUsableSql('k.account_id')} AS group_granted,
+    (a.request_bodies_allowed AND coalesce(k.keep_request_bodies, a.keep_request_bodies)) AS keep_request_bodies
   FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN routing_groups g ON g.id = k.group_id`;
 
 function toAuthenticatedKey(row: Row, nowMs: number): AuthenticatedKey {
@@ -55,6 +57,7 @@ function toAuthenticatedKey(row: Row, nowMs: number): AuthenticatedKey {
     ipBlacklist: Object.freeze([...row.ip_blacklist]) as string[],
     secretHmac: row.secret_hmac,
     allowedModels: compileModelAllowlist(row.allowed_models),
+    keepRequestBodies: row.keep_request_bodies,
   };
 }
 

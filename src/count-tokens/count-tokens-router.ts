@@ -14,6 +14,7 @@ import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { extractCredential } from '../auth/extract-credential';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
+import { noteCaller } from '../http/request-context';
 import { jsonBody } from '../http/json-body';
 import { locals } from '../http/request-context';
 import type { Protocol } from '../ir/protocol';
@@ -74,6 +75,7 @@ export function createCountTokensRouter(deps: Dependencies, services: RelayServi
     const secret = extractCredential(protocol, req.headers, req.query as Record<string, unknown>);
     if (!secret) throw new GatewayError('authentication', MISSING_KEY[protocol]);
     const key = await caller.authenticateSecret(secret, req);
+    noteCaller(res, key, 'count-tokens');
     const body = bodyObject(req.body);
     const { request } = CODECS[protocol].inbound.decodeRequest(inferenceBody(protocol, body), context);
     const model = resolveModel(deps.catalog, pathModel ?? request.model, protocol, key);

@@ -7,9 +7,10 @@ export interface SqlConditions {
   values: unknown[];
 }
 
-export function sqlConditions(first: string, firstValue: unknown): SqlConditions {
-  const conditions = [first.replace('?', '$1')];
-  const values: unknown[] = [firstValue];
+/** Starts with one condition and its value, or with none (`where()` is then `TRUE` until one is added). */
+export function sqlConditions(first?: string, firstValue?: unknown): SqlConditions {
+  const conditions = first === undefined ? [] : [first.replace('?', '$1')];
+  const values: unknown[] = first === undefined ? [] : [firstValue];
   return {
     values,
     add(sql, value) {
@@ -20,6 +21,6 @@ export function sqlConditions(first: string, firstValue: unknown): SqlConditions
       values.push(value);
       return `$${values.length}`;
     },
-    where: () => conditions.join(' AND '),
+    where: () => (conditions.length === 0 ? 'TRUE' : conditions.join(' AND ')),
   };
 }

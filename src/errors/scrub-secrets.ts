@@ -35,11 +35,3 @@ export function scrubSecrets(text: string): string {
   pattern.lastIndex = 0;
   return pattern.test(text) ? text.replace(pattern, SCRUBBED_SECRET) : text;
 }
-
-/** The same for a raw body (a pass-through error body): the buffer itself when nothing matched. */
-export function scrubSecretsInBuffer(body: Buffer): Buffer {
-  if (pattern === undefined) return body;
-  const text = body.toString('utf8');
-  const scrubbed = scrubSecrets(text);
-  return scrubbed === text ? body : Buffer.from(scrubbed, 'utf8');
-}

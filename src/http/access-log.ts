@@ -9,14 +9,30 @@ import { redactText, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { locals } from './request-context';
 
+/** When the request arrived, how long it took, and when its first byte (the status line) left; ms. */
+export interface RequestTiming { startedAt: number; durationMs: number; ttfbMs: number | null }
+
+/** Told of every request when its response closes (the request log, issue 22). */
+export type RequestCloseListener = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => void;
+
 /** Records the request when its response closes. `route` gives the metric label when no routeLabel was set. */
-export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: () => string): void {
+export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: () => string, onClose?: RequestCloseListener): void {
+  const startedAt = Date.now();
   const started = process.hrtime.bigint();
+  let firstByte: bigint | undefined;
+  // Every response's status line goes through writeHead (an implicit header too), so its first call is the first byte.
+  const writeHead = res.writeHead;
+  res.writeHead = function firstByteAt(this: ServerResponse, ...args: unknown[]) {
+    firstByte ??= process.hrtime.bigint();
+    return Reflect.apply(writeHead, this, args) as ServerResponse;
+  } as ServerResponse['writeHead'];
   res.once('close', () => {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const elapsed = process.hrtime.bigint() - started;
+    const seconds = Number(elapsed) / 1e9;
     const labels = { route: locals(res).routeLabel ?? route(), method: req.method ?? 'GET', status: String(res.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, seconds);
+    onClose?.(req, res, { startedAt, durationMs: Math.round(seconds * 1000), ttfbMs: firstByte === undefined ? null : Math.round(Number(firstByte - started) / 1e6) });
     if (!logger.isLevelEnabled('info')) return;
     logger.info({
       requestId: locals(res).requestId, method: req.method, url: redactText((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''), status: res.statusCode,
@@ -38,9 +54,9 @@ export function routePatternLabel(req: Request): string {
   return pattern === undefined ? UNMATCHED_ROUTE : `${req.baseUrl.toLowerCase()}${String(pattern)}`;
 }
 
-export function accessLog(logger: Logger, metrics: Metrics): RequestHandler {
+export function accessLog(logger: Logger, metrics: Metrics, onClose?: RequestCloseListener): RequestHandler {
   return (req, res, next) => {
-    observeRequest(logger, metrics, req, res, () => routePatternLabel(req));
+    observeRequest(logger, metrics, req, res, () => routePatternLabel(req), onClose);
     next();
   };
 }

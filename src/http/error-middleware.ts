@@ -12,7 +12,7 @@ import type { RenderedError } from '../protocols/codec';
 import type { Logger } from './logger';
 import { renderOpenAiStyleError } from './openai-error-envelope';
 import { reportDegraded } from './report-degraded';
-import { locals, type ErrorSurface } from './request-context';
+import { locals, noteFailure, type ErrorSurface } from './request-context';
 import { sendJson, sendJsonText } from './send-json';
 import { toGatewayError } from './to-gateway-error';
 
@@ -31,12 +31,15 @@ export function writeError(res: ServerResponse, error: GatewayError, renderers: 
   const rendered = render(error);
   const headers = { ...(locals(res).accountingHeaders ?? {}), ...(error.headers ?? {}), ...rendered.headers };
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  const facts = locals(res).facts;
+  if (facts?.keepBodies) facts.responseBody = JSON.stringify(rendered.body);
   sendJson(res, rendered.status, rendered.body);
 }
 
 /** Anything thrown by a route → its rendered error, or the end of a response already under way. */
 export function renderThrown(logger: Logger, renderers: ErrorRenderers, thrown: unknown, path: string, res: ServerResponse): void {
   const error = toGatewayError(thrown);
+  noteFailure(res, error.kind, false);
   if (error.kind === 'internal') {
     logger.error({ requestId: locals(res).requestId, err: error.cause ?? error, path }, 'unhandled error');
   } else if (error.kind === 'unavailable') {

@@ -18,6 +18,8 @@ export interface Metrics {
   upstreamAttemptDuration: Histogram<'upstream_account' | 'protocol' | 'outcome'>;
   /** Failed upstream attempts per account, by reason (an error class, 429, 4xx or 5xx). */
   upstreamAccountErrors: Counter<'upstream_account' | 'reason'>;
+  /** Requests refused before a key authenticated: counted here, never stored per request (issue 22). */
+  unauthenticatedRequests: Counter<'route'>;
 }
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120];
@@ -39,6 +41,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     translationWarnings: new Counter({ name: 'gateway_translation_warnings_total', help: 'Fields that could not cross a protocol translation', labelNames: ['from', 'to', 'field'], registers: [registry] }),
     upstreamFailures: new Counter({ name: 'gateway_upstream_failures_total', help: 'Upstream attempts that failed', labelNames: ['protocol', 'reason'], registers: [registry] }),
+    unauthenticatedRequests: new Counter({ name: 'gateway_unauthenticated_requests_total', help: 'Requests refused before a key authenticated, by route', labelNames: ['route'], registers: [registry] }),
     reconcileDrift: new Gauge({ name: 'gateway_reconcile_drift_credits', help: 'Credits of drift between Redis counters and the ledger at the last reconcile', labelNames: ['kind'], registers: [registry] }),
     timeToFirstToken: new Histogram({
       name: 'gateway_time_to_first_token_seconds', help: 'Streamed requests: time from arrival to the first byte sent to the client',

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors/gateway-error';
 import { assertJsonDepth } from './assert-json-depth';
+import { locals } from './request-context';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
@@ -32,9 +33,10 @@ function discard(req: IncomingMessage, then: () => void): void {
   req.resume();
 }
 
-function parse(chunks: Buffer[], length: number): unknown {
+function parse(chunks: Buffer[], length: number, res: ServerResponse): unknown {
   let text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, length).toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  locals(res).bodyText = text;
   // As body-parser: an empty body is a common client mistake and reads as an empty object.
   if (text.length === 0) return {};
   let value: unknown;
@@ -95,7 +97,7 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes
         return;
       }
       try {
-        resolve(parse(chunks, received));
+        resolve(parse(chunks, received, res));
       } catch (error) {
         reject(error);
       }

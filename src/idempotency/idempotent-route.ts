@@ -76,6 +76,8 @@ export function createIdempotentRoute(deps: Dependencies, options: IdempotentRou
   function replay(res: Response, record: Extract<IdempotencyRecord, { state: 'done' }>, headers: Record<string, string>): void {
     for (const [name, headerValueText] of Object.entries(headers)) res.setHeader(name, headerValueText);
     res.setHeader(REPLAYED_HEADER, 'true');
+    const facts = locals(res).facts;
+    if (facts) facts.replayed = true;
     res.status(record.status).json(record.body);
   }
 

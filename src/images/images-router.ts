@@ -14,7 +14,7 @@ import { GatewayError } from '../errors/gateway-error';
 import { jsonBody } from '../http/json-body';
 import { imageEditContent } from './image-edit-content';
 import { createIdempotentRoute } from '../idempotency/idempotent-route';
-import { locals } from '../http/request-context';
+import { locals, noteCharge } from '../http/request-context';
 import { newRequestId } from '../http/request-id';
 import { warningHeader } from '../relay/warning-header';
 import { createCallerAuthentication } from '../auth/authenticate-caller';
@@ -68,6 +68,7 @@ export function createImagesRouter(deps: Dependencies, services: MediaServices):
           upstreamAccountId: outcome.account.id, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
           reasoningTokens: 0, images: stored.length, videoSeconds: 0, credits, stream: false, status: 'ok', startedAt,
         };
+        noteCharge(res, usage);
         return {
           kind: 'settle',
           charge: { credits, usage },

@@ -14,8 +14,9 @@ import { INFERENCE_PATHS } from './paths-inference';
 import { KEY_PATHS } from './paths-keys';
 import { MEDIA_PATHS } from './paths-media';
 import { MODEL_PATHS } from './paths-models';
+import { REQUEST_PATHS } from './paths-requests';
 
-export const OPENAPI_AREAS: readonly Paths[] = [HEALTH_PATHS, INFERENCE_PATHS, COUNT_TOKENS_PATHS, MODEL_PATHS, MEDIA_PATHS, KEY_PATHS, ACCOUNT_PATHS, ALERT_PATHS, CONSOLE_PATHS];
+export const OPENAPI_AREAS: readonly Paths[] = [HEALTH_PATHS, INFERENCE_PATHS, COUNT_TOKENS_PATHS, MODEL_PATHS, MEDIA_PATHS, KEY_PATHS, ACCOUNT_PATHS, ALERT_PATHS, REQUEST_PATHS, CONSOLE_PATHS];
 
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   return {

@@ -12,6 +12,10 @@ export interface RedisKeys {
   usageStream(): string;
   /** Stream of usage events a billing worker could never write (for an operator). */
   usageDeadLetters(): string;
+  /** Stream of request records waiting for the request-log worker (issue 22). */
+  requestLogStream(): string;
+  /** Pub/sub channel on which request-log workers announce the request ids they wrote. */
+  requestLogWrittenChannel(): string;
   /** Pub/sub channel of one task's state changes. */
   taskChannel(taskId: string): string;
   /** Pub/sub channel: the model catalog changed in PostgreSQL (every process reloads it). */
@@ -58,6 +62,8 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     billingSettledChannel: () => `${prefix}:chan:billing-settled`,
     usageStream: () => `${prefix}:billing:usage`,
     usageDeadLetters: () => `${prefix}:billing:dead`,
+    requestLogStream: () => `${prefix}:request-log:records`,
+    requestLogWrittenChannel: () => `${prefix}:chan:request-log-written`,
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
     catalogChangedChannel: () => `${prefix}:chan:catalog-changed`,
     upstreamsChangedChannel: () => `${prefix}:chan:upstreams-changed`,

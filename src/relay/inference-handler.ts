@@ -17,11 +17,11 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
-import { observeRequest } from '../http/access-log';
+import { observeRequest, type RequestCloseListener } from '../http/access-log';
 import { renderThrown, type ErrorRenderers } from '../http/error-middleware';
 import { jsonBody } from '../http/json-body';
 import { readJsonBody } from '../http/read-json-body';
-import { locals } from '../http/request-context';
+import { locals, noteCaller, noteCharge } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
 import { beginTrace, endHandlerTrace, markTrace, type Tracer } from '../http/request-trace';
 import type { Protocol } from '../ir/protocol';
@@ -84,7 +84,7 @@ export interface InferenceHandler {
   serveMessage(upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void>;
 }
 
-export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer): InferenceHandler {
+export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer, onClose?: RequestCloseListener): InferenceHandler {
   // Ids too long for the clients' limits are kept here; loaded for a request before it is decoded.
   const opaqueIds = createOpaqueIdStore({ redis: deps.redis, redisKeys: deps.redisKeys, onError: (error) => deps.logger.warn({ err: error }, 'opaque id store') });
   const context = createCodecContext(deps.clock, opaqueIds);
@@ -131,11 +131,14 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     const callerIp = clientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
     const key = await services.authenticator.authenticate(secret, callerIp).catch(async (error: unknown) => {
       // A refusal by the key's IP rules carries its accounting headers, like admission's refusals.
+      if (error instanceof IpRuleRefusal) noteCaller(res, error.key, protocol);
       if (error instanceof IpRuleRefusal) locals(res).accountingHeaders = await services.admission.peekHeaders(error.key, protocol).catch(() => ({}));
       throw error;
     });
     if (protocol === 'chat' || protocol === 'responses') await opaqueIds.preload(body);
     markTrace(res, 'authenticated');
+    const facts = noteCaller(res, key, protocol);
+    if (facts.keepBodies) facts.requestBody = locals(res).bodyText ?? body;
 
     const prepared = await withHeaders(key, res, () => {
       let betaHeader: string | undefined;
@@ -148,6 +151,9 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new GatewayError('invalid_request', 'request body must be a JSON object');
       }
+      // The model asked for, recorded even when the body is refused.
+      const asked = (body as { model?: unknown }).model;
+      if (typeof asked === 'string') facts.model = asked;
       const decoded = codec.inbound.decodeRequest(body, context);
       const request = decoded.request;
       let sse = false;
@@ -157,7 +163,10 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         request.stream = match?.[2] === 'streamGenerateContent' || queryValue(query, 'stream') === 'true';
         sse = queryValue(query, 'alt') === 'sse';
       }
+      facts.model = request.model;
+      facts.stream = request.stream;
       const model = resolveModel(deps.catalog, request.model, protocol, key);
+      facts.model = model.id;
       const warnings = [...decoded.warnings, ...checkCapabilities(model, request, MAX_TOKENS_FIELD[protocol])];
       // Remote compaction (issue 25): the gateway's own compaction items become their summary again.
       const rawBody = body as Record<string, unknown>;
@@ -234,7 +243,10 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         });
       }
       if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
-      return runRelay(plan, res, deps, services);
+      const ending = await runRelay(plan, res, deps, services);
+      facts.warnings = plan.warnings;
+      if (ending.kind === 'settle' && ending.charge.usage) noteCharge(res, ending.charge.usage);
+      return ending;
     }, (admitted) => { markTrace(res, 'admitted'); locals(res).accountingHeaders = admitted.headers(); });
     endHandlerTrace(res, 'settled'); // a whole answer was settled before it was written (marked there)
   }
@@ -252,7 +264,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
       locals(res).surface = protocol;
       locals(res).routeLabel = protocol;
-      observeRequest(deps.logger, deps.metrics, req, res, () => protocol);
+      observeRequest(deps.logger, deps.metrics, req, res, () => protocol, onClose);
       // express 5's default ("simple") query parser is node's querystring.
       const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
       serve(protocol, path, query, req, res).catch((error: unknown) => renderFailure(error, path, res));

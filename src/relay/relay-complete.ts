@@ -1,6 +1,7 @@
 /** A non-streamed answer: read whole, decode (or pass through unchanged); the pipeline bills it, then it is sent. */
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
+import { locals } from '../http/request-context';
 import { sendJsonText } from '../http/send-json';
 import { markTrace } from '../http/request-trace';
 import { GatewayError } from '../errors/gateway-error';
@@ -74,6 +75,8 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
         if (warnings) res.setHeader('x-gateway-warnings', warnings);
         reportWarnings(plan, deps);
         if (contentType) res.setHeader('content-type', contentType);
+        const facts = locals(res).facts;
+        if (facts?.keepBodies) facts.responseBody = body;
         sendJsonText(res, 200, body);
         markTrace(res, 'written');
       },

@@ -9,9 +9,11 @@ import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import type { GatewayError } from '../errors/gateway-error';
 import { markTrace } from '../http/request-trace';
+import { locals, noteFailure } from '../http/request-context';
 import { toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import { RELEASE, type AttemptOutcome } from './attempt-outcome';
 import { relayCharge } from './call-charge';
+import { captureStreamBody } from './capture-stream-body';
 import { CODECS } from './codec-registry';
 import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import type { RelayPlan } from './relay-plan';
@@ -31,6 +33,9 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   let failure: GatewayError | undefined;
   /** Pass-through: the upstream's own error frame already reached the client. */
   let upstreamSentErrorFrame = false;
+  const facts = locals(res).facts;
+  // Kept bodies (issue 22): what the client receives, gathered up to a few times the stored cap.
+  const capture = facts?.keepBodies ? captureStreamBody(plan, deps.config.requestLog.bodyMaxBytes * 4) : undefined;
 
   const commit = () => {
     if (committed) return;
@@ -55,6 +60,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (data === '') return true;
     commit();
     lastWrite = Date.now();
+    capture?.add(data);
     return writeWithBackpressure(res, data);
   };
 
@@ -106,6 +112,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (failure) {
       if (!committed) return { kind: 'retry', error: failure };
       // After the first byte: the protocol's error frame, and the call is free.
+      noteFailure(res, failure.kind, true);
       if (!upstreamSentErrorFrame) await write(source.failFrames(failure));
       res.end();
       deps.logger.warn({ requestId: plan.requestId, err: failure.message }, 'stream failed after the first byte');
@@ -128,5 +135,10 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   } finally {
     clearInterval(keepalive);
     clearInterval(heartbeat);
+    if (capture && facts && committed) {
+      const kept = capture.finish();
+      facts.responseBody = kept.body;
+      facts.streamEvents = kept.events;
+    }
   }
 }

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
+import { locals, noteFailure } from '../http/request-context';
 import { readUpstreamText, toUpstreamError, type UpstreamResponse } from '../upstream/upstream-client';
 import type { CallEnding } from '../billing/run-paid-call';
 import { chooseAccounts, lookUpRouting } from './choose-accounts';
@@ -52,6 +53,8 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
   try {
     for (const account of ordered.slice(0, Math.max(1, deps.config.upstream.maxAttempts))) {
       if (abort.signal.aborted) break;
+      const facts = locals(res).facts;
+      if (facts) facts.upstreamAccountId = account.id;
       const passThrough = plan.passThroughAllowed && account.protocol === plan.protocol;
       if (!passThrough && account.protocol === 'generate-content' && !imagesInlined) {
         await inlineRemoteImages(plan.request, deps.config.imageFetch);
@@ -96,6 +99,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         }
         // The client's request was refused upstream: as the upstream said it, or in the client's envelope.
         route.served(account); // issue 17: routing worked; the answer is the caller's error
+        noteFailure(res, decoded.kind, true);
         throw asSaid ?? withOverflowNumbers(decoded, plan.model, plan.inputEstimate);
       }
       const outcome = plan.stream
@@ -120,6 +124,8 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
   if (keyInvalidated) throw keyInvalidatedError();
   // The client left before an answer started: nothing delivered, nothing billed.
   if (abort.signal.aborted) return { kind: 'release' };
+  // Every account tried failed: the upstreams' failure, not a gateway refusal.
+  if (lastError) noteFailure(res, lastError.kind, true);
   // A 404/429/529 no other account absorbed, on native pass-through: as the last upstream said it.
   if (lastError?.verbatim) throw lastError;
   throw route.refusal(lastError) ?? new GatewayError('no_available_account', 'no available account'); // issue 17

@@ -5,6 +5,7 @@ import { get, type Account, type Page } from '../api';
 import { Chart, PALETTE } from '../Chart';
 import { DataTable, ErrorNote, useLoad } from '../components';
 import { count, dateTime, usd } from '../format';
+import { ModelHealth } from './ModelHealth';
 
 interface SeriesPoint { day: string; requests: number; cost: number; total_tokens: number; model?: string; api_key_id?: number | null }
 interface Series {
@@ -91,6 +92,8 @@ export function Overview() {
         {chart && <Chart config={chart.config} label={`${METRICS.find((m) => m.value === metric)?.label} per day by ${split}`} testId="usage-chart" />}
         {chart && <DataTable caption="Chart data" columns={['Day', split === 'model' ? 'Model' : 'Key', 'Value']} rows={chart.rows} testId="usage-chart-data" />}
       </section>
+
+      <ModelHealth />
 
       <section aria-labelledby="windows-title">
         <h2 id="windows-title">Spend windows per key</h2>

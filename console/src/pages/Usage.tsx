@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { get, PROTOCOLS, type ApiKey, type Page, type UsageRow } from '../api';
 import { ErrorNote, useLoad } from '../components';
-import { count, dateTime, latencyMs, usd } from '../format';
+import { count, dateTime, ms, usd } from '../format';
 
 interface Filters { api_key_id: string; model: string; protocol: string; status: string; from: string; to: string }
 const EMPTY: Filters = { api_key_id: '', model: '', protocol: '', status: '', from: '', to: '' };
@@ -72,7 +72,7 @@ export function Usage() {
                 <td>{count(row.completion_tokens)}{row.images ? ` · ${row.images} img` : ''}{row.video_seconds ? ` · ${row.video_seconds} s video` : ''}</td>
                 <td>{count(row.reasoning_tokens)}</td>
                 <td>{usd(row.cost)}</td>
-                <td>{latencyMs(row.started_at, row.created_at)}</td>
+                <td>{ms(row.duration_ms)}</td>
                 <td>{row.status}</td>
               </tr>
             ))}
@@ -84,7 +84,7 @@ export function Usage() {
         <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>
         <button type="button" disabled={!rows.data?.next_cursor} onClick={() => rows.data?.next_cursor && setCursors([...cursors, rows.data.next_cursor])}>Older</button>
       </div>
-      <p><small>Latency: from the request's start to its usage being recorded.</small></p>
+      <p><small>Latency: the request's duration as the API measured it (from the request log). Failed requests are free and have no usage rows: see Requests.</small></p>
     </>
   );
 }

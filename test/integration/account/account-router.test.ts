@@ -157,7 +157,7 @@ describe('account router', () => {
       expect(body.data).toEqual([{
         object: 'usage', id: expect.any(Number), request_id: last.requestId, api_key_id: last.apiKeyId, model: last.model, protocol: last.protocol,
         prompt_tokens: last.promptTokens, completion_tokens: last.completionTokens, total_tokens: last.promptTokens + last.completionTokens,
-        cache_read_tokens: 300, cache_write_tokens: 50, reasoning_tokens: 40, images: 0, video_seconds: 0,
+        cache_read_tokens: 300, cache_write_tokens: 50, reasoning_tokens: 40, images: 0, video_seconds: 0, duration_ms: null, ttfb_ms: null,
         credits: last.credits, cost: last.credits / 1_000_000, stream: last.stream, status: 'ok',
         started_at: new Date(last.startedAt).toISOString(), created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       }]);

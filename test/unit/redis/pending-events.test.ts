@@ -1,4 +1,4 @@
-import { PendingUsageEvents } from '../../../src/billing/pending-usage-events';
+import { PendingEvents } from '../../../src/redis/pending-events';
 import type { UsageEvent } from '../../../src/billing/usage-event';
 
 const event = (requestId: string): UsageEvent => ({
@@ -6,9 +6,9 @@ const event = (requestId: string): UsageEvent => ({
   cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, credits: 3, stream: false, status: 'ok', startedAt: 0,
 });
 
-describe('PendingUsageEvents', () => {
+describe('PendingEvents', () => {
   it('holds an event from record to confirmation, whatever happens to its job in between', () => {
-    const pending = new PendingUsageEvents(10);
+    const pending = new PendingEvents<UsageEvent>(10);
     expect(pending.add(event('a'), 0)).toEqual({ added: true, dropped: [] });
     expect(pending.takeUnsent(5).map((e) => e.requestId)).toEqual(['a']);
     expect(pending.state('a')).toBe('sending');
@@ -24,7 +24,7 @@ describe('PendingUsageEvents', () => {
   });
 
   it('ignores a second record of the same request id', () => {
-    const pending = new PendingUsageEvents(10);
+    const pending = new PendingEvents<UsageEvent>(10);
     pending.add(event('a'), 0);
     expect(pending.add(event('a'), 1)).toEqual({ added: false, dropped: [] });
     expect(pending.size).toBe(1);
@@ -32,7 +32,7 @@ describe('PendingUsageEvents', () => {
   });
 
   it('takes unsent events oldest first, at most the limit, each once', () => {
-    const pending = new PendingUsageEvents(10);
+    const pending = new PendingEvents<UsageEvent>(10);
     for (const id of ['a', 'b', 'c']) pending.add(event(id), 0);
     expect(pending.takeUnsent(2).map((e) => e.requestId)).toEqual(['a', 'b']);
     expect(pending.takeUnsent(2).map((e) => e.requestId)).toEqual(['c']);
@@ -40,7 +40,7 @@ describe('PendingUsageEvents', () => {
   });
 
   it('checks enqueued events once they are older than the delay, and postpones after a check', () => {
-    const pending = new PendingUsageEvents(10);
+    const pending = new PendingEvents<UsageEvent>(10);
     for (const id of ['a', 'b', 'c']) pending.add(event(id), 0);
     pending.takeUnsent(3);
     pending.markEnqueued(['a', 'b'], 1_000);
@@ -54,7 +54,7 @@ describe('PendingUsageEvents', () => {
   });
 
   it('stays within bounds: drops events already in Redis first, then the oldest unsent', () => {
-    const pending = new PendingUsageEvents(3);
+    const pending = new PendingEvents<UsageEvent>(3);
     for (const id of ['a', 'b', 'c']) pending.add(event(id), 0);
     pending.takeUnsent(1);
     pending.markEnqueued(['a'], 0);
@@ -67,6 +67,6 @@ describe('PendingUsageEvents', () => {
   });
 
   it('refuses a non-positive bound', () => {
-    expect(() => new PendingUsageEvents(0)).toThrow();
+    expect(() => new PendingEvents<UsageEvent>(0)).toThrow();
   });
 });

@@ -1,16 +1,18 @@
 /**
- * The API process's copy of every usage event it produced that no billing worker has confirmed as
- * written to PostgreSQL yet. Usage events wait in a Redis stream; if Redis loses them (flush,
- * failover without persistence) this copy is appended again. Bounded: past `maxEntries` the oldest
- * entries are dropped, those already in Redis first.
+ * The API process's copy of every event it produced (usage events, request records) that no worker
+ * has confirmed as written to PostgreSQL yet. Events wait in a Redis stream; if Redis loses them
+ * (flush, failover without persistence) this copy is appended again. Bounded: past `maxEntries` the
+ * oldest entries are dropped, those already in Redis first.
  */
-import type { UsageEvent } from './usage-event';
+
+/** What a durable stream carries: anything with a request id (its idempotency key). */
+export interface StreamEvent { requestId: string }
 
 /** `unsent`: not in Redis yet; `sending`: an append is in flight; `enqueued`: in the usage stream (as far as we know). */
 export type PendingState = 'unsent' | 'sending' | 'enqueued';
 
-interface PendingEntry {
-  event: UsageEvent;
+interface PendingEntry<E> {
+  event: E;
   state: PendingState;
   /** Unix ms of the last enqueue or state check. */
   since: number;
@@ -18,9 +20,9 @@ interface PendingEntry {
   streamId?: string;
 }
 
-export class PendingUsageEvents {
+export class PendingEvents<E extends StreamEvent> {
   // Map iteration order is insertion order: the oldest entries come first.
-  private readonly entries = new Map<string, PendingEntry>();
+  private readonly entries = new Map<string, PendingEntry<E>>();
   private readonly unsent = new Set<string>();
 
   constructor(private readonly maxEntries: number) {
@@ -47,11 +49,11 @@ export class PendingUsageEvents {
    * Adds an event as unsent. Returns false when the request id is already held (a repeated record
    * is a no-op), and the events dropped to stay within bounds.
    */
-  add(event: UsageEvent, now: number, state: 'unsent' | 'sending' = 'unsent'): { added: boolean; dropped: Array<{ event: UsageEvent; state: PendingState }> } {
+  add(event: E, now: number, state: 'unsent' | 'sending' = 'unsent'): { added: boolean; dropped: Array<{ event: E; state: PendingState }> } {
     if (this.entries.has(event.requestId)) return { added: false, dropped: [] };
     this.entries.set(event.requestId, { event, state, since: now });
     if (state === 'unsent') this.unsent.add(event.requestId);
-    const dropped: Array<{ event: UsageEvent; state: PendingState }> = [];
+    const dropped: Array<{ event: E; state: PendingState }> = [];
     while (this.entries.size > this.maxEntries) {
       const victim = this.oldestIn('enqueued') ?? this.oldestIn('unsent') ?? this.oldestIn('sending');
       if (victim === undefined) break;
@@ -63,8 +65,8 @@ export class PendingUsageEvents {
   }
 
   /** Up to `limit` unsent events, now marked `sending`, oldest first. */
-  takeUnsent(limit: number): UsageEvent[] {
-    const taken: UsageEvent[] = [];
+  takeUnsent(limit: number): E[] {
+    const taken: E[] = [];
     for (const requestId of this.unsent) {
       if (taken.length >= limit) break;
       const entry = this.entries.get(requestId);
@@ -127,7 +129,7 @@ export class PendingUsageEvents {
     return this.entries.get(requestId)?.streamId;
   }
 
-  event(requestId: string): UsageEvent | undefined {
+  event(requestId: string): E | undefined {
     return this.entries.get(requestId)?.event;
   }
 

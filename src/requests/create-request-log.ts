@@ -1,0 +1,111 @@
+/**
+ * The API side of the request log (issue 22). When a response closes, a request whose key
+ * authenticated becomes one compact record handed to a durable stream producer (the same machinery
+ * as usage events: appended to Redis off the request path, coalesced per tick, kept in memory until
+ * the request-log worker confirms it in PostgreSQL). Requests refused before authentication are
+ * only counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dependencies } from '../dependencies';
+import type { RequestCloseListener, RequestTiming } from '../http/access-log';
+import { locals, type RequestFacts } from '../http/request-context';
+import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer } from '../redis/durable-stream-producer';
+import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
+import type { RequestBodies, RequestRecord } from './request-record';
+
+export interface RequestLog {
+  /** Given to the access log: records the request when its response closes. */
+  onClose: RequestCloseListener;
+  /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
+  producer?: DurableStreamProducer<RequestRecord>;
+  close(): Promise<void>;
+}
+
+type LogDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db' | 'metrics'>;
+
+/** Status recorded for a client that left before any status line was sent (nginx's convention). */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/** The error class of a failure: the gateway's own refusal kind, or `upstream_*` when an upstream caused it. */
+export function errorClassOf(failure: NonNullable<RequestFacts['failure']>): string {
+  if (!failure.upstream || failure.kind.startsWith('upstream_')) return failure.kind;
+  return `upstream_${failure.kind}`;
+}
+
+export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming): RequestRecord {
+  const aborted = !res.writableFinished;
+  const status = aborted && !res.headersSent ? CLIENT_CLOSED_STATUS : res.statusCode;
+  const failed = facts.failure !== undefined || status >= 400;
+  let errorClass: string | null = null;
+  if (aborted) errorClass = 'client_abort';
+  else if (facts.failure) errorClass = errorClassOf(facts.failure);
+  else if (status >= 400) errorClass = `http_${status}`;
+  return {
+    requestId,
+    accountId: facts.accountId,
+    apiKeyId: facts.apiKeyId,
+    protocol: facts.protocol,
+    model: facts.model === undefined ? null : facts.model.slice(0, 200),
+    upstreamAccountId: facts.upstreamAccountId ?? null,
+    status,
+    outcome: aborted ? 'aborted' : failed ? 'error' : 'ok',
+    errorClass,
+    durationMs: timing.durationMs,
+    ttfbMs: timing.ttfbMs,
+    inputTokens: facts.usage?.inputTokens ?? 0,
+    outputTokens: facts.usage?.outputTokens ?? 0,
+    costCredits: facts.usage?.credits ?? 0,
+    stream: facts.stream === true,
+    replayed: facts.replayed === true,
+    warnings: facts.warnings ? facts.warnings.slice(0, 100).map((warning) => warning.field.slice(0, 200)) : [],
+    startedAt: timing.startedAt,
+  };
+}
+
+export function createRequestLog(deps: LogDependencies, options: DurableStreamOptions = {}): RequestLog {
+  const settings = deps.config.requestLog;
+  const producer = !settings.enabled ? undefined : createDurableStreamProducer<RequestRecord>(deps, {
+    name: 'request-log-producer',
+    stream: deps.redisKeys.requestLogStream(),
+    channel: deps.redisKeys.requestLogWrittenChannel(),
+    batchEntries: true,
+    // Records wait up to 5 ms to share one append (they are held in memory either way).
+    lingerMs: 5,
+    // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
+    shedAfterAppend: (record) => { delete record.bodies; },
+    written: async (requestIds) => {
+      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [requestIds]);
+      return written.rows.map((row) => row.request_id);
+    },
+  }, options);
+  const redactPaths = parseRedactPaths(settings.redactPaths);
+
+  const bodiesOf = (facts: RequestFacts): RequestBodies => {
+    const request = facts.requestBody === undefined ? undefined : redactBody(facts.requestBody, redactPaths, settings.bodyMaxBytes);
+    const response = facts.responseBody === undefined ? undefined : redactTextBody(facts.responseBody, redactPaths, settings.bodyMaxBytes);
+    return {
+      request: request?.text ?? null,
+      response: response?.text ?? null,
+      streamEvents: facts.streamEvents ?? null,
+      truncated: request?.truncated === true || response?.truncated === true,
+    };
+  };
+
+  const onClose = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => {
+    const facts = locals(res).facts;
+    if (!facts) {
+      if (res.statusCode === 401) deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
+      return;
+    }
+    if (!producer) return;
+    try {
+      const record = toRequestRecord(locals(res).requestId, res, facts, timing);
+      if (facts.keepBodies) record.bodies = bodiesOf(facts);
+      producer.submit(record);
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record');
+    }
+  };
+
+  return { onClose, producer, close: async () => { await producer?.close(); } };
+}

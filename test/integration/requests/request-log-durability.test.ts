@@ -1,0 +1,88 @@
+/**
+ * Issue 22, item 1: a request record, once the API answered, is not lost when a process dies or
+ * Redis loses it: a worker that took records and died leaves them pending and another worker claims
+ * and writes them (once each); a stream lost from Redis is appended again by the API process that
+ * still holds its copy; records of a day without a partition get one.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequestLog, type RequestLog } from '../../../src/requests/create-request-log';
+import type { RequestRecord } from '../../../src/requests/request-record';
+import { REQUEST_LOG_GROUP, startRequestLogWorker } from '../../../workers/request-log-worker';
+import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+import { eventually } from '../billing/billing-fixtures';
+
+jest.setTimeout(60_000);
+
+function record(overrides: Partial<RequestRecord> = {}): RequestRecord {
+  return {
+    requestId: `req_${randomBytes(12).toString('hex')}`, accountId: 1, apiKeyId: 2, protocol: 'chat', model: 'm', upstreamAccountId: null,
+    status: 200, outcome: 'ok', errorClass: null, durationMs: 5, ttfbMs: 4, inputTokens: 1, outputTokens: 2, costCredits: 3,
+    stream: false, replayed: false, warnings: [], startedAt: Date.now(), ...overrides,
+  };
+}
+
+describe('request records survive a dead worker and a Redis that lost them', () => {
+  let deps: TestDependencies;
+  let log: RequestLog;
+  beforeAll(async () => {
+    deps = await createTestDependencies();
+    log = createRequestLog(deps, { confirmAfterMs: 200, sweepIntervalMs: 100 });
+  });
+  afterAll(async () => {
+    await log.close();
+    await deps.close();
+  });
+
+  const written = async (ids: string[]) => (await deps.db.query<{ request_id: string }>(
+    'SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [ids])).rows.map((row) => row.request_id);
+
+  it('a worker killed after taking records: another claims them and writes each once', async () => {
+    const records = Array.from({ length: 50 }, () => record());
+    for (const item of records) log.producer!.submit(item);
+    expect(await log.producer!.flush()).toBe(true);
+    // A worker reads them and dies before writing (nothing acknowledged).
+    const stream = deps.redisKeys.requestLogStream();
+    await deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+    const taken = await deps.redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, 'dead-worker', 'COUNT', 1000, 'STREAMS', stream, '>') as unknown[];
+    expect(taken).toHaveLength(1);
+    expect(await written(records.map((item) => item.requestId))).toEqual([]);
+
+    const worker = await startRequestLogWorker(deps, { claimIdleMs: 300, blockMs: 100, lingerMs: 0 });
+    try {
+      expect(await log.producer!.drain(30_000)).toBe(true);
+    } finally {
+      await worker.close();
+    }
+    const ids = await written(records.map((item) => item.requestId));
+    expect(new Set(ids)).toEqual(new Set(records.map((item) => item.requestId)));
+    expect(ids).toHaveLength(records.length);
+    expect(await deps.redis.xlen(stream)).toBe(0);
+  });
+
+  it('Redis lost the stream before any worker wrote it: the API process appends its copy again', async () => {
+    const records = Array.from({ length: 20 }, () => record());
+    for (const item of records) log.producer!.submit(item);
+    expect(await log.producer!.flush()).toBe(true);
+    await deps.redis.del(deps.redisKeys.requestLogStream()); // what a flush does to this tenant's stream
+    const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
+    try {
+      expect(await log.producer!.drain(30_000)).toBe(true);
+    } finally {
+      await worker.close();
+    }
+    expect(await written(records.map((item) => item.requestId))).toHaveLength(records.length);
+  });
+
+  it('a record from a day with no partition yet gets its partition', async () => {
+    const old = record({ startedAt: Date.UTC(2020, 0, 15, 12) });
+    log.producer!.submit(old);
+    const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
+    try {
+      await eventually('the old record', () => written([old.requestId]), (ids) => ids.length === 1);
+    } finally {
+      await worker.close();
+    }
+    const partition = await deps.db.query("SELECT 1 FROM pg_class WHERE relname = 'request_records_20200115'");
+    expect(partition.rowCount).toBe(1);
+  });
+});

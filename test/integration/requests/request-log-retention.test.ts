@@ -1,0 +1,53 @@
+/**
+ * Issue 22, item 7: retention removes request records, bodies and routing decisions older than their
+ * periods (whole day partitions dropped, the day across the cutoff trimmed in batches) and keeps the rest.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RequestRecord } from '../../../src/requests/request-record';
+import { createAccount } from '../../../src/process/seed';
+import { applyRequestLogRetention } from '../../../workers/request-log-retention';
+import { writeRequestRecords } from '../../../workers/write-request-records';
+import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 5, 20, 12);
+
+function record(ageMs: number, withBodies: boolean): RequestRecord {
+  return {
+    requestId: `req_${randomBytes(12).toString('hex')}`, accountId: 1, apiKeyId: 2, protocol: 'chat', model: 'm', upstreamAccountId: null,
+    status: 200, outcome: 'ok', errorClass: null, durationMs: 5, ttfbMs: 4, inputTokens: 1, outputTokens: 2, costCredits: 3,
+    stream: false, replayed: false, warnings: [], startedAt: NOW - ageMs,
+    ...(withBodies ? { bodies: { request: '{}', response: '{}', streamEvents: null, truncated: false } } : {}),
+  };
+}
+
+describe('request log retention', () => {
+  let deps: TestDependencies;
+  beforeAll(async () => { deps = await createTestDependencies(); });
+  afterAll(async () => { await deps.close(); });
+
+  it('removes what is older than each period, and only that', async () => {
+    const ages = { ancient: 40 * DAY, justOld: 30 * DAY + 3_600_000, justNew: 30 * DAY - 3_600_000, bodiesOld: 8 * DAY, recent: DAY };
+    const records = Object.fromEntries(Object.entries(ages).map(([name, age]) => [name, record(age, true)])) as Record<keyof typeof ages, RequestRecord>;
+    await writeRequestRecords(deps.db, Object.values(records));
+    const accountId = await createAccount(deps.db, { name: 'r', tier: 'pro' });
+    for (const [id, age] of [['old-decision', 31 * DAY], ['new-decision', 29 * DAY]] as const) {
+      await deps.db.query("INSERT INTO routing_decisions (request_id, account_id, model, outcome, steps, created_at) VALUES ($1, $2, 'm', 'served', '[]', $3)",
+        [id, accountId, new Date(NOW - age)]);
+    }
+
+    const report = await applyRequestLogRetention(deps.db, { recordsDays: 30, bodiesDays: 7, routingDecisionsDays: 30 }, NOW);
+
+    const kept = (await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records')).rows.map((row) => row.request_id);
+    expect(new Set(kept)).toEqual(new Set([records.justNew.requestId, records.bodiesOld.requestId, records.recent.requestId]));
+    const bodies = (await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_bodies')).rows.map((row) => row.request_id);
+    expect(bodies).toEqual([records.recent.requestId]);
+    const decisions = (await deps.db.query<{ request_id: string }>('SELECT request_id FROM routing_decisions')).rows.map((row) => row.request_id);
+    expect(decisions).toEqual(['new-decision']);
+    // The ancient day went as a whole partition; the partitions ahead exist.
+    expect(report.partitionsDropped).toContain('request_records_20260511');
+    expect(report.recordsDeleted).toBe(1);
+    const ahead = await deps.db.query("SELECT 1 FROM pg_class WHERE relname = 'request_records_20260627'");
+    expect(ahead.rowCount).toBe(1);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Runs request-log retention (and the partitions ahead) at start and every `everyMs` (default 1 h).
+ * Several maintenance workers may run: a PostgreSQL advisory lock lets one of them do it at a time.
+ */
+import type { Dependencies } from '../src/dependencies';
+import { applyRequestLogRetention } from './request-log-retention';
+
+const LOCK_ID = 7_349_222;
+
+export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | 'db' | 'logger' | 'clock'>, everyMs = 3_600_000): { close(): Promise<void> } {
+  const logger = deps.logger.child({ component: 'request-log-retention' });
+  const settings = deps.config.requestLog;
+  let running: Promise<void> | undefined;
+  const run = async () => {
+    const client = await deps.db.connect();
+    try {
+      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_ID]);
+      if (!locked.rows[0]?.ok) return;
+      try {
+        const report = await applyRequestLogRetention(deps.db, {
+          recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
+        }, deps.clock.now());
+        logger.info(report, 'request log retention applied');
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]);
+      }
+    } finally {
+      client.release();
+    }
+  };
+  const tick = () => {
+    running ??= run().catch((error: unknown) => logger.warn({ err: error }, 'request log retention failed; retried next run')).finally(() => { running = undefined; });
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return {
+    async close() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
