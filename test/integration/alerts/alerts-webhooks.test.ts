@@ -3,8 +3,7 @@
  * receiver: a rule fires once per crossing and is re-armed when its figure goes back; its webhook
  * arrives signed (HMAC-SHA256 of the timestamp and body) and is retried (the first attempt fails,
  * the retry succeeds), with every attempt in the delivery log; the test button sends a signed test
- * event; the error-rate rule reads the request log (`request_records`, created here: the request
- * log branch owns its migration).
+ * event; the error-rate rule reads the request log (`request_records`).
  */
 import { verifyWebhookSignature } from '../../../src/alerts/webhook-signature';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
@@ -49,10 +48,6 @@ describe('alerts and webhooks', () => {
     gateway = await startTestGateway({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_BACKOFF_MS: '100', WEBHOOK_MAX_ATTEMPTS: '3' } });
     receiver = await startWebhookReceiver();
     worker = await startWebhookWorker(gateway.deps, { evaluateEveryMs: 0 });
-    await gateway.deps.db.query(`CREATE TABLE IF NOT EXISTS request_records (
-      request_id text PRIMARY KEY, account_id bigint NOT NULL, api_key_id bigint, protocol text, model text, upstream_account_id bigint,
-      status integer, outcome text NOT NULL, error_class text, duration_ms integer, ttfb_ms integer, input_tokens integer,
-      output_tokens integer, cost_credits bigint, created_at timestamptz NOT NULL DEFAULT now())`);
   }, 60_000);
 
   afterAll(async () => {
@@ -141,7 +136,7 @@ describe('alerts and webhooks', () => {
     const errors = await call('POST', '/api/v1/me/alerts', { kind: 'error_rate', threshold: 0.5, window_minutes: 10, min_requests: 4 });
     expect(errors.body).toMatchObject({ window_minutes: 10, min_requests: 4, threshold: 0.5 });
     const record = (outcome: string, n: number) => gateway.deps.db.query(
-      `INSERT INTO request_records (request_id, account_id, outcome) SELECT 'r' || gen_random_uuid(), $1, $2 FROM generate_series(1, $3)`, [gateway.accountId, outcome, n]);
+      `INSERT INTO request_records (request_id, account_id, protocol, status, outcome, duration_ms, created_at) SELECT 'r' || gen_random_uuid(), $1, 'chat', CASE $2 WHEN 'ok' THEN 200 WHEN 'aborted' THEN 499 ELSE 502 END, $2, 10, now() FROM generate_series(1, $3)`, [gateway.accountId, outcome, n]);
     await record('ok', 4);
     await record('aborted', 2);
     expect((await worker.evaluate()).fired).toEqual([]);
