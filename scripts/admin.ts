@@ -77,7 +77,7 @@ async function main(): Promise<void> {
         break;
       }
       case 'account topup': {
-        const redis = createRedis(config.redisUrl);
+        const redis = createRedis(config.redis);
         try {
           const result = await topUpAccount({ db, redis, redisKeys: createRedisKeys(config.redisPrefix) },
             integer(required(flags, 'account'), 'account'), usdToCredits(required(flags, 'usd'), 'usd'));
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       }
       default:
         if (positional[0] === 'model') {
-          const redis = createRedis(config.redisUrl);
+          const redis = createRedis(config.redis);
           try {
             await runModelCommand(positional[1] ?? '', flags, { db, redis, redisKeys: createRedisKeys(config.redisPrefix) }, print);
           } finally {

@@ -10,14 +10,14 @@ import path from 'node:path';
 import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { Catalog } from '../src/catalog/catalog';
 import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig, type RedisTarget } from '../src/config';
 import { bootstrap } from '../src/process/bootstrap';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { createConsoleUser } from '../src/process/seed';
 import { ensureConsoleBuilt } from './build-console';
 import { createRedis } from '../src/redis/connection';
-import { redactUrl } from '../src/process/build-dependencies';
+import { describeRedisTarget, redactUrl } from '../src/process/build-dependencies';
 import { startEmbeddedS3, type EmbeddedS3 } from '../src/storage/embedded-s3';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -72,17 +72,17 @@ async function waitFor(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-async function reachable(databaseUrl: string, redisUrl: string): Promise<void> {
+async function reachable(databaseUrl: string, redisTarget: RedisTarget): Promise<void> {
   try {
     await ensureDatabase(databaseUrl);
   } catch (error) {
     fail(`PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   }
-  const redis = createRedis(redisUrl);
+  const redis = createRedis(redisTarget);
   try {
     await Promise.race([redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
   } catch (error) {
-    fail(`Redis is not reachable at ${redactUrl(redisUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
+    fail(`Redis is not reachable at ${describeRedisTarget(redisTarget)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   } finally {
     redis.disconnect();
   }
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     throw error;
   }
   for (const warning of config.warnings) console.warn(`warning: ${warning}`);
-  await reachable(config.databaseUrl, config.redisUrl);
+  await reachable(config.databaseUrl, config.redis);
   await migrate(config.databaseUrl);
   const consoleBuild = await ensureConsoleBuilt().catch((error: Error) => fail(`the web console did not build: ${error.message}`));
   if (consoleBuild === 'built') console.log('web console built (console/dist)');

@@ -9,6 +9,7 @@
  */
 import type { Dependencies } from '../dependencies';
 import { createRedis } from '../redis/connection';
+import { byUsageShard } from '../redis/keys';
 import { PendingUsageEvents, type PendingState } from './pending-usage-events';
 import type { HeldUsageEvent, UsageEvent, UsageRecorder } from './usage-event';
 
@@ -70,8 +71,7 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
     closeTimeoutMs: options.closeTimeoutMs ?? 5_000,
   };
   const logger = deps.logger.child({ component: 'usage-recorder' });
-  const connection = createRedis(deps.config.redisUrl, { name: 'billing-producer' });
-  const stream = deps.redisKeys.usageStream();
+  const connection = createRedis(deps.config.redis, { name: 'billing-producer' });
   const pending = new PendingUsageEvents(settings.maxPending);
   const channel = deps.redisKeys.billingSettledChannel();
   // record() callers waiting for their event to reach Redis.
@@ -99,14 +99,20 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
     }
   };
 
+  /** One pipeline per shard (on a cluster a pipeline stays in one slot); on one server they leave in one write. */
   const append = async (batch: UsageEvent[]): Promise<Array<string | undefined>> => {
-    const pipeline = connection.pipeline();
-    for (const event of batch) pipeline.xadd(stream, '*', 'e', JSON.stringify(event));
-    const results = (await pipeline.exec()) ?? [];
-    return batch.map((_event, index) => {
-      const [error, id] = results[index] ?? [new Error('no reply')];
-      return error ? undefined : String(id);
-    });
+    const entryIds = new Map<UsageEvent, string>();
+    await Promise.all([...byUsageShard(batch, (event) => event.accountId)].map(async ([shard, events]) => {
+      const pipeline = connection.pipeline();
+      for (const event of events) pipeline.xadd(deps.redisKeys.usageStream(shard), '*', 'e', JSON.stringify(event));
+      // A shard whose node is away leaves its events unsent; the others' appends stand.
+      const results = (await pipeline.exec().catch(() => null)) ?? [];
+      events.forEach((event, index) => {
+        const [error, id] = results[index] ?? [new Error('no reply')];
+        if (!error) entryIds.set(event, String(id));
+      });
+    }));
+    return batch.map((event) => entryIds.get(event));
   };
 
   const pump = () => {
@@ -163,20 +169,32 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
    * writes nothing for a request id already in PostgreSQL). Redis is read before PostgreSQL, and a
    * worker deletes an entry only after its commit, so an event is never taken for lost while written.
    */
+  const stillInStream = async (requestIds: string[]): Promise<Set<string>> => {
+    const found = new Set<string>();
+    const groups = byUsageShard(requestIds, (requestId) => pending.event(requestId)?.accountId ?? 0);
+    await Promise.all([...groups].map(async ([shard, ids]) => {
+      const pipeline = connection.pipeline();
+      for (const requestId of ids) {
+        const entryId = pending.streamId(requestId) ?? '0-1';
+        pipeline.xrange(deps.redisKeys.usageStream(shard), entryId, entryId);
+      }
+      const results = (await pipeline.exec()) ?? [];
+      ids.forEach((requestId, index) => {
+        const [error, entries] = results[index] ?? [new Error('no reply')];
+        if (error) throw error;
+        if (Array.isArray(entries) && entries.length > 0) found.add(requestId);
+      });
+    }));
+    return found;
+  };
+
   const checkBatch = async (requestIds: string[]) => {
-    const pipeline = connection.pipeline();
-    for (const requestId of requestIds) {
-      const entryId = pending.streamId(requestId) ?? '0-1';
-      pipeline.xrange(stream, entryId, entryId);
-    }
-    const results = (await pipeline.exec()) ?? [];
+    const found = await stillInStream(requestIds);
     const missing: string[] = [];
-    requestIds.forEach((requestId, index) => {
-      const [error, entries] = results[index] ?? [new Error('no reply')];
-      if (error) throw error;
-      if (Array.isArray(entries) && entries.length > 0) pending.touch(requestId, deps.clock.now());
+    for (const requestId of requestIds) {
+      if (found.has(requestId)) pending.touch(requestId, deps.clock.now());
       else missing.push(requestId);
-    });
+    }
     if (missing.length === 0) return;
     const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE request_id = ANY($1::text[])', [missing]);
     const writtenIds = new Set(written.rows.map((row) => row.request_id));
