@@ -1,0 +1,99 @@
+/**
+ * What a Redis topology must survive, measured from outside (HTTP answers, PostgreSQL): mixed load
+ * over the four protocols, plain and streamed, billed exactly; and a failover under that load, where
+ * every refusal is a 503 in its protocol's envelope within 1 s, traffic resumes by itself, no
+ * answered call goes unbilled and the wallet equals the sum of the usage rows.
+ */
+import { envelopeProblem } from '../fuzz/envelopes';
+import { probe } from '../fuzz/http-probe';
+import { sleep, type ChaosWorld } from '../chaos/chaos-harness';
+import { accountingView, CALLS, eventually, ledgerFigures, newTally, PROTOCOLS, record, streamedCall, type LedgerFigures, type Tally } from '../chaos/chaos-figures';
+
+type CallSurface = keyof typeof CALLS;
+
+/** `connections` closed loops alternating protocols, plain and streamed, until `stop` is called. */
+export function mixedLoad(world: ChaosWorld, tally: Tally, connections: number): { stop(): Promise<void> } {
+  let stopped = false;
+  const loops = Array.from({ length: connections }, async (_unused, index) => {
+    for (let turn = index; !stopped; turn++) {
+      const surface = PROTOCOLS[turn % PROTOCOLS.length]!;
+      const request = turn % 2 === 0 ? CALLS[surface](world.key) : streamedCall(surface, world.key);
+      const startedAt = Date.now();
+      try {
+        record(tally, surface, await probe(world.api.url, request), Date.now() - startedAt);
+      } catch {
+        tally.requests++;
+        tally.dropped++;
+        await sleep(50);
+      }
+    }
+  });
+  return { async stop() { stopped = true; await Promise.all(loops); } };
+}
+
+/** Delivered answers (200) billed exactly once: a usage row each, the wallet down by their sum. */
+export async function expectBilledExactly(world: ChaosWorld, before: LedgerFigures, delivered: number, timeoutMs = 40_000): Promise<LedgerFigures> {
+  // A usage event Redis lost in a failover is appended again by the API after 10 s (confirmAfterMs).
+  const { value: after } = await eventually('every delivered answer written', () => ledgerFigures(world.db, world.accountId),
+    (figures) => figures.usageRows - before.usageRows >= delivered, timeoutMs);
+  await sleep(1_500);
+  const settled = await ledgerFigures(world.db, world.accountId);
+  expect(settled).toEqual(after);
+  expect(settled.usageRows - before.usageRows).toBe(delivered);
+  expect(before.balance - settled.balance).toBe(settled.usageCredits - before.usageCredits);
+  return settled;
+}
+
+const UNAVAILABLE_SHAPE: Record<CallSurface, object> = {
+  messages: { type: 'error', error: { type: 'overloaded_error' } },
+  chat: { error: { type: 'api_error', code: 'api_error' } },
+  responses: { error: { type: 'api_error', code: 'api_error' } },
+  'generate-content': { error: { code: 503, status: 'UNAVAILABLE' } },
+};
+
+export interface FailoverFigures {
+  refusals: number;
+  slowestRefusalMs: number;
+  /** From the kill to the first 200 of every protocol. */
+  resumedAfterMs: number;
+}
+
+/**
+ * Right after `kill`, probes the protocols in turn until each answered 200 again: every answer in
+ * between is a 200 or a 503 in the protocol's unavailable shape, with Retry-After, within 1 s.
+ */
+export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill: () => Promise<void>, timeoutMs = 30_000): Promise<FailoverFigures> {
+  await kill();
+  const killedAt = Date.now();
+  const resumed = new Set<CallSurface>();
+  const figures: FailoverFigures = { refusals: 0, slowestRefusalMs: 0, resumedAfterMs: 0 };
+  for (let turn = 0; resumed.size < PROTOCOLS.length; turn++) {
+    if (Date.now() - killedAt > timeoutMs) throw new Error(`traffic did not resume within ${timeoutMs} ms: ${JSON.stringify(figures)}`);
+    const surface = PROTOCOLS[turn % PROTOCOLS.length]!;
+    const startedAt = Date.now();
+    const answer = await probe(world.api.url, CALLS[surface](world.key));
+    const ms = Date.now() - startedAt;
+    record(tally, surface, answer, ms);
+    if (answer.status === 200) {
+      resumed.add(surface);
+      continue;
+    }
+    figures.refusals++;
+    figures.slowestRefusalMs = Math.max(figures.slowestRefusalMs, ms);
+    expect({ surface, status: answer.status, text: answer.status === 503 ? '' : answer.text }).toEqual({ surface, status: 503, text: '' });
+    expect(answer.json).toMatchObject(UNAVAILABLE_SHAPE[surface]);
+    expect(envelopeProblem(surface, answer.json)).toBeUndefined();
+    expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(1_000);
+    await sleep(100);
+  }
+  figures.resumedAfterMs = Date.now() - killedAt;
+  return figures;
+}
+
+/** Every lease is released or has expired within its TTL (the accounting headers count them). */
+export async function expectNoLeaseLeft(world: ChaosWorld, leaseTtlMs: number): Promise<void> {
+  await eventually('no lease left', () => accountingView(world.api.url, world.key), (view) => view?.leases === 0, leaseTtlMs + 5_000);
+}
+
+export { newTally, ledgerFigures };
