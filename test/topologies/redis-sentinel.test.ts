@@ -1,0 +1,59 @@
+/**
+ * The gateway on a Sentinel set of its own (a primary, a replica, three sentinels): the API and a
+ * worker (billing, maintenance: BullMQ) as separate processes configured by REDIS_SENTINELS. Mixed
+ * load is billed exactly; then the primary is SIGKILLed under load, the sentinels promote the replica
+ * and every connection (request path, BullMQ, pub/sub) follows it.
+ */
+import { printFigures } from '../chaos/chaos-figures';
+import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
+import { startOwnSentinelSet } from './redis-servers';
+import { expectBilledExactly, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+
+jest.setTimeout(120_000);
+
+const LEASE_TTL_MS = 5_000;
+
+describe('Redis Sentinel (primary, replica, three sentinels)', () => {
+  let sentinel: Awaited<ReturnType<typeof startOwnSentinelSet>>;
+  let world: ChaosWorld;
+
+  beforeAll(async () => {
+    sentinel = await startOwnSentinelSet();
+    world = await startChaosWorld({ env: { ...sentinel.env, LEASE_TTL_MS: String(LEASE_TTL_MS) } });
+  });
+  afterAll(async () => {
+    await world?.close();
+    await sentinel?.close();
+  });
+
+  it('sentinel_billing_exactness: mixed load over the four protocols, plain and streamed, is billed exactly', async () => {
+    const before = await ledgerFigures(world.db, world.accountId);
+    const tally = newTally();
+    const traffic = mixedLoad(world, tally, 6);
+    await sleep(4_000);
+    await traffic.stop();
+    expect(tally.broken).toEqual([]);
+    expect(tally.dropped).toBe(0);
+    const delivered = tally.byStatus[200] ?? 0;
+    expect(delivered).toBe(tally.requests);
+    await expectBilledExactly(world, before, delivered);
+    printFigures('sentinel exactness', { requests: tally.requests, perSecond: Math.round(tally.requests / 4) });
+  });
+
+  it('sentinel_primary_failover: the replica is promoted; refusals are 503s within 1 s, nothing billed is lost', async () => {
+    const before = await ledgerFigures(world.db, world.accountId);
+    const tally = newTally();
+    const traffic = mixedLoad(world, tally, 4);
+    await sleep(1_500);
+    const figures = await probeThroughFailover(world, tally, () => sentinel.primary.server.kill('SIGKILL'));
+    await sleep(1_000);
+    await traffic.stop();
+    expect(figures.refusals).toBeGreaterThan(0);
+    expect(tally.broken).toEqual([]);
+    expect(world.api.output.filter((line) => line.includes('unhandled error'))).toEqual([]);
+    expect(await sentinel.currentPrimaryPort()).not.toBe(sentinel.primary.port);
+    await expectBilledExactly(world, before, tally.byStatus[200] ?? 0);
+    await expectNoLeaseLeft(world, LEASE_TTL_MS);
+    printFigures('sentinel failover', { ...figures, requests: tally.requests, byStatus: tally.byStatus, slowestLoadRefusalMs: tally.slowestRefusalMs });
+  });
+});
