@@ -174,9 +174,9 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
     }
   };
 
-  /** New entries of every shard, up to `count` each. */
-  const read = async (count: number): Promise<Entry[]> => (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-    const reply = await deps.redis.call('XREADGROUP', 'GROUP', BILLING_GROUP, consumer, 'COUNT', count, 'STREAMS', deps.redisKeys.usageStream(shard), '>');
+  /** New entries of every shard (`>`), or this consumer's own unacknowledged ones (`0`), up to `count` each. */
+  const read = async (count: number, from: '>' | '0' = '>'): Promise<Entry[]> => (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
+    const reply = await deps.redis.call('XREADGROUP', 'GROUP', BILLING_GROUP, consumer, 'COUNT', count, 'STREAMS', deps.redisKeys.usageStream(shard), from);
     const [first] = Array.isArray(reply) ? reply : [];
     return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
   }))).flat();
@@ -190,7 +190,17 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
   let running = true;
   let lastClaim = 0;
   let idlePauseMs = 0;
+  // After a failed command (a failover), entries may be ours without our knowing: a read whose reply
+  // was lost, an acknowledgement that did not reach the new primary. Read our own pending ones first
+  // instead of leaving them to a claim after `idleMs`.
+  let ownPendingUnknown = false;
   const next = async (): Promise<Entry[]> => {
+    if (ownPendingUnknown) {
+      // Once per failure (entries that fail again wait for the claim, as before).
+      const own = await read(maxBatch, '0');
+      ownPendingUnknown = false;
+      if (own.length > 0) return own;
+    }
     if (Date.now() - lastClaim >= claimEveryMs) {
       lastClaim = Date.now();
       const entries = await claim();
@@ -232,6 +242,7 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
           await ensureGroups().catch(() => undefined);
           continue;
         }
+        ownPendingUnknown = true;
         logger.warn({ err: error }, 'reading the usage stream failed; retrying');
         await sleep(500);
       }

@@ -6,7 +6,7 @@
  */
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
-import { startOwnSentinelSet } from './redis-servers';
+import { cpuSeconds, startOwnSentinelSet } from './redis-servers';
 import { expectBilledExactly, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
 
 jest.setTimeout(120_000);
@@ -28,16 +28,20 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
 
   it('sentinel_billing_exactness: mixed load over the four protocols, plain and streamed, is billed exactly', async () => {
     const before = await ledgerFigures(world.db, world.accountId);
+    // Sizing (docs/operations.md): the CPU the primary spends per request.
+    const cpuBefore = await cpuSeconds(sentinel.primary.port);
     const tally = newTally();
     const traffic = mixedLoad(world, tally, 6);
     await sleep(4_000);
     await traffic.stop();
+    const cpuPerRequestUs = ((await cpuSeconds(sentinel.primary.port)) - cpuBefore) * 1e6 / tally.requests;
     expect(tally.broken).toEqual([]);
     expect(tally.dropped).toBe(0);
     const delivered = tally.byStatus[200] ?? 0;
     expect(delivered).toBe(tally.requests);
     await expectBilledExactly(world, before, delivered);
-    printFigures('sentinel exactness', { requests: tally.requests, perSecond: Math.round(tally.requests / 4) });
+    printFigures('sentinel exactness', { requests: tally.requests, perSecond: Math.round(tally.requests / 4),
+      primaryCpuUsPerRequest: Math.round(cpuPerRequestUs), ceilingPerSecond: Math.round(1e6 / cpuPerRequestUs) });
   });
 
   it('sentinel_primary_failover: the replica is promoted; refusals are 503s within 1 s, nothing billed is lost', async () => {
@@ -52,8 +56,8 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
     expect(tally.broken).toEqual([]);
     expect(world.api.output.filter((line) => line.includes('unhandled error'))).toEqual([]);
     expect(await sentinel.currentPrimaryPort()).not.toBe(sentinel.primary.port);
-    await expectBilledExactly(world, before, tally.byStatus[200] ?? 0);
-    await expectNoLeaseLeft(world, LEASE_TTL_MS);
-    printFigures('sentinel failover', { ...figures, requests: tally.requests, byStatus: tally.byStatus, slowestLoadRefusalMs: tally.slowestRefusalMs });
+    const { writtenAfterMs } = await expectBilledExactly(world, before, tally.byStatus[200] ?? 0);
+    const leasesGoneAfterMs = await expectNoLeaseLeft(world, LEASE_TTL_MS);
+    printFigures('sentinel failover', { ...figures, requests: tally.requests, byStatus: tally.byStatus, slowestLoadRefusalMs: tally.slowestRefusalMs, writtenAfterMs, leasesGoneAfterMs });
   });
 });

@@ -48,6 +48,13 @@ async function ask<T>(port: number, command: (redis: Redis) => Promise<T>): Prom
   }
 }
 
+/** CPU seconds (user + system) the server process has used so far (INFO cpu). */
+export async function cpuSeconds(port: number): Promise<number> {
+  const info = String(await ask(port, (redis) => redis.info('cpu')));
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
 /** 3 masters, 3 replicas; a master's replica takes over 1 s after it stops answering. */
 export async function startOwnCluster(): Promise<OwnTopology & { masterOfSlot(slot: number): Promise<RedisNodeProcess> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-cluster-'));

@@ -32,16 +32,17 @@ export function mixedLoad(world: ChaosWorld, tally: Tally, connections: number):
 }
 
 /** Delivered answers (200) billed exactly once: a usage row each, the wallet down by their sum. */
-export async function expectBilledExactly(world: ChaosWorld, before: LedgerFigures, delivered: number, timeoutMs = 40_000): Promise<LedgerFigures> {
-  // A usage event Redis lost in a failover is appended again by the API after 10 s (confirmAfterMs).
-  const { value: after } = await eventually('every delivered answer written', () => ledgerFigures(world.db, world.accountId),
+export async function expectBilledExactly(world: ChaosWorld, before: LedgerFigures, delivered: number, timeoutMs = 25_000): Promise<{ figures: LedgerFigures; writtenAfterMs: number }> {
+  // A usage event Redis lost in a failover is appended again by the API after 10 s (confirmAfterMs);
+  // one a worker read when the primary died is read again at once, not after the 30 s claim.
+  const { value: after, afterMs } = await eventually('every delivered answer written', () => ledgerFigures(world.db, world.accountId),
     (figures) => figures.usageRows - before.usageRows >= delivered, timeoutMs);
   await sleep(1_500);
   const settled = await ledgerFigures(world.db, world.accountId);
   expect(settled).toEqual(after);
   expect(settled.usageRows - before.usageRows).toBe(delivered);
   expect(before.balance - settled.balance).toBe(settled.usageCredits - before.usageCredits);
-  return settled;
+  return { figures: settled, writtenAfterMs: afterMs };
 }
 
 const UNAVAILABLE_SHAPE: Record<CallSurface, object> = {
@@ -92,8 +93,8 @@ export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill
 }
 
 /** Every lease is released or has expired within its TTL (the accounting headers count them). */
-export async function expectNoLeaseLeft(world: ChaosWorld, leaseTtlMs: number): Promise<void> {
-  await eventually('no lease left', () => accountingView(world.api.url, world.key), (view) => view?.leases === 0, leaseTtlMs + 5_000);
+export async function expectNoLeaseLeft(world: ChaosWorld, leaseTtlMs: number): Promise<number> {
+  return (await eventually('no lease left', () => accountingView(world.api.url, world.key), (view) => view?.leases === 0, leaseTtlMs + 5_000)).afterMs;
 }
 
 export { newTally, ledgerFigures };
