@@ -7,7 +7,7 @@
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
 import { cpuSeconds, startOwnSentinelSet } from './redis-servers';
-import { expectBilledExactly, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+import { expectBilledExactly, expectBullMqWorks, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
 
 jest.setTimeout(120_000);
 
@@ -24,6 +24,10 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
   afterAll(async () => {
     await world?.close();
     await sentinel?.close();
+  });
+
+  it('bullmq_on_sentinel: the worker process registers its scheduler, a job queued here is taken by a worker here', async () => {
+    await expectBullMqWorks(world);
   });
 
   it('sentinel_billing_exactness: mixed load over the four protocols, plain and streamed, is billed exactly', async () => {

@@ -4,6 +4,10 @@
  * every refusal is a 503 in its protocol's envelope within 1 s, traffic resumes by itself, no
  * answered call goes unbilled and the wallet equals the sum of the usage rows.
  */
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { loadConfig } from '../../src/config';
+import { createRedis } from '../../src/redis/connection';
+import { createRedisKeys } from '../../src/redis/keys';
 import { envelopeProblem } from '../fuzz/envelopes';
 import { probe } from '../fuzz/http-probe';
 import { sleep, type ChaosWorld } from '../chaos/chaos-harness';
@@ -95,6 +99,29 @@ export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill
 /** Every lease is released or has expired within its TTL (the accounting headers count them). */
 export async function expectNoLeaseLeft(world: ChaosWorld, leaseTtlMs: number): Promise<number> {
   return (await eventually('no lease left', () => accountingView(world.api.url, world.key), (view) => view?.leases === 0, leaseTtlMs + 5_000)).afterMs;
+}
+
+/**
+ * BullMQ on the topology, through the connections createRedis builds: the worker process registered
+ * the maintenance scheduler, and a job added here is taken by a Worker here (its blocking connection
+ * is a duplicate of the given one).
+ */
+export async function expectBullMqWorks(world: ChaosWorld): Promise<void> {
+  const config = loadConfig(world.env);
+  const prefix = createRedisKeys(config.redisPrefix).bullPrefix();
+  const maintenance = new Queue('maintenance', { connection: createRedis(config.redis, { waits: true }), prefix });
+  const probeQueue = new Queue('topology-probe', { connection: createRedis(config.redis, { waits: true }), prefix });
+  const events = new QueueEvents('topology-probe', { connection: createRedis(config.redis, { waits: true }), prefix });
+  const worker = new Worker('topology-probe', async (job) => `done ${String(job.data.n)}`, { connection: createRedis(config.redis, { waits: true }), prefix });
+  try {
+    await eventually('maintenance scheduler registered by the worker process', () => maintenance.getJobSchedulersCount(), (count) => count >= 1, 20_000);
+    await events.waitUntilReady();
+    const job = await probeQueue.add('probe', { n: 7 });
+    expect(await job.waitUntilFinished(events, 20_000)).toBe('done 7');
+  } finally {
+    await worker.close();
+    await Promise.all([events.close(), probeQueue.close(), maintenance.close()]);
+  }
 }
 
 export { newTally, ledgerFigures };
