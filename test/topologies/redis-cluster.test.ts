@@ -9,7 +9,7 @@ import { createRedisKeys } from '../../src/redis/keys';
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
 import { cpuSeconds, startOwnCluster } from './redis-servers';
-import { expectBilledExactly, expectBullMqWorks, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+import { expectBilledExactly, expectBullMqWorks, expectExactnessSuite, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
 
 jest.setTimeout(120_000);
 
@@ -39,6 +39,11 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
 
   it('bullmq_on_cluster: the worker process registers its scheduler, a job queued here is taken by a worker here', async () => {
     await expectBullMqWorks(world);
+  });
+
+  it('cluster_exactness_suite: failovers, upstream faults, error frames, bad input and aborts are billed exactly', async () => {
+    const figures = await expectExactnessSuite(world, 96, 8);
+    printFigures('cluster exactness suite', figures);
   });
 
   it('cluster_billing_exactness: mixed load over the four protocols, plain and streamed, is billed exactly', async () => {

@@ -7,7 +7,7 @@
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
 import { cpuSeconds, startOwnSentinelSet } from './redis-servers';
-import { expectBilledExactly, expectBullMqWorks, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+import { expectBilledExactly, expectBullMqWorks, expectExactnessSuite, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
 
 jest.setTimeout(120_000);
 
@@ -28,6 +28,11 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
 
   it('bullmq_on_sentinel: the worker process registers its scheduler, a job queued here is taken by a worker here', async () => {
     await expectBullMqWorks(world);
+  });
+
+  it('sentinel_exactness_suite: failovers, upstream faults, error frames, bad input and aborts are billed exactly', async () => {
+    const figures = await expectExactnessSuite(world, 96, 8);
+    printFigures('sentinel exactness suite', figures);
   });
 
   it('sentinel_billing_exactness: mixed load over the four protocols, plain and streamed, is billed exactly', async () => {
