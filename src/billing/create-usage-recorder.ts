@@ -1,8 +1,8 @@
 /**
- * The API side of settlement: usage events are entries of the Redis stream that billing workers
- * consume. Normally the settlement script appends a call's event with its counters (`hold`, one
- * round trip); events it could not append, and `record`ed ones, are appended here, coalesced into
- * one pipeline per event-loop tick. Nothing here ever throws into the request path. Every event is
+ * The API side of settlement: usage events are entries of the Redis usage streams (one per shard,
+ * src/redis/keys.ts) that billing workers consume. Normally the settlement script appends a call's
+ * event with its counters (`hold`, one round trip); events it could not append, and `record`ed
+ * ones, are appended here, coalesced into one pipeline per shard per event-loop tick. Nothing here ever throws into the request path. Every event is
  * also kept in memory until a billing worker confirms it is in PostgreSQL (pub/sub; when a
  * confirmation was missed, its stream entry and PostgreSQL are checked), so a Redis that loses its
  * entries (flush, failover without persistence) gets them appended again. See docs/billing.md.
