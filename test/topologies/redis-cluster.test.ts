@@ -72,7 +72,8 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
     await sleep(1_500);
     const slot = await slotOfAccount();
     const master = await cluster.masterOfSlot(slot);
-    const figures = await probeThroughFailover(world, tally, () => master.server.kill('SIGKILL'));
+    const figures = await probeThroughFailover(world, tally, () => master.server.kill('SIGKILL'),
+      async () => `slot ${slot} served by ${(await cluster.masterOfSlot(slot)).port} (killed: ${master.port})`);
     await sleep(1_000);
     await traffic.stop();
     expect(figures.refusals).toBeGreaterThan(0);

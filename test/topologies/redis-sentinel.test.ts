@@ -58,7 +58,8 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
     const tally = newTally();
     const traffic = mixedLoad(world, tally, 4);
     await sleep(1_500);
-    const figures = await probeThroughFailover(world, tally, () => sentinel.primary.server.kill('SIGKILL'));
+    const figures = await probeThroughFailover(world, tally, () => sentinel.primary.server.kill('SIGKILL'),
+      async () => `sentinels name port ${await sentinel.currentPrimaryPort()} as primary (killed: ${sentinel.primary.port}); sentinel log: ${sentinel.nodes[2]!.server.output.slice(-8).join(' | ')}`);
     await sleep(1_000);
     await traffic.stop();
     expect(figures.refusals).toBeGreaterThan(0);

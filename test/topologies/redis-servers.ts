@@ -9,7 +9,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { freePort, sleep, startChild, type ChildHandle } from '../chaos/chaos-harness';
+import net from 'node:net';
+import { sleep, startChild, type ChildHandle } from '../chaos/chaos-harness';
+
+/** A port the OS just handed out (listen on 0): tests running at once never pick the same one. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 export interface RedisNodeProcess { port: number; server: ChildHandle }
 
@@ -60,7 +73,8 @@ export async function startOwnCluster(): Promise<OwnTopology & { masterOfSlot(sl
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-cluster-'));
   const nodes: RedisNodeProcess[] = [];
   for (let index = 0; index < 6; index++) {
-    nodes.push(await startServer(dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${index}.conf`, '--cluster-node-timeout', '1000',
+    // The bus port is chosen too: port + 10000 may be taken or past 65535.
+    nodes.push(await startServer(dir, ['--cluster-enabled', 'yes', '--cluster-port', String(await freePort()), '--cluster-config-file', `nodes-${index}.conf`, '--cluster-node-timeout', '1000',
       '--cluster-replica-validity-factor', '0', '--cluster-allow-reads-when-down', 'no']));
   }
   execFileSync('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes'], { stdio: 'pipe' });
@@ -86,7 +100,11 @@ export async function startOwnCluster(): Promise<OwnTopology & { masterOfSlot(sl
   };
 }
 
-/** A primary, one replica and three sentinels (quorum 2); the primary is taken for down after 1 s. */
+/**
+ * A primary, one replica and three sentinels (quorum 2); the primary is taken for down after 1 s. A
+ * failover whose leader election split the votes is tried again after 2 × failover-timeout: 4 s here
+ * (with the default 3 minutes a split vote on a busy machine outlasts the test).
+ */
 export async function startOwnSentinelSet(name = 'gw'): Promise<OwnTopology & { primary: RedisNodeProcess; currentPrimaryPort(): Promise<number> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-sentinel-'));
   const primary = await startServer(dir, []);
@@ -97,7 +115,7 @@ export async function startOwnSentinelSet(name = 'gw'): Promise<OwnTopology & { 
     const port = await freePort();
     const conf = path.join(dir, `sentinel-${index}.conf`);
     writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
-      `sentinel down-after-milliseconds ${name} 1000`, `sentinel failover-timeout ${name} 10000`, `sentinel parallel-syncs ${name} 1`, ''].join('\n'));
+      `sentinel down-after-milliseconds ${name} 1000`, `sentinel failover-timeout ${name} 2000`, `sentinel parallel-syncs ${name} 1`, ''].join('\n'));
     const server = startChild('redis-server', [conf, '--sentinel'], {});
     await server.waitFor(/Sentinel ID is/, 20_000);
     sentinels.push({ port, server });

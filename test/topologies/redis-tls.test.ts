@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { freePort, startChild, startNodeProcess, type ChildHandle } from '../chaos/chaos-harness';
+import { startChild, startNodeProcess, type ChildHandle } from '../chaos/chaos-harness';
+import { freePort } from './redis-servers';
 
 jest.setTimeout(60_000);
 
@@ -51,7 +52,7 @@ describe('Redis over TLS', () => {
 
   it('redis_cluster_over_tls: REDIS_CLUSTER_NODES=rediss://… reaches every node over TLS', async () => {
     // One master holding every slot: enough for the client's slot map, its node connections and pub/sub.
-    const port = await startTlsServer(['--cluster-enabled', 'yes', '--cluster-config-file', 'tls-nodes.conf', '--tls-cluster', 'yes', '--cluster-announce-ip', '127.0.0.1']);
+    const port = await startTlsServer(['--cluster-enabled', 'yes', '--cluster-config-file', 'tls-nodes.conf', '--tls-cluster', 'yes', '--cluster-announce-ip', '127.0.0.1', '--cluster-port', String(await freePort())]);
     execFileSync('redis-cli', ['--tls', '--cacert', path.join(dir, 'ca.crt'), '-p', String(port), 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383'], { stdio: 'pipe' });
     expect(await probeTarget({ REDIS_CLUSTER_NODES: `rediss://127.0.0.1:${port}` })).toBe('TLS OK cluster');
   });

@@ -71,13 +71,16 @@ export interface FailoverFigures {
  * Right after `kill`, probes the protocols in turn until each answered 200 again: every answer in
  * between is a 200 or a 503 in the protocol's unavailable shape, with Retry-After, within 1 s.
  */
-export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill: () => Promise<void>, timeoutMs = 30_000): Promise<FailoverFigures> {
+export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill: () => Promise<void>, describe: () => Promise<string>, timeoutMs = 30_000): Promise<FailoverFigures> {
   await kill();
   const killedAt = Date.now();
   const resumed = new Set<CallSurface>();
   const figures: FailoverFigures = { refusals: 0, slowestRefusalMs: 0, resumedAfterMs: 0 };
   for (let turn = 0; resumed.size < PROTOCOLS.length; turn++) {
-    if (Date.now() - killedAt > timeoutMs) throw new Error(`traffic did not resume within ${timeoutMs} ms: ${JSON.stringify(figures)}`);
+    if (Date.now() - killedAt > timeoutMs) {
+      const apiLog = world.api.output.slice(-5).join('\n');
+      throw new Error(`traffic did not resume within ${timeoutMs} ms: ${JSON.stringify(figures)}; ${await describe().catch(String)}; API log:\n${apiLog}`);
+    }
     const surface = PROTOCOLS[turn % PROTOCOLS.length]!;
     const startedAt = Date.now();
     const answer = await probe(world.api.url, CALLS[surface](world.key));
