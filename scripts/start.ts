@@ -18,7 +18,7 @@ import { migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { ensureDemoLogin } from '../src/process/demo-login';
 import { ensureConsoleBuilt } from './build-console';
-import { redactUrl } from '../src/process/build-dependencies';
+import { describeRedisTarget, redactUrl } from '../src/process/build-dependencies';
 import { startEmbeddedS3, type EmbeddedS3 } from '../src/storage/embedded-s3';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -85,7 +85,7 @@ async function reachable(config: Config): Promise<void> {
     const redis = await ensureRedis(config);
     if (redis) localServices.push(redis);
   } catch (error) {
-    fail(error instanceof LocalServiceError ? error.message : `Redis is not reachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
+    fail(error instanceof LocalServiceError ? error.message : `Redis is not reachable at ${describeRedisTarget(config.redis)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
   }
 }
 

@@ -25,8 +25,18 @@ const schema = z.object({
   /** Where the quick start's embedded PostgreSQL keeps its data. */
   EMBEDDED_POSTGRES_DIR: z.string().default('.local/postgres'),
   DATABASE_POOL_SIZE: integer(10),
-  /** Unset: redis://127.0.0.1:6379 (`npm start` runs redis-server from the PATH there when nothing answers). */
-  REDIS_URL: z.string().url().optional(),
+  /** One Redis server (default redis://127.0.0.1:6379, where `npm start` runs redis-server from the PATH when nothing answers). Set only one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES. */
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Redis behind Sentinel: the sentinels as `host:port,…` (`rediss://host:port` for TLS), with REDIS_SENTINEL_NAME. */
+  REDIS_SENTINELS: z.string().optional(),
+  REDIS_SENTINEL_NAME: z.string().optional(),
+  /** The sentinels' own password (`requirepass` of sentinel.conf), when they have one. */
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
+  /** Redis Cluster: some of its nodes as `host:port,…` (`rediss://host:port` for TLS); the rest are discovered. */
+  REDIS_CLUSTER_NODES: z.string().optional(),
+  /** Credentials of the Redis data nodes under Sentinel or Cluster (a REDIS_URL carries its own). */
+  REDIS_USERNAME: z.string().optional(),
+  REDIS_PASSWORD: z.string().optional(),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('gw'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
@@ -113,6 +123,14 @@ const schema = z.object({
 /** Every environment variable the gateway reads (documented one by one in .env.example). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
+export interface RedisNode { host: string; port: number }
+
+/** Where Redis is: one server, a primary found through Sentinel, or a cluster (docs/operations.md). */
+export type RedisTarget =
+  | { kind: 'server'; url: string }
+  | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; sentinelPassword?: string; username?: string; password?: string; tls: boolean }
+  | { kind: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
+
 export interface Config {
   env: 'development' | 'production' | 'test';
   host: string;
@@ -122,7 +140,7 @@ export interface Config {
   explicit: { databaseUrl: boolean; redisUrl: boolean };
   embeddedPostgresDir: string;
   databasePoolSize: number;
-  redisUrl: string;
+  redis: RedisTarget;
   redisPrefix: string;
   s3: { endpoint?: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string; embeddedPort: number; embeddedDir: string };
   encryptionKey: Buffer;
@@ -189,6 +207,51 @@ function developmentSecrets(file: string, warnings: string[]): StoredSecrets {
   return secrets;
 }
 
+/** `host:port,…` (each optionally `redis://` or `rediss://`); every entry must use the same scheme. */
+function parseRedisNodes(variable: string, value: string, problems: string[]): { nodes: RedisNode[]; tls: boolean } {
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const schemes = new Set<string>();
+  const nodes: RedisNode[] = [];
+  for (const entry of entries) {
+    const match = /^(?:(rediss?):\/\/)?([^\s:/@]+|\[[0-9a-fA-F:]+\]):(\d{1,5})\/?$/.exec(entry);
+    const port = Number(match?.[3]);
+    if (!match || port < 1 || port > 65535) {
+      problems.push(`${variable}: "${entry}" is not host:port (or redis[s]://host:port)`);
+      continue;
+    }
+    schemes.add(match[1] ?? 'redis');
+    nodes.push({ host: match[2]!.replace(/^\[|\]$/g, ''), port });
+  }
+  if (entries.length === 0) problems.push(`${variable}: lists no host:port`);
+  if (schemes.size > 1) problems.push(`${variable}: mixes redis:// and rediss:// nodes; use one scheme`);
+  return { nodes, tls: schemes.has('rediss') };
+}
+
+type RedisEnv = Pick<z.infer<typeof schema>, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_CLUSTER_NODES' | 'REDIS_USERNAME' | 'REDIS_PASSWORD'>;
+
+/** The Redis topology; `urlGiven`: REDIS_URL was set (not defaulted). Throws ConfigError naming the variable. */
+function redisTarget(e: RedisEnv, urlGiven: boolean): RedisTarget {
+  const chosen = [urlGiven && 'REDIS_URL', e.REDIS_SENTINELS !== undefined && 'REDIS_SENTINELS', e.REDIS_CLUSTER_NODES !== undefined && 'REDIS_CLUSTER_NODES'].filter(Boolean);
+  if (chosen.length > 1) throw new ConfigError([`${chosen[1]}: set only one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES (found ${chosen.join(' and ')})`]);
+  const problems: string[] = [];
+  const auth = { username: e.REDIS_USERNAME, password: e.REDIS_PASSWORD };
+  let target: RedisTarget = { kind: 'server', url: e.REDIS_URL };
+  if (e.REDIS_SENTINELS !== undefined) {
+    const { nodes, tls } = parseRedisNodes('REDIS_SENTINELS', e.REDIS_SENTINELS, problems);
+    if (e.REDIS_SENTINEL_NAME === undefined) problems.push('REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the name of the monitored primary)');
+    target = { kind: 'sentinel', sentinels: nodes, name: e.REDIS_SENTINEL_NAME ?? '', sentinelPassword: e.REDIS_SENTINEL_PASSWORD, ...auth, tls };
+  } else if (e.REDIS_CLUSTER_NODES !== undefined) {
+    const { nodes, tls } = parseRedisNodes('REDIS_CLUSTER_NODES', e.REDIS_CLUSTER_NODES, problems);
+    target = { kind: 'cluster', nodes, ...auth, tls };
+  } else {
+    for (const name of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD', 'REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
+      if (e[name] !== undefined) problems.push(`${name}: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (put a single server's credentials in REDIS_URL)`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return target;
+}
+
 /** Loads and validates configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means unset (docker compose passes `${X:-}` through as '').
@@ -198,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
+  const redis = redisTarget(e, present.REDIS_URL !== undefined);
   const warnings: string[] = [];
   let encryptionKey = e.ENCRYPTION_KEY;
   let hmacSecret = e.HMAC_SECRET;
@@ -215,10 +279,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${e.POSTGRES_PORT}/gateway`,
-    explicit: { databaseUrl: e.DATABASE_URL !== undefined, redisUrl: e.REDIS_URL !== undefined },
+    explicit: { databaseUrl: e.DATABASE_URL !== undefined, redisUrl: present.REDIS_URL !== undefined || redis.kind !== 'server' },
     embeddedPostgresDir: e.EMBEDDED_POSTGRES_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    redisUrl: e.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redis,
     redisPrefix: e.REDIS_PREFIX,
     s3: {
       endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID,

@@ -1,12 +1,13 @@
 /**
- * The usage events still in Redis: the usage stream (entries are deleted once written, so every
+ * The usage events still in Redis: the usage streams of every shard (entries are deleted once written, so every
  * entry is a charge the API processes settled in Redis that PostgreSQL may not have yet) and the
- * dead-letter stream (events a worker could never write). Read page by page; an entry written and
+ * dead-letter streams (events a worker could never write). Read page by page; an entry written and
  * deleted while we read may be missed (the reconciler measures twice before it repairs anything).
  */
 import type { UnsettledCharge } from '../src/billing/counter-drift';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';
+import { ALL_USAGE_SHARDS } from '../src/redis/keys';
 
 const PAGE = 1_000;
 
@@ -38,7 +39,9 @@ async function readStream(deps: Pick<Dependencies, 'redis'>, stream: string, int
 export async function readUnsettledEvents(deps: Pick<Dependencies, 'redis' | 'redisKeys'>): Promise<UnsettledEvents> {
   const charges = new Map<string, UnsettledCharge>();
   const failed = new Set<string>();
-  await readStream(deps, deps.redisKeys.usageStream(), charges);
-  await readStream(deps, deps.redisKeys.usageDeadLetters(), charges, (requestId) => failed.add(requestId));
+  for (const shard of ALL_USAGE_SHARDS) {
+    await readStream(deps, deps.redisKeys.usageStream(shard), charges);
+    await readStream(deps, deps.redisKeys.usageDeadLetters(shard), charges, (requestId) => failed.add(requestId));
+  }
   return { charges: [...charges.values()], failed };
 }

@@ -1,13 +1,15 @@
 /**
- * The billing worker: reads the usage stream (appended by the settlement script, see
- * src/billing/charge-call.ts) through the consumer group `billing`, in batches: the entries in hand
+ * The billing worker: reads the usage streams of every shard (appended by the settlement script, see
+ * src/billing/charge-call.ts and src/redis/keys.ts) through the consumer group `billing` of each, in
+ * batches: a poll reads every shard at once (one command per shard: on a cluster each shard lives in
+ * its own slot), and while all are empty the worker polls less often, up to `blockMs` apart; the entries in hand
  * (up to `maxBatch`) share ONE PostgreSQL transaction; if it fails, each event is tried alone so one
  * bad event cannot hold back the others. An entry is acknowledged and deleted only after its
  * transaction committed, so a worker killed at any point loses nothing: its entries stay pending in
  * the group and another worker (or itself, restarted) claims them once idle (XAUTOCLAIM), and the
  * unique request id makes the retry write nothing twice. After each commit the written request ids
  * are announced on pub/sub for the API processes (see create-usage-recorder). When Redis lost the
- * group (flush, restart without persistence: NOGROUP), it is created again.
+ * group (flush, restart without persistence: NOGROUP), it is created again on every shard.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -16,8 +18,8 @@ import type { UsageEvent } from '../src/billing/usage-event';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';
 import { failedDependency } from '../src/errors/dependency-failure';
-import { createRedis } from '../src/redis/connection';
-import { toEntries, type Entry } from './stream-entries';
+import { ALL_USAGE_SHARDS } from '../src/redis/keys';
+import { toEntries as readEntries, type Entry as StreamEntry } from './stream-entries';
 
 export interface BillingWorkerOptions {
   /** Default batch size (entries read at once). */
@@ -30,7 +32,7 @@ export interface BillingWorkerOptions {
   stalledIntervalMs?: number;
   /** After a read that did not fill a batch, how long to wait for more before settling (default 5 ms; the worker process passes `BILLING_LINGER_MS`). */
   lingerMs?: number;
-  /** How long one read waits for new entries (default 1 s; also bounds how fast close() returns). */
+  /** Longest pause between polls of the shards while all are empty (default 100 ms; also bounds how fast close() returns). */
   blockMs?: number;
   /** Test seam: runs inside each batch transaction just before COMMIT. */
   beforeCommit?: () => Promise<void>;
@@ -52,6 +54,23 @@ function isPermanent(error: unknown): boolean {
   return typeof code === 'string' && PERMANENT_PG_CODES.has(code);
 }
 
+interface Entry extends StreamEntry { shard: number }
+
+/** A shard's `[id, [field, value, …]]` rows of XREADGROUP / XAUTOCLAIM, each entry marked with its shard. */
+function toEntries(shard: number, rows: unknown): Entry[] {
+  return readEntries(rows).map((entry) => ({ ...entry, shard }));
+}
+
+function byShard(entries: readonly Entry[]): Map<number, Entry[]> {
+  const groups = new Map<number, Entry[]>();
+  for (const entry of entries) {
+    const group = groups.get(entry.shard);
+    if (group) group.push(entry);
+    else groups.set(entry.shard, [entry]);
+  }
+  return groups;
+}
+
 /** The request id of an entry that is not a valid event, if it has one. */
 function requestIdOf(payload: string | undefined): string | undefined {
   try {
@@ -68,31 +87,30 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function startBillingWorker(deps: WorkerDependencies, options: BillingWorkerOptions): Promise<BillingWorker> {
   const logger = deps.logger.child({ component: 'billing-worker' });
   const channel = deps.redisKeys.billingSettledChannel();
-  const stream = deps.redisKeys.usageStream();
   const maxBatch = options.maxBatch ?? options.concurrency;
   const idleMs = options.lockDurationMs ?? 30_000;
   const claimEveryMs = options.stalledIntervalMs ?? Math.max(1_000, Math.floor(idleMs / 2));
   const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  // Blocking reads get their own connection so they never delay the acknowledgements.
-  // XREADGROUP BLOCK outlives the request path's command timeout.
-  const reader = createRedis(deps.config.redisUrl, { waits: true, name: 'billing-worker' });
-
-  const ensureGroup = async () => {
+  const ensureGroups = () => Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
     try {
-      await deps.redis.xgroup('CREATE', stream, BILLING_GROUP, '0', 'MKSTREAM');
+      await deps.redis.xgroup('CREATE', deps.redisKeys.usageStream(shard), BILLING_GROUP, '0', 'MKSTREAM');
     } catch (error) {
       if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
     }
-  };
+  }));
 
-  /** Done with these entries: acknowledged and deleted (the stream holds only unsettled events). */
-  const finish = async (ids: string[], deadLetters: string[] = []) => {
-    if (ids.length === 0) return;
+  /**
+   * Done with these entries: acknowledged and deleted (the streams hold only unsettled events), their
+   * payloads first copied to their shard's dead-letter stream when `deadLetter`. One MULTI per shard.
+   */
+  const finish = (entries: Entry[], deadLetter = false) => Promise.all([...byShard(entries)].map(async ([shard, group]) => {
+    const stream = deps.redisKeys.usageStream(shard);
+    const ids = group.map((entry) => entry.id);
     const multi = deps.redis.multi();
-    for (const payload of deadLetters) multi.xadd(deps.redisKeys.usageDeadLetters(), '*', 'e', payload);
+    if (deadLetter) for (const entry of group) if (entry.payload !== undefined) multi.xadd(deps.redisKeys.usageDeadLetters(shard), '*', 'e', entry.payload);
     multi.xack(stream, BILLING_GROUP, ...ids).xdel(stream, ...ids);
     await multi.exec();
-  };
+  }));
 
   /** Written, or set aside for good: either way the API processes may forget these events. */
   const announce = (outcomes: Array<Pick<SettlementOutcome, 'requestId'>>) => {
@@ -101,15 +119,15 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
       .catch((error: unknown) => logger.warn({ err: error }, 'announcing settled usage failed; producers will look for their events'));
   };
 
-  const settleOneByOne = async (batch: Array<{ id: string; event: UsageEvent; payload: string }>) => {
+  const settleOneByOne = async (batch: Array<{ entry: Entry; event: UsageEvent }>) => {
     for (const [index, item] of batch.entries()) {
       try {
         announce(await settleUsageEvents(deps.db, [item.event], { beforeCommit: options.beforeCommit }));
-        await finish([item.id]);
+        await finish([item.entry]);
       } catch (error) {
         if (isPermanent(error)) {
           logger.error({ err: error, usageEvent: item.event }, 'usage event failed for good; kept in the dead-letter stream');
-          await finish([item.id], [item.payload]);
+          await finish([item.entry], true);
           announce([item.event]);
         } else if (failedDependency(error) === 'postgres') {
           // PostgreSQL is away: the rest would fail the same way (a connection attempt and a log line
@@ -126,16 +144,16 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
 
   const settle = async (entries: Entry[]) => {
     const malformed: Entry[] = [];
-    const batch: Array<{ id: string; event: UsageEvent; payload: string }> = [];
+    const batch: Array<{ entry: Entry; event: UsageEvent }> = [];
     for (const entry of entries) {
       let parsed: ReturnType<typeof parseUsageEvent> | undefined;
       try { parsed = entry.payload === undefined ? undefined : parseUsageEvent(JSON.parse(entry.payload)); } catch { parsed = undefined; }
-      if (parsed && 'event' in parsed) batch.push({ id: entry.id, event: parsed.event, payload: entry.payload ?? '' });
+      if (parsed && 'event' in parsed) batch.push({ entry, event: parsed.event });
       else malformed.push(entry);
     }
     if (malformed.length > 0) {
       logger.error({ entries: malformed }, 'malformed usage entries; kept in the dead-letter stream');
-      await finish(malformed.map((entry) => entry.id), malformed.flatMap((entry) => (entry.payload === undefined ? [] : [entry.payload])));
+      await finish(malformed, true);
       announce(malformed.flatMap((entry) => {
         const requestId = requestIdOf(entry.payload);
         return requestId === undefined ? [] : [{ requestId }];
@@ -144,68 +162,96 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
     if (batch.length === 0) return;
     try {
       announce(await settleUsageEvents(deps.db, batch.map((item) => item.event), { beforeCommit: options.beforeCommit }));
-      await finish(batch.map((item) => item.id));
+      await finish(batch.map((item) => item.entry));
     } catch (error) {
       if (batch.length > 1) logger.warn({ err: error, events: batch.length }, 'batch settlement failed; settling its events one by one');
       await settleOneByOne(batch);
     }
   };
 
-  const read = async (count: number, blockMs: number | undefined): Promise<Entry[]> => {
-    const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
-    const reply = await reader.call('XREADGROUP', 'GROUP', BILLING_GROUP, consumer, 'COUNT', count, ...block, 'STREAMS', stream, '>');
+  /** New entries of every shard (`>`), or this consumer's own unacknowledged ones (`0`), up to `count` each. */
+  const read = async (count: number, from: '>' | '0' = '>'): Promise<Entry[]> => (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
+    const reply = await deps.redis.call('XREADGROUP', 'GROUP', BILLING_GROUP, consumer, 'COUNT', count, 'STREAMS', deps.redisKeys.usageStream(shard), from);
     const [first] = Array.isArray(reply) ? reply : [];
-    return toEntries(Array.isArray(first) ? first[1] : undefined);
-  };
+    return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
+  }))).flat();
+
+  /** Entries of every shard that another consumer (a dead worker) held unacknowledged for `idleMs`. */
+  const claim = async (): Promise<Entry[]> => (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
+    const claimed = await deps.redis.call('XAUTOCLAIM', deps.redisKeys.usageStream(shard), BILLING_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
+    return toEntries(shard, Array.isArray(claimed) ? claimed[1] : undefined);
+  }))).flat();
 
   let running = true;
   let lastClaim = 0;
+  let idlePauseMs = 0;
+  // After a failed command (a failover), entries may be ours without our knowing: a read whose reply
+  // was lost, an acknowledgement that did not reach the new primary. Read our own pending ones first
+  // instead of leaving them to a claim after `idleMs`.
+  let ownPendingUnknown = false;
   const next = async (): Promise<Entry[]> => {
+    if (ownPendingUnknown) {
+      // Once per failure (entries that fail again wait for the claim, as before).
+      const own = await read(maxBatch, '0');
+      ownPendingUnknown = false;
+      if (own.length > 0) return own;
+    }
     if (Date.now() - lastClaim >= claimEveryMs) {
       lastClaim = Date.now();
-      const claimed = await deps.redis.call('XAUTOCLAIM', stream, BILLING_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
-      const entries = toEntries(Array.isArray(claimed) ? claimed[1] : undefined);
+      const entries = await claim();
       if (entries.length > 0) {
         lastClaim = 0; // more may be waiting: claim again next round
         return entries;
       }
     }
-    const entries = await read(maxBatch, options.blockMs ?? 1_000);
+    const entries = await read(maxBatch);
+    if (entries.length === 0) {
+      // All shards empty: poll less often, up to blockMs apart (doubling from 5 ms).
+      idlePauseMs = Math.min(Math.max(idlePauseMs * 2, 5), options.blockMs ?? 100);
+      await sleep(idlePauseMs);
+      return [];
+    }
+    idlePauseMs = 0;
     const lingerMs = options.lingerMs ?? 5;
-    if (entries.length === 0 || entries.length >= maxBatch || lingerMs <= 0) return entries;
+    if (entries.length >= maxBatch || lingerMs <= 0) return entries;
     // A little patience fills the batch: many events per transaction is what makes settling cheap.
     await sleep(lingerMs);
-    return [...entries, ...await read(maxBatch - entries.length, undefined)];
+    return [...entries, ...await read(maxBatch - entries.length)];
+  };
+
+  /** At most maxBatch entries per transaction (a poll of every shard may bring more). */
+  const settleAll = async (entries: Entry[]) => {
+    for (let start = 0; start < entries.length; start += maxBatch) await settle(entries.slice(start, start + maxBatch));
   };
 
   const loop = async () => {
     while (running) {
       try {
         const entries = await next();
-        if (entries.length > 0) await settle(entries);
+        if (entries.length > 0) await settleAll(entries);
       } catch (error) {
         if (!running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {
           // Redis lost the stream and its group: the API processes append their unconfirmed events again.
           logger.warn('the billing consumer group is gone (Redis lost its data); creating it again');
-          await ensureGroup().catch(() => undefined);
+          await ensureGroups().catch(() => undefined);
           continue;
         }
+        ownPendingUnknown = true;
         logger.warn({ err: error }, 'reading the usage stream failed; retrying');
         await sleep(500);
       }
     }
   };
 
-  await ensureGroup();
+  await ensureGroups();
   const done = loop();
 
   return {
     async close() {
-      // The batch in hand commits and is acknowledged; the blocked read ends within `blockMs`.
+      // The batch in hand commits and is acknowledged; an idle pause ends within `blockMs`.
       running = false;
       await done;
-      reader.disconnect();
     },
   };
 }

@@ -314,8 +314,8 @@ export function keepReconcileScheduled(queue: Queue, connection: Redis, everyMs:
 /** The maintenance worker: schedules the reconcile job and runs it (and any other handler given). */
 export async function startReconciler(deps: ReconcilerDependencies, options: ReconcilerOptions = {}): Promise<{ close(): Promise<void> }> {
   const logger = deps.logger.child({ component: 'reconciler' });
-  const queueConnection = createRedis(deps.config.redisUrl, { waits: true, name: 'maintenance-producer' });
-  const workerConnection = createRedis(deps.config.redisUrl, { waits: true, name: 'maintenance-worker' });
+  const queueConnection = createRedis(deps.config.redis, { waits: true, name: 'maintenance-producer' });
+  const workerConnection = createRedis(deps.config.redis, { waits: true, name: 'maintenance-worker' });
   const prefix = deps.redisKeys.bullPrefix();
   const queue = new Queue(MAINTENANCE_QUEUE_NAME, { connection: queueConnection, prefix });
   const everyMs = options.everyMs ?? 60_000;

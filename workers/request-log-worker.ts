@@ -58,7 +58,7 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
   const claimEveryMs = Math.max(1_000, Math.floor(idleMs / 2));
   const lingerMs = options.lingerMs ?? 50;
   const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const reader = createRedis(deps.config.redisUrl, { waits: true, name: 'request-log-worker' });
+  const reader = createRedis(deps.config.redis, { waits: true, name: 'request-log-worker' });
 
   const ensureGroup = async () => {
     try {

@@ -89,7 +89,7 @@ export async function startTaskWorker(deps: Dependencies, options: TaskWorkerOpt
     }
   };
 
-  const connection = createRedis(deps.config.redisUrl, { waits: true, name: 'task-worker' });
+  const connection = createRedis(deps.config.redis, { waits: true, name: 'task-worker' });
   const worker = new Worker<TaskJobData>(TASK_QUEUE_NAME, processor, {
     connection,
     prefix: deps.redisKeys.bullPrefix(),

@@ -62,7 +62,7 @@ export async function startWebhookWorker(deps: WebhookWorkerDependencies, option
       name: EVALUATE_JOB_NAME, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
     });
   }
-  const connection = createRedis(deps.config.redisUrl, { waits: true, name: 'webhook-worker' });
+  const connection = createRedis(deps.config.redis, { waits: true, name: 'webhook-worker' });
   const worker = new Worker(WEBHOOK_QUEUE_NAME, async (job: Job) => {
     if (job.name === DELIVER_JOB_NAME) return deliver(deps, job as Job<DeliverJobData>);
     if (job.name === EVALUATE_JOB_NAME) return evaluate();

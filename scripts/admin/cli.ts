@@ -180,7 +180,7 @@ export class AdminContext {
   }
 
   redis(): Redis {
-    this.redisConnection ??= createRedis(this.config().redisUrl);
+    this.redisConnection ??= createRedis(this.config().redis);
     return this.redisConnection;
   }
 

@@ -30,7 +30,7 @@ export interface WebhookQueue {
 }
 
 export function createWebhookQueue(deps: Pick<Dependencies, 'config' | 'redisKeys'>): WebhookQueue {
-  const connection = createRedis(deps.config.redisUrl, { waits: true, name: 'webhook-queue' });
+  const connection = createRedis(deps.config.redis, { waits: true, name: 'webhook-queue' });
   const queue = new Queue(WEBHOOK_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
   queue.on('error', () => undefined);
   const options = deliveryJobOptions(deps.config);

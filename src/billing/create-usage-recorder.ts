@@ -1,6 +1,6 @@
 /**
- * The API side of settlement: usage events are entries of the Redis stream that billing workers
- * consume. Normally the settlement script appends a call's event with its counters (`hold`, one
+ * The API side of settlement: usage events are entries of the Redis usage streams (one per shard of
+ * accounts, src/redis/keys.ts) that billing workers consume. Normally the settlement script appends a call's event with its counters (`hold`, one
  * round trip); events it could not append, and `record`ed ones, are appended by the durable stream
  * producer, which keeps every event until a billing worker confirms it is in PostgreSQL. See
  * docs/billing.md.
@@ -17,7 +17,7 @@ type RecorderDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger'
 export function createUsageRecorder(deps: RecorderDependencies, options: UsageRecorderOptions = {}): UsageRecorderHandle {
   return createDurableStreamProducer<UsageEvent>(deps, {
     name: 'billing-producer',
-    stream: deps.redisKeys.usageStream(),
+    streamOf: (event) => deps.redisKeys.accountUsageStream(event.accountId),
     channel: deps.redisKeys.billingSettledChannel(),
     written: async (requestIds) => {
       const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE request_id = ANY($1::text[])', [requestIds]);

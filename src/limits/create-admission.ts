@@ -167,7 +167,7 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
     let ending: Promise<Record<string, string>> | undefined;
 
     async function end(mode: 'settle' | 'release', actual: number, record?: SettlementRecord): Promise<Record<string, string>> {
-      const raw = await redisCall(() => runRedisScript(deps.redis, settleScript, [...keys, deps.redisKeys.usageStream()], [
+      const raw = await redisCall(() => runRedisScript(deps.redis, settleScript, [...keys, deps.redisKeys.accountUsageStream(key.accountId)], [
         mode, deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key), record?.payload ?? '',
       ]));
       if (record && Array.isArray(raw)) record.appended(String(raw[raw.length - 1]));

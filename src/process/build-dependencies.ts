@@ -5,7 +5,7 @@
 import { createSecretCrypto } from '../auth/secret-crypto';
 import { Catalog } from '../catalog/catalog';
 import { DEFAULT_CATALOG } from '../catalog/default-catalog';
-import type { Config } from '../config';
+import type { Config, RedisNode, RedisTarget } from '../config';
 import { systemClock, type Dependencies } from '../dependencies';
 import { createLogger } from '../http/logger';
 import { createMetrics } from '../http/metrics';
@@ -25,7 +25,7 @@ export async function checkReachable(config: Config, dependencies: Pick<Dependen
   try {
     await Promise.race([dependencies.redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
   } catch (error) {
-    throw new ServiceUnreachableError(`Redis is not reachable at ${redactUrl(config.redisUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
+    throw new ServiceUnreachableError(`Redis is not reachable at ${describeRedisTarget(config.redis)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
   }
 }
 
@@ -39,14 +39,22 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** Where Redis is, for a log line, without its password. */
+export function describeRedisTarget(target: RedisTarget): string {
+  const list = (nodes: RedisNode[]) => nodes.map((node) => `${node.host}:${node.port}`).join(',');
+  if (target.kind === 'sentinel') return `primary "${target.name}" of sentinels ${list(target.sentinels)}`;
+  if (target.kind === 'cluster') return `cluster ${list(target.nodes)}`;
+  return redactUrl(target.url);
+}
+
 export function buildDependencies(config: Config, options: { processName: string; s3Endpoint?: string }): Dependencies {
   const logger = createLogger(config.logLevel).child({ process: options.processName });
   const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
   return {
     config,
     db: createPool(config.databaseUrl, config.databasePoolSize),
-    redis: createRedis(config.redisUrl, { name: `${options.processName}-commands` }),
-    subscriber: createRedis(config.redisUrl, { waits: true, name: `${options.processName}-subscriber` }),
+    redis: createRedis(config.redis, { name: `${options.processName}-commands` }),
+    subscriber: createRedis(config.redis, { waits: true, name: `${options.processName}-subscriber` }),
     redisKeys: createRedisKeys(config.redisPrefix),
     storage: createObjectStorage({
       endpoint: options.s3Endpoint ?? config.s3.endpoint ?? `http://127.0.0.1:${config.s3.embeddedPort}`,

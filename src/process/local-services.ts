@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Config } from '../config';
 import { ensureDatabase } from '../db/migrate';
 import { createRedis } from '../redis/connection';
+import { describeRedisTarget } from './build-dependencies';
 
 export interface LocalService {
   /** What the banner says about it. */
@@ -73,8 +74,8 @@ function findOnPath(name: string): string | undefined {
   return undefined;
 }
 
-async function redisAnswers(redisUrl: string): Promise<boolean> {
-  const redis = createRedis(redisUrl);
+async function redisAnswers(target: Config['redis']): Promise<boolean> {
+  const redis = createRedis(target);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer in 3 s')), 3_000); })]);
@@ -89,12 +90,12 @@ async function redisAnswers(redisUrl: string): Promise<boolean> {
 
 /** Redis for the quick start: the configured one, or `redis-server` from the PATH when allowed and nothing answers. */
 export async function ensureRedis(config: Config): Promise<LocalService | undefined> {
-  if (await redisAnswers(config.redisUrl)) return undefined;
-  const url = new URL(config.redisUrl);
-  const port = Number(url.port || 6379);
-  if (config.env === 'production' || config.explicit.redisUrl) {
-    throw new LocalServiceError(`Redis is not reachable at ${url.host}. Start it: docker compose up -d postgres redis`);
+  if (await redisAnswers(config.redis)) return undefined;
+  // Only the default single server is ever started here; Sentinel and Cluster are the operator's.
+  if (config.env === 'production' || config.explicit.redisUrl || config.redis.kind !== 'server') {
+    throw new LocalServiceError(`Redis is not reachable at ${describeRedisTarget(config.redis)}. Start it: docker compose up -d postgres redis`);
   }
+  const port = Number(new URL(config.redis.url).port || 6379);
   const binary = findOnPath('redis-server');
   if (binary === undefined) {
     throw new LocalServiceError(`Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`);
@@ -103,7 +104,7 @@ export async function ensureRedis(config: Config): Promise<LocalService | undefi
   mkdirSync(directory, { recursive: true });
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const deadline = Date.now() + 10_000;
-  while (!(await redisAnswers(config.redisUrl))) {
+  while (!(await redisAnswers(config.redis))) {
     if (child.exitCode !== null || Date.now() > deadline) throw new LocalServiceError(`redis-server did not start on 127.0.0.1:${port}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

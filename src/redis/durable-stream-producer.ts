@@ -35,7 +35,8 @@ export interface DurableStreamOptions {
 export interface DurableStreamSpec<E> {
   /** Connection name and log component. */
   name: string;
-  stream: string;
+  /** The stream an event is appended to (usage events: their account's shard; on a cluster a pipeline stays in one slot). */
+  streamOf(event: E): string;
   channel: string;
   /** The request ids among these that PostgreSQL already holds. */
   written(requestIds: string[]): Promise<string[]>;
@@ -101,8 +102,8 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
     closeTimeoutMs: options.closeTimeoutMs ?? 5_000,
   };
   const logger = deps.logger.child({ component: spec.name });
-  const connection = createRedis(deps.config.redisUrl, { name: spec.name });
-  const { stream, channel } = spec;
+  const connection = createRedis(deps.config.redis, { name: spec.name });
+  const { channel } = spec;
   const pending = new PendingEvents<E>(settings.maxPending);
   // record() callers waiting for their event to reach Redis.
   const waiters = new Map<string, () => void>();
@@ -129,7 +130,8 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
     }
   };
 
-  const append = async (batch: E[]): Promise<Array<string | undefined>> => {
+  /** Appends one stream's events: one entry for the batch, or one pipeline of one entry per event. */
+  const appendTo = async (stream: string, batch: E[]): Promise<Array<string | undefined>> => {
     if (spec.batchEntries) {
       const id = await connection.xadd(stream, '*', 'b', JSON.stringify(batch));
       return batch.map(() => (id === null ? undefined : String(id)));
@@ -141,6 +143,16 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
       const [error, id] = results[index] ?? [new Error('no reply')];
       return error ? undefined : String(id);
     });
+  };
+
+  /** One append per stream (on one server they leave in one write); a stream whose node is away leaves its events unsent. */
+  const append = async (batch: E[]): Promise<Array<string | undefined>> => {
+    const entryIds = new Map<E, string>();
+    await Promise.all([...groupBy(batch, spec.streamOf)].map(async ([stream, events]) => {
+      const ids = await appendTo(stream, events).catch(() => [] as Array<string | undefined>);
+      events.forEach((event, index) => { if (ids[index] !== undefined) entryIds.set(event, ids[index]); });
+    }));
+    return batch.map((event) => entryIds.get(event));
   };
 
   const pump = () => {
@@ -199,20 +211,33 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
    * writes nothing for a request id already in PostgreSQL). Redis is read before PostgreSQL, and a
    * worker deletes an entry only after its commit, so an event is never taken for lost while written.
    */
+  /** The request ids whose entry is still in their stream (one pipeline per stream). */
+  const stillInStream = async (requestIds: string[]): Promise<Set<string>> => {
+    const found = new Set<string>();
+    const known = requestIds.filter((requestId) => pending.event(requestId) !== undefined);
+    await Promise.all([...groupBy(known, (requestId) => spec.streamOf(pending.event(requestId)!))].map(async ([stream, ids]) => {
+      const pipeline = connection.pipeline();
+      for (const requestId of ids) {
+        const entryId = pending.streamId(requestId) ?? '0-1';
+        pipeline.xrange(stream, entryId, entryId);
+      }
+      const results = (await pipeline.exec()) ?? [];
+      ids.forEach((requestId, index) => {
+        const [error, entries] = results[index] ?? [new Error('no reply')];
+        if (error) throw error;
+        if (Array.isArray(entries) && entries.length > 0) found.add(requestId);
+      });
+    }));
+    return found;
+  };
+
   const checkBatch = async (requestIds: string[]) => {
-    const pipeline = connection.pipeline();
-    for (const requestId of requestIds) {
-      const entryId = pending.streamId(requestId) ?? '0-1';
-      pipeline.xrange(stream, entryId, entryId);
-    }
-    const results = (await pipeline.exec()) ?? [];
+    const found = await stillInStream(requestIds);
     const missing: string[] = [];
-    requestIds.forEach((requestId, index) => {
-      const [error, entries] = results[index] ?? [new Error('no reply')];
-      if (error) throw error;
-      if (Array.isArray(entries) && entries.length > 0) pending.touch(requestId, deps.clock.now());
+    for (const requestId of requestIds) {
+      if (found.has(requestId)) pending.touch(requestId, deps.clock.now());
       else missing.push(requestId);
-    });
+    }
     if (missing.length === 0) return;
     const writtenIds = new Set(await spec.written(missing));
     pending.confirm([...writtenIds]);
@@ -325,4 +350,15 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
       connection.disconnect();
     },
   };
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }

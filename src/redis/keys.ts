@@ -1,18 +1,55 @@
 /**
  * The one module that builds Redis key names. Every key carries the configured prefix, and keys
- * that one script touches together share a `{hash tag}` so the layout works on Redis Cluster.
+ * that one script, MULTI or pipeline touches together share a `{hash tag}`, so one layout serves a
+ * single server, Sentinel and Cluster alike (docs/operations.md).
+ *
+ * Accounts are spread over `USAGE_SHARDS` shards. A shard's tag `{s<n>}` is carried by its usage
+ * stream, its dead-letter stream and every admission key of its accounts: settlement changes an
+ * account's counters and appends its usage event in one atomic script, which on a cluster requires
+ * one slot for both. The shard count is fixed (an account's shard must never move while its events
+ * wait in a stream); on a cluster it bounds how many masters share the admission load.
  */
+
+/** Number of usage-stream shards (and admission-key slots). Changing it moves accounts between shards. */
+export const USAGE_SHARDS = 16;
+
+/** The shard of an account: its id modulo USAGE_SHARDS (a non-numeric id is hashed). */
+export function usageShard(accountId: number | string): number {
+  const text = String(accountId);
+  if (/^\d{1,15}$/.test(text)) return Number(text) % USAGE_SHARDS;
+  let hash = 0;
+  for (const char of text) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % USAGE_SHARDS;
+}
+
+/** Items grouped by the usage shard of their account (a pipeline or MULTI on a cluster must stay in one slot). */
+export function byUsageShard<T>(items: readonly T[], accountIdOf: (item: T) => number | string): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const item of items) {
+    const shard = usageShard(accountIdOf(item));
+    const group = groups.get(shard);
+    if (group) group.push(item);
+    else groups.set(shard, [item]);
+  }
+  return groups;
+}
+
+/** Every shard number, 0 … USAGE_SHARDS - 1. */
+export const ALL_USAGE_SHARDS: readonly number[] = Array.from({ length: USAGE_SHARDS }, (_unused, shard) => shard);
+
 export interface RedisKeys {
   readonly prefix: string;
   /** Pub/sub channel: key cache invalidation (payload: secret HMAC or `*`). */
   keyInvalidationChannel(): string;
   /** Pub/sub channel on which billing workers announce the request ids they durably wrote. */
   billingSettledChannel(): string;
-  /** Stream of usage events waiting for a billing worker (appended by the settlement script). */
-  usageStream(): string;
-  /** Stream of usage events a billing worker could never write (for an operator). */
-  usageDeadLetters(): string;
-  /** Stream of request records waiting for the request-log worker (issue 22). */
+  /** One shard's stream of usage events waiting for a billing worker (appended by the settlement script). */
+  usageStream(shard: number): string;
+  /** One shard's stream of usage events a billing worker could never write (for an operator). */
+  usageDeadLetters(shard: number): string;
+  /** The usage stream of the account's shard (the one its settlement appends to). */
+  accountUsageStream(accountId: number | string): string;
+  /** Stream of request records waiting for the request-log worker (one key: each append is one command, so it needs no slot of an account's). */
   requestLogStream(): string;
   /** Pub/sub channel on which request-log workers announce the request ids they wrote. */
   requestLogWrittenChannel(): string;
@@ -50,29 +87,33 @@ export interface RedisKeys {
   sessionAffinity(groupId: number | string, sessionHash: string): string;
   /** A value the gateway keeps for a short id it gave a client in its place (relay/opaque-id-store). */
   opaqueId(id: string): string;
-  /** BullMQ prefix for queues. */
+  /** BullMQ prefix for queues: hash-tagged, so each queue's keys share one cluster slot. */
   bullPrefix(): string;
 }
 
 export function createRedisKeys(prefix = 'gw'): RedisKeys {
-  // The account id is the hash tag: admission touches the account's and its keys' state together.
+  // The account's shard is the hash tag: admission touches the account's and its keys' state
+  // together, and settlement also its shard's usage stream.
+  const account = (accountId: number | string) => `${prefix}:{s${usageShard(accountId)}}:a${accountId}`;
+  const usageStream = (shard: number) => `${prefix}:{s${shard}}:billing:usage`;
   return {
     prefix,
     keyInvalidationChannel: () => `${prefix}:chan:key-invalidation`,
     billingSettledChannel: () => `${prefix}:chan:billing-settled`,
-    usageStream: () => `${prefix}:billing:usage`,
-    usageDeadLetters: () => `${prefix}:billing:dead`,
-    requestLogStream: () => `${prefix}:request-log:records`,
-    requestLogWrittenChannel: () => `${prefix}:chan:request-log-written`,
+    usageStream,
+    usageDeadLetters: (shard) => `${prefix}:{s${shard}}:billing:dead`,
+    accountUsageStream: (accountId) => usageStream(usageShard(accountId)),
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
     catalogChangedChannel: () => `${prefix}:chan:catalog-changed`,
     upstreamsChangedChannel: () => `${prefix}:chan:upstreams-changed`,
-    account: (accountId) => `${prefix}:{a${accountId}}:account`,
-    accountLeases: (accountId) => `${prefix}:{a${accountId}}:leases`,
-    apiKey: (accountId, keyId) => `${prefix}:{a${accountId}}:key:${keyId}`,
-    apiKeySpendWindow: (accountId, keyId) => `${prefix}:{a${accountId}}:spend:${keyId}`,
-    apiKeySpendIndex: (accountId, keyId) => `${prefix}:{a${accountId}}:spend-index:${keyId}`,
-    accountReservations: (accountId) => `${prefix}:{a${accountId}}:reservations`,
+    requestLogStream: () => `${prefix}:request-log:records`,
+    requestLogWrittenChannel: () => `${prefix}:chan:request-log-written`,
+    account: (accountId) => `${account(accountId)}:account`,
+    accountLeases: (accountId) => `${account(accountId)}:leases`,
+    apiKey: (accountId, keyId) => `${account(accountId)}:key:${keyId}`,
+    apiKeySpendWindow: (accountId, keyId) => `${account(accountId)}:spend:${keyId}`,
+    apiKeySpendIndex: (accountId, keyId) => `${account(accountId)}:spend-index:${keyId}`,
+    accountReservations: (accountId) => `${account(accountId)}:reservations`,
     loginFailures: (email) => `${prefix}:login-failures:${email}`,
     upstreamCooldown: (id) => `${prefix}:upstream:${id}:cooldown`,
     // One hash tag: the failure script touches the cooldowns and the minute's failures together.
@@ -82,6 +123,6 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     idempotency: (keyId, hash) => `${prefix}:idem:${keyId}:${hash}`,
     sessionAffinity: (groupId, sessionHash) => `${prefix}:affinity:${groupId}:${sessionHash}`,
     opaqueId: (id) => `${prefix}:opaque:${id}`,
-    bullPrefix: () => `${prefix}:bull`,
+    bullPrefix: () => `${prefix}:{bull}`,
   };
 }

@@ -66,7 +66,7 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
   const settings = deps.config.requestLog;
   const producer = !settings.enabled ? undefined : createDurableStreamProducer<RequestRecord>(deps, {
     name: 'request-log-producer',
-    stream: deps.redisKeys.requestLogStream(),
+    streamOf: () => deps.redisKeys.requestLogStream(),
     channel: deps.redisKeys.requestLogWrittenChannel(),
     batchEntries: true,
     // Records wait up to 5 ms to share one append (they are held in memory either way).

@@ -31,7 +31,7 @@ export interface TaskQueue {
 }
 
 export function createTaskQueue(deps: Pick<Dependencies, 'config' | 'redisKeys'>): TaskQueue {
-  const connection: Redis = createRedis(deps.config.redisUrl, { waits: true, name: 'task-queue' });
+  const connection: Redis = createRedis(deps.config.redis, { waits: true, name: 'task-queue' });
   const queue = new Queue<TaskJobData>(TASK_QUEUE_NAME, { connection, prefix: deps.redisKeys.bullPrefix() });
   queue.on('error', () => undefined);
   return {

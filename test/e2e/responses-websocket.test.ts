@@ -72,7 +72,7 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
   const clients: Client[] = [];
   const open = async (headers = auth) => { const client = await Client.open(wsUrl, headers); clients.push(client); return client; };
   /** Charges recorded (the billing stream the worker reads): one per billed call. */
-  const charges = () => gateway.deps.redis.xlen(gateway.deps.redisKeys.usageStream());
+  const charges = () => gateway.deps.redis.xlen(gateway.deps.redisKeys.accountUsageStream(gateway.accountId));
 
   beforeAll(async () => {
     gateway = await startTestGateway({ env: { RESPONSES_WS_IDLE_MS: '4000' } });

@@ -85,7 +85,8 @@ describe('the compose file and its environment', () => {
     expect({ user: database.username, password: database.password, db: database.pathname.slice(1), port: database.port })
       .toEqual({ user: postgres.POSTGRES_USER, password: postgres.POSTGRES_PASSWORD, db: postgres.POSTGRES_DB, port: '5432' });
     expect(COMPOSE.services.postgres!.ports!.map((port) => interpolate(port, exampleEnv()))).toEqual([`127.0.0.1:${database.port}:5432`]);
-    expect(COMPOSE.services.redis!.ports).toEqual([`127.0.0.1:${new URL(defaults.redisUrl).port}:6379`]);
+    expect(defaults.redis.kind).toBe('server');
+    expect(COMPOSE.services.redis!.ports).toEqual([`127.0.0.1:${new URL((defaults.redis as { url: string }).url).port}:6379`]);
     // The API inside compose reaches the same database.
     expect(serviceEnv('api', exampleEnv()).DATABASE_URL).toBe(`postgres://${postgres.POSTGRES_USER}:${postgres.POSTGRES_PASSWORD}@postgres:5432/${postgres.POSTGRES_DB}`);
   });

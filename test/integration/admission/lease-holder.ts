@@ -21,8 +21,8 @@ async function main(): Promise<void> {
   const deps: Dependencies = {
     config,
     db: createPool(config.databaseUrl, 2),
-    redis: createRedis(config.redisUrl),
-    subscriber: createRedis(config.redisUrl),
+    redis: createRedis(config.redis),
+    subscriber: createRedis(config.redis),
     redisKeys: createRedisKeys(config.redisPrefix),
     storage: createObjectStorage({ endpoint: 'http://127.0.0.1:1', region: config.s3.region, bucket: config.s3.bucket, accessKeyId: 'x', secretAccessKey: 'x' }),
     logger: createLogger('silent'),

@@ -14,7 +14,7 @@ import { startBillingWorker } from '../../../workers/billing-worker';
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const db = createPool(config.databaseUrl, 5);
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config.redis);
   const logger = createLogger(config.logLevel);
   const delayMs = Number(process.env.BILLING_TEST_COMMIT_DELAY_MS ?? '0');
   const worker = await startBillingWorker({ config, db, redis, redisKeys: createRedisKeys(config.redisPrefix), logger }, {

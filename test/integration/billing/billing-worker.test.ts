@@ -5,6 +5,7 @@
 import { createUsageRecorder, type UsageRecorderHandle } from '../../../src/billing/create-usage-recorder';
 import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
 import type { UsageEvent } from '../../../src/billing/usage-event';
+import { ALL_USAGE_SHARDS, USAGE_SHARDS, usageShard } from '../../../src/redis/keys';
 import { BILLING_GROUP, startBillingWorker, type BillingWorker } from '../../../workers/billing-worker';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { createBillingFixture, creditsByKey, deleteKeysWithPrefix, eventually, readTotals, sumCredits, usageEvent, type BillingFixture } from './billing-fixtures';
@@ -24,7 +25,8 @@ describe('billing worker (in process)', () => {
     await deps.close();
   });
 
-  const stream = () => deps.redisKeys.usageStream();
+  /** The usage stream of the fixture's account shard. */
+  const stream = (fixture: { accountId: number }) => deps.redisKeys.accountUsageStream(fixture.accountId);
   /** The request ids of a stream's entries. */
   const requestIdsIn = async (key: string) => (await deps.redis.xrange(key, '-', '+'))
     .map(([, fields]) => (JSON.parse(fields[fields.indexOf('e') + 1] ?? '{}') as { requestId?: string }).requestId);
@@ -75,8 +77,8 @@ describe('billing worker (in process)', () => {
     await recorder.record(event);
     expect(await recorder.drain()).toBe(true);
     // The same event appended again (e.g. a recorder that took it for lost): a no-op.
-    const replay = await deps.redis.xadd(stream(), '*', 'e', JSON.stringify(event));
-    await eventually('replay to be consumed', () => deps.redis.xrange(stream(), replay!, replay!), (entries) => entries.length === 0);
+    const replay = await deps.redis.xadd(stream(fixture), '*', 'e', JSON.stringify(event));
+    await eventually('replay to be consumed', () => deps.redis.xrange(stream(fixture), replay!, replay!), (entries) => entries.length === 0);
     await expectExact(fixture, [event]);
     // And directly: the second settlement reports the row as not written.
     expect(await settleUsageEvents(deps.db, [event, event])).toEqual([
@@ -87,14 +89,18 @@ describe('billing worker (in process)', () => {
   it('fails a poison event for good without holding back the rest of its batch', async () => {
     const fixture = await createBillingFixture(deps.db, deps.crypto);
     const good = Array.from({ length: 10 }, () => usageEvent(fixture));
-    const orphan = usageEvent({ accountId: 987_654, keyIds: [] });
+    // An account that does not exist, on another shard than the fixture's (987,648 is a multiple of 16).
+    const orphan = usageEvent({ accountId: 987_648 + ((usageShard(fixture.accountId) + 1) % USAGE_SHARDS), keyIds: [] });
     const malformed = { ...usageEvent(fixture), credits: -5 };
     await Promise.all([...good, orphan, malformed].map((event) => recorder.record(event)));
     await eventually('good events written', () => readTotals(deps.db, fixture.accountId), (totals) => totals.rows === good.length);
     // Both set aside at once in the dead-letter stream, not retried for ever; the stream is empty.
-    await eventually('bad events dead-lettered', () => requestIdsIn(deps.redisKeys.usageDeadLetters()),
+    // The orphan's account and the fixture's are on different shards: each shard has its dead letters.
+    expect(usageShard(orphan.accountId)).not.toBe(usageShard(fixture.accountId));
+    const deadLetters = async () => (await Promise.all(ALL_USAGE_SHARDS.map((shard) => requestIdsIn(deps.redisKeys.usageDeadLetters(shard))))).flat();
+    await eventually('bad events dead-lettered', deadLetters,
       (ids) => ids.includes(orphan.requestId) && ids.includes(malformed.requestId));
-    await eventually('usage stream emptied', () => deps.redis.xlen(stream()), (length) => length === 0);
+    await eventually('usage streams emptied', () => Promise.all([fixture, orphan].map((owner) => deps.redis.xlen(stream(owner)))), (lengths) => lengths.every((length) => length === 0));
     await expectExact(fixture, good);
   });
 
@@ -104,12 +110,12 @@ describe('billing worker (in process)', () => {
     const [lost, kept] = [usageEvent(fixture), usageEvent(fixture)];
     await Promise.all([recorder.record(lost), recorder.record(kept)]);
     expect(await recorder.flush()).toBe(true);
-    const entries = await deps.redis.xrange(stream(), '-', '+');
+    const entries = await deps.redis.xrange(stream(fixture), '-', '+');
     const lostEntry = entries.find(([, fields]) => fields.includes(JSON.stringify(lost)));
-    expect(await deps.redis.xdel(stream(), lostEntry![0])).toBe(1);
+    expect(await deps.redis.xdel(stream(fixture), lostEntry![0])).toBe(1);
     await startWorker();
     // The group vanishes under a running worker (NOGROUP): it is created again.
-    expect(await deps.redis.xgroup('DESTROY', stream(), BILLING_GROUP)).toBe(1);
+    expect(await deps.redis.xgroup('DESTROY', stream(fixture), BILLING_GROUP)).toBe(1);
     const later = Array.from({ length: 5 }, () => usageEvent(fixture));
     await Promise.all(later.map((event) => recorder.record(event)));
     expect(await recorder.drain(30_000)).toBe(true);
@@ -122,10 +128,10 @@ describe('billing worker (in process)', () => {
     const events = Array.from({ length: 60 }, () => usageEvent(fixture));
     await Promise.all(events.map((event) => recorder.record(event)));
     expect(await recorder.flush()).toBe(true);
-    expect(await requestIdsIn(stream())).toEqual(expect.arrayContaining([events[0]!.requestId]));
+    expect(await requestIdsIn(stream(fixture))).toEqual(expect.arrayContaining([events[0]!.requestId]));
     // The flush: every key of this test's prefix (the shared test Redis serves other tests too).
     await deleteKeysWithPrefix(deps.redis, deps.redisKeys.prefix);
-    expect(await deps.redis.exists(stream())).toBe(0);
+    expect(await deps.redis.exists(stream(fixture))).toBe(0);
     await startWorker();
     expect(recorder.stats().pending).toBeGreaterThanOrEqual(events.length);
     expect(await recorder.drain(30_000)).toBe(true);

@@ -155,7 +155,7 @@ describe('reconciler', () => {
     expect(await recorder.flush()).toBe(true);
     await deleteKeysWithPrefix(deps.redis, deps.redisKeys.prefix);
     // The recorder notices the lost events and appends them again before the reconciler looks.
-    await eventually('lost events appended again', () => deps.redis.xlen(deps.redisKeys.usageStream()), (length) => length === queued.length);
+    await eventually('lost events appended again', () => deps.redis.xlen(deps.redisKeys.accountUsageStream(fixture.accountId)), (length) => length === queued.length);
     const missing = await redisFigures(fixture);
     expect(missing.wallet).toBeNull();
 

@@ -68,7 +68,7 @@ describe('task recovery: killed workers, lost jobs, deadlines', () => {
     const submitted = await h.submit({ model: 'gpt-image-1', prompts: ['orphan'] });
     const taskId = String(submitted.body.task_id);
     // The job is lost before any worker saw it (e.g. Redis lost its data).
-    const connection = createRedis(h.deps.config.redisUrl, { waits: true });
+    const connection = createRedis(h.deps.config.redis, { waits: true });
     const queue = new Queue(TASK_QUEUE_NAME, { connection, prefix: h.deps.redisKeys.bullPrefix() });
     expect(await queue.remove(taskId)).toBe(1);
     await queue.close();

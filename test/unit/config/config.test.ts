@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ ...secrets });
     expect(config.port).toBe(8080);
     expect(config.databaseUrl).toBe('postgres://postgres:postgres@127.0.0.1:5432/gateway');
-    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.redis).toEqual({ kind: 'server', url: 'redis://127.0.0.1:6379' });
     expect(config.s3.endpoint).toBeUndefined();
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -68,5 +68,33 @@ describe('loadConfig', () => {
     expect(second.warnings).toEqual([]);
     expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
     expect(JSON.parse(readFileSync(file, 'utf8')).hmacSecret).toBe(first.hmacSecret);
+  });
+
+  describe('Redis topologies', () => {
+    it('reads a Sentinel set: sentinels, primary name, auth, TLS from the scheme', () => {
+      const config = loadConfig({ ...secrets, REDIS_SENTINELS: 'rediss://10.0.0.1:26379, rediss://[::1]:26380', REDIS_SENTINEL_NAME: 'gw',
+        REDIS_SENTINEL_PASSWORD: 'sp', REDIS_PASSWORD: 'dp' });
+      expect(config.redis).toEqual({ kind: 'sentinel', sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '::1', port: 26380 }], name: 'gw',
+        sentinelPassword: 'sp', username: undefined, password: 'dp', tls: true });
+    });
+
+    it('reads a cluster\'s seed nodes', () => {
+      const config = loadConfig({ ...secrets, REDIS_CLUSTER_NODES: 'r1:7000,r2:7001' });
+      expect(config.redis).toEqual({ kind: 'cluster', nodes: [{ host: 'r1', port: 7000 }, { host: 'r2', port: 7001 }], username: undefined, password: undefined, tls: false });
+    });
+
+    it.each([
+      [{ REDIS_SENTINELS: 'a:1' }, 'REDIS_SENTINEL_NAME'],
+      [{ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'm', REDIS_CLUSTER_NODES: 'b:2' }, 'REDIS_CLUSTER_NODES'],
+      [{ REDIS_URL: 'redis://x:6379', REDIS_CLUSTER_NODES: 'b:2' }, 'REDIS_CLUSTER_NODES'],
+      [{ REDIS_CLUSTER_NODES: 'b' }, 'REDIS_CLUSTER_NODES'],
+      [{ REDIS_CLUSTER_NODES: 'b:99999' }, 'REDIS_CLUSTER_NODES'],
+      [{ REDIS_SENTINELS: 'redis://a:1,rediss://b:2', REDIS_SENTINEL_NAME: 'm' }, 'REDIS_SENTINELS'],
+      [{ REDIS_PASSWORD: 'p' }, 'REDIS_PASSWORD'],
+    ])('redis_topology_is_validated_at_start: %j names %s', (env, expected) => {
+      const found = problems({ ...secrets, ...env });
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatch(new RegExp(`^${expected}:`));
+    });
   });
 });
