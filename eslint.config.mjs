@@ -28,7 +28,7 @@ const LAYERS = {
   errors: [],
   // http/ renders errors in the caller's protocol envelope, so it knows the codec interface.
   http: ['dependencies', 'errors', 'ir', 'protocols'],
-  idempotency: ['auth', 'dependencies', 'errors', 'http', 'limits', 'redis'],
+  idempotency: ['auth', 'dependencies', 'errors', 'http', 'redis'],
   images: ['auth', 'billing', 'catalog', 'config', 'dependencies', 'errors', 'http', 'idempotency', 'ir', 'limits', 'protocols', 'relay', 'routing', 'storage', 'upstream'],
   // Exception: ir/stream-event.ts carries a GatewayError in its error event (a type import only;
   // allowed through allowTypeImports below, so a runtime import of errors/ from ir/ still fails).
@@ -45,7 +45,7 @@ const LAYERS = {
   storage: [],
   tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'protocols', 'redis', 'upstream'],
   types: [],
-  upstream: ['dependencies', 'errors', 'ir', 'limits', 'redis'],
+  upstream: ['dependencies', 'errors', 'ir', 'redis'],
 };
 
 /** Imports allowed only as `import type` (documented exceptions). */
