@@ -23,7 +23,7 @@ import type { Dependencies } from '../src/dependencies';
 import type { Logger } from '../src/http/logger';
 import { admissionRedisKeys } from '../src/limits/admission-redis-keys';
 import { rebuildAccountCounters } from '../src/limits/rebuild-counters';
-import { loadRedisScript, runRedisScript, type RedisScript } from '../src/limits/redis-script';
+import { loadRedisScript, runRedisScript, type RedisScript } from '../src/redis/redis-script';
 import { COUNTER_IDLE_TTL_MS } from '../src/limits/spend-windows';
 import { createWalletCache } from '../src/limits/wallet-cache';
 import { createRedis } from '../src/redis/connection';

@@ -185,6 +185,7 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
     }
   }));
   await saving;
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first render failure, rethrown as it was caught
   if (failure !== undefined) throw failure;
   if (stopped) return DONE;
   if (overdue) {

@@ -35,7 +35,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): { data
     let live = true;
     load().then((data) => live && setState({ data }), (error: unknown) => live && setState({ error }));
     return () => { live = false; };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller names what reloads the data (`deps`); `load` is a new closure every render.
   }, [tick, ...deps]);
   return { ...state, reload };
 }

@@ -9,7 +9,7 @@ import { insertApiKey } from '../../src/keys/insert-api-key';
 import { createAccount, createConsoleUser, createGroup, type Tier } from '../../src/process/seed';
 import { announceUpstreamsChanged } from '../../src/upstream/announce-upstreams-changed';
 import {
-  AdminError, isUniqueViolation, oneOf, requiredText, text, UsageError, usdToCredits, wholeNumber, type AdminCommand, type AdminContext,
+  AdminError, isUniqueViolation, oneOf, requiredText, text, UsageError, usdToCredits, wholeNumber, type AdminCommand,
 } from './cli';
 import { requireAccount, requireGroup } from './lookups';
 import { GRANT_COMMANDS } from './grant-commands';

@@ -269,7 +269,6 @@ async function main(): Promise<void> {
 
   let taskRows: Row[] = [];
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const tasks = require('./tasks') as { runTaskBenchmark?: (options: { env: NodeJS.ProcessEnv; apiUrl: string; key: string; simUrl: string }) => Promise<Row[]> };
     if (tasks.runTaskBenchmark && runs('tasks')) taskRows = await tasks.runTaskBenchmark({ env, apiUrl, key, simUrl });
   } catch (error) {

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import { z } from 'zod';
 import type { Clock } from '../dependencies';
-import { loadRedisScript, runRedisScript } from '../limits/redis-script';
+import { loadRedisScript, runRedisScript } from '../redis/redis-script';
 import type { RedisKeys } from '../redis/keys';
 
 /** How long a claim may stay `running` before it is presumed dead (its process crashed). */

@@ -18,7 +18,7 @@ import { admissionRedisKeys } from './admission-redis-keys';
 import { buildAccountingHeaders, buildMessagesRateLimitHeaders, formatUsd, rateLimitHeaders } from './accounting-headers';
 import { loadKeyCounters, loadKeyCountersScript, loadWalletCache } from './rebuild-counters';
 import { markKeySecret } from './mark-key-secret';
-import { loadRedisScript, runRedisScript } from './redis-script';
+import { loadRedisScript, runRedisScript } from '../redis/redis-script';
 import { COUNTER_IDLE_TTL_MS, SPEND_WINDOWS, type WindowName } from './spend-windows';
 
 export interface GatewayAdmissionRequest extends AdmissionRequest {

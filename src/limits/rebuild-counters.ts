@@ -8,7 +8,7 @@
  * in PostgreSQL, so a `replace` rebuild forgets them until the worker writes them.
  */
 import type { Dependencies } from '../dependencies';
-import { loadRedisScript, runRedisScript, type RedisScript } from './redis-script';
+import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 import { COUNTER_IDLE_TTL_MS } from './spend-windows';
 
 export type LoadMode = 'if-missing' | 'replace';

@@ -4,7 +4,7 @@
  * A cache that is not loaded is left alone: it will be loaded from PostgreSQL, which has the change.
  */
 import type { Dependencies } from '../dependencies';
-import { loadRedisScript, runRedisScript, type RedisScript } from './redis-script';
+import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 
 export interface WalletCache {
   /** Returns the cached wallet after the change, or null when no cache was loaded. */

@@ -4,7 +4,7 @@
  * submit; on a terminal change the hold released and, on success, the charge with its usage row.
  * Two workers racing on one task cannot both finish it: the second finds the status changed.
  */
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { inTransaction } from '../db/transaction';
 import type { UsageEvent } from '../billing/usage-event';
 import type { TaskEvent } from './task-event';

@@ -7,7 +7,7 @@
  * reconnecting). The operator's views read Redis: the cooldowns now, the failures minute by minute.
  */
 import type { Dependencies } from '../dependencies';
-import { loadRedisScript, runRedisScript } from '../limits/redis-script';
+import { loadRedisScript, runRedisScript } from '../redis/redis-script';
 
 export interface AccountCooldown { accountId: number; coolingDownUntil: number }
 

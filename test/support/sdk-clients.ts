@@ -186,7 +186,7 @@ export function generateContentClient(baseURL: string, apiKey: string): SdkClien
       const contents: Content[] = [{ role: 'user', parts: [{ text: TOOL_PROMPT }] }];
       const call = async () => options?.stream
         ? streamToAnswer(await ai.models.generateContentStream({ model, contents, config: { tools } }))
-        : await ai.models.generateContent({ model, contents, config: { tools } }).then((response) => {
+        : ai.models.generateContent({ model, contents, config: { tools } }).then((response) => {
           lastCallParts = callParts(response);
           return toAnswer(response);
         });

@@ -21,7 +21,7 @@ export function UpstreamHealthHistory({ names }: { names: Map<number, string> })
       datasets: accounts.map((id, index) => ({ label: label(id), data: minutes.map((m) => sum(m.failures[id])), backgroundColor: PALETTE[index % PALETTE.length] })),
     },
     options: { scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } } },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Recomputed when the data changes; `label` and the palette are stable for a render of this page.
   }), [history.data]);
   const busy = minutes.filter((m) => m.total > 0);
   return (

@@ -12,7 +12,7 @@ import { startWebhookWorker } from '../../../workers/webhook-worker';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const SECRET = 'receiver-secret-0123456789';
 

@@ -12,7 +12,7 @@ import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import { startTestGateway, type ApiInstance, type TestGateway } from '../../support/gateway';
 import { countSocketWrites } from '../../support/redis';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 describe('shared upstream health', () => {
   let gateway: TestGateway;

@@ -16,7 +16,6 @@ const describeCaptures = dir === undefined
   ? (name: string, _body: () => void) => describe.skip(name, () => { it.todo('needs ../shared/captures'); })
   : describe;
 if (dir === undefined) {
-  // eslint-disable-next-line no-console
   console.warn('captures/chat not found beside the project: capture tests skipped');
 }
 

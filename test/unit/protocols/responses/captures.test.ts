@@ -18,7 +18,6 @@ const root = capturesRoot();
 const folder = root === undefined ? undefined : path.join(root, 'responses');
 const describeCaptures = folder !== undefined && fs.existsSync(folder) ? describe : describe.skip;
 if (folder === undefined) {
-  // eslint-disable-next-line no-console
   console.warn('responses captures skipped: ../shared/captures is absent');
 }
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type Redis from 'ioredis';
 
-const SCRIPTS_DIR = path.join(__dirname, '..', 'redis', 'scripts');
+const SCRIPTS_DIR = path.join(__dirname, 'scripts');
 const INCLUDE = /^--- @include "([A-Za-z0-9_/-]+)"\s*$/gm;
 
 export interface RedisScript {
