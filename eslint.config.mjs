@@ -17,9 +17,9 @@ import tseslint from 'typescript-eslint';
  */
 const LAYERS = {
   account: ['audit', 'auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'ir'],
-  alerts: ['account', 'auth', 'config', 'db', 'dependencies', 'errors', 'redis', 'relay'],
+  alerts: ['account', 'auth', 'config', 'db', 'dependencies', 'errors', 'net', 'redis', 'relay'],
   audit: ['db'],
-  auth: ['audit', 'dependencies', 'errors', 'http', 'ir', 'upstream'],
+  auth: ['audit', 'db', 'dependencies', 'errors', 'http', 'ir', 'upstream'],
   billing: ['catalog', 'db', 'dependencies', 'http', 'ir', 'limits', 'redis'],
   catalog: ['auth', 'db', 'dependencies', 'errors', 'ir', 'redis'],
   console: ['errors'],
@@ -34,13 +34,18 @@ const LAYERS = {
   // allowed through allowTypeImports below, so a runtime import of errors/ from ir/ still fails).
   ir: [],
   keys: ['audit', 'auth', 'catalog', 'db', 'dependencies', 'errors', 'http', 'limits'],
+  // The outbound URL guard (image URLs, webhooks): address classification only, a leaf.
+  net: [],
   limits: ['auth', 'dependencies', 'errors', 'http', 'redis'],
   openapi: ['alerts'],
   operator: ['account', 'audit', 'auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'ir', 'limits', 'process', 'protocols', 'redis', 'relay', 'upstream'],
   process: ['auth', 'billing', 'catalog', 'config', 'db', 'dependencies', 'http', 'ir', 'keys', 'redis', 'storage', 'upstream'],
   protocols: ['errors', 'ir'],
+  // Exception: the connection names the Redis target type of the config (a type import only, through
+  // TYPE_ONLY below).
   redis: [],
-  relay: ['auth', 'billing', 'catalog', 'dependencies', 'errors', 'http', 'ir', 'limits', 'protocols', 'redis', 'routing', 'upstream'],
+  relay: ['auth', 'billing', 'catalog', 'dependencies', 'errors', 'http', 'ir', 'limits', 'net', 'protocols', 'redis', 'routing', 'upstream'],
+  requests: ['account', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
   routing: ['auth', 'dependencies', 'errors', 'http', 'ir', 'redis', 'upstream'],
   storage: [],
   tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'protocols', 'redis', 'upstream'],
@@ -49,7 +54,7 @@ const LAYERS = {
 };
 
 /** Imports allowed only as `import type` (documented exceptions). */
-const TYPE_ONLY = { ir: ['errors'] };
+const TYPE_ONLY = { ir: ['errors'], redis: ['config'] };
 
 const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -6,7 +6,8 @@
  * stream entry and PostgreSQL are checked), so a Redis that loses its entries (flush, failover
  * without persistence) gets them appended again. See docs/billing.md.
  */
-import type { Dependencies } from '../dependencies';
+import type Redis from 'ioredis';
+import type { RedisTarget } from '../config';
 import { createRedis } from './connection';
 import { PendingEvents, type PendingState, type StreamEvent } from './pending-events';
 
@@ -84,7 +85,17 @@ export interface DurableStreamProducer<E extends StreamEvent> {
   close(): Promise<void>;
 }
 
-type ProducerDependencies = Pick<Dependencies, 'config' | 'logger' | 'clock' | 'subscriber'>;
+/** What the producer uses of the process's dependencies (structural, so redis/ stays below them). */
+interface ProducerLogger {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+interface ProducerDependencies {
+  config: { redis: RedisTarget };
+  logger: { child(bindings: object): ProducerLogger };
+  clock: { now(): number };
+  subscriber: Redis;
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 

@@ -40,7 +40,7 @@ export function Requests({ operator = false }: { operator?: boolean }) {
     setCursors([]);
     const timer = setInterval(rows.reload, TAIL_MS);
     return () => clearInterval(timer);
-  }, [live]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [live]);
 
   return (
     <>
