@@ -5,10 +5,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { createConsoleSession, SESSION_COOKIE } from '../../src/auth/console-session';
 import { insertApiKey } from '../../src/keys/insert-api-key';
-import { addUpstreamAccount, createConsoleUser, createGroup } from '../../src/process/seed';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import { startTestGateway, type TestGateway } from '../support/gateway';
+import { consoleLogin } from '../support/console-login';
 
 jest.setTimeout(60_000);
 
@@ -42,10 +42,8 @@ describe('issue 21 security findings', () => {
   }
 
   async function operatorSession(email: string, role: 'operator' | 'member' = 'operator'): Promise<Record<string, string>> {
-    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email, password: 'a long password' });
-    if (role === 'operator') await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    const session = await createConsoleSession(gateway.deps.db, userId, Date.now());
-    return { cookie: `${SESSION_COOKIE}=${session.token}`, 'x-csrf-token': session.csrfToken };
+    const login = await consoleLogin(gateway.deps.db, gateway.accountId, email, role);
+    return { cookie: login.cookie, 'x-csrf-token': login.csrf };
   }
 
   beforeAll(async () => {

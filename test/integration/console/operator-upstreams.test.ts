@@ -4,10 +4,9 @@
  * minimal real model call (never billed, no credential in the answer) that reports status, latency
  * and the error class, for a healthy account and for failing ones.
  */
-import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
-import { createConsoleUser } from '../../../src/process/seed';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
+import { consoleLogin } from '../../support/console-login';
 
 type Json = Record<string, unknown>;
 
@@ -35,10 +34,8 @@ describe('operator upstream API', () => {
 
   beforeAll(async () => {
     gateway = await startTestGateway();
-    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'operator@example.test', password: 'a long password' });
-    await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    const created = await createConsoleSession(gateway.deps.db, userId, Date.now());
-    operator = { cookie: `${SESSION_COOKIE}=${created.token}`, csrf: created.csrfToken };
+    const login = await consoleLogin(gateway.deps.db, gateway.accountId, 'operator@example.test', 'operator');
+    operator = { cookie: login.cookie, csrf: login.csrf };
   }, 60_000);
 
   afterAll(async () => {

@@ -5,12 +5,11 @@
  * minute (by reason) for the operator's health over time. The cost on the request path: one Redis
  * write for a failed attempt, none for a success.
  */
-import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
-import { createConsoleUser } from '../../../src/process/seed';
 import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import { startTestGateway, type ApiInstance, type TestGateway } from '../../support/gateway';
 import { countSocketWrites } from '../../support/redis';
+import { consoleLogin } from '../../support/console-login';
 
 type Json = Record<string, any>;
 
@@ -38,10 +37,8 @@ describe('shared upstream health', () => {
   beforeAll(async () => {
     gateway = await startTestGateway();
     second = await gateway.startSecondInstance();
-    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'operator@example.test', password: 'a long password' });
-    await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    const created = await createConsoleSession(gateway.deps.db, userId, Date.now());
-    operator = { cookie: `${SESSION_COOKIE}=${created.token}`, csrf: created.csrfToken };
+    const login = await consoleLogin(gateway.deps.db, gateway.accountId, 'operator@example.test', 'operator');
+    operator = { cookie: login.cookie, csrf: login.csrf };
   }, 60_000);
 
   afterAll(async () => {

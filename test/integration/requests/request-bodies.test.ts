@@ -4,12 +4,12 @@
  * key-shaped strings, the configured JSON paths); bodies are cut at the cap; a streamed answer is
  * stored assembled, with its event count.
  */
-import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
-import { createConsoleUser, findGroupId } from '../../../src/process/seed';
+import { findGroupId } from '../../../src/process/seed';
 import { startRequestLogWorker, type RequestLogWorker } from '../../../workers/request-log-worker';
 import { eventually } from '../billing/billing-fixtures';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
+import { consoleLogin } from '../../support/console-login';
 
 jest.setTimeout(90_000);
 
@@ -31,10 +31,8 @@ describe('kept request and response bodies', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({ env: { REQUEST_BODY_MAX_BYTES: '3000', REQUEST_BODY_REDACT_PATHS: 'metadata.user_id' } });
     worker = await startRequestLogWorker(gateway.deps, { lingerMs: 5, blockMs: 200 });
-    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'op@example.test', password: 'a long password' });
-    await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    const session = await createConsoleSession(gateway.deps.db, userId, Date.now());
-    operator = { cookie: `${SESSION_COOKIE}=${session.token}`, 'x-csrf-token': session.csrfToken };
+    const login = await consoleLogin(gateway.deps.db, gateway.accountId, 'op@example.test', 'operator');
+    operator = { cookie: login.cookie, 'x-csrf-token': login.csrf };
     groupId = (await findGroupId(gateway.deps.db, 'default'))!;
   });
   afterAll(async () => {

@@ -4,13 +4,13 @@
  * rows), figures per model; another account's requests stay invisible; operators see every account.
  * The usage listing's latency comes from the request record, and `status=error` is accepted.
  */
-import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
-import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, findGroupId, topUp } from '../../../src/process/seed';
+import { addUpstreamAccount, createAccount, createGroup, findGroupId, topUp } from '../../../src/process/seed';
 import { startRequestLogWorker, type RequestLogWorker } from '../../../workers/request-log-worker';
 import { startBillingWorker, type BillingWorker } from '../../../workers/billing-worker';
 import { eventually } from '../billing/billing-fixtures';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
+import { consoleLogin } from '../../support/console-login';
 
 jest.setTimeout(90_000);
 
@@ -43,9 +43,7 @@ describe('request log API', () => {
     gateway = await startTestGateway();
     worker = await startRequestLogWorker(gateway.deps, { lingerMs: 5, blockMs: 200 });
     billing = await startBillingWorker(gateway.deps, { concurrency: 16, blockMs: 200 });
-    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'op@example.test', password: 'a long password' });
-    await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    operator = { cookie: `${SESSION_COOKIE}=${(await createConsoleSession(gateway.deps.db, userId, Date.now())).token}` };
+    operator = { cookie: (await consoleLogin(gateway.deps.db, gateway.accountId, 'op@example.test', 'operator')).cookie };
 
     const otherAccount = await createAccount(gateway.deps.db, { name: 'other', tier: 'pro' });
     await topUp(gateway.deps.db, otherAccount, 1_000_000_000);

@@ -5,9 +5,9 @@
  * /api/v1/me/audit (filters, cursor paging), operators everything at /api/v1/operator/audit, and
  * the table is append-only in the database itself (UPDATE, DELETE and TRUNCATE are refused).
  */
-import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
-import { createAccount, createConsoleUser } from '../../../src/process/seed';
+import { createAccount } from '../../../src/process/seed';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
+import { consoleLogin } from '../../support/console-login';
 
 type Json = Record<string, unknown>;
 interface Caller { cookie?: string; csrf?: string; key?: string }
@@ -37,10 +37,8 @@ describe('audit log', () => {
     gateway = await startTestGateway();
     owner = { key: gateway.key };
     bootstrapKeyId = Number((await gateway.deps.db.query<{ id: string }>('SELECT id FROM api_keys ORDER BY id LIMIT 1')).rows[0]!.id);
-    const userId = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'ops@example.test', password: 'a long password' });
-    await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    const session = await createConsoleSession(gateway.deps.db, userId, Date.now());
-    operator = { cookie: `${SESSION_COOKIE}=${session.token}`, csrf: session.csrfToken };
+    const login = await consoleLogin(gateway.deps.db, gateway.accountId, 'ops@example.test', 'operator');
+    operator = { cookie: login.cookie, csrf: login.csrf };
     otherAccount = await createAccount(gateway.deps.db, { name: 'someone else', tier: 'free' });
   }, 60_000);
   afterAll(async () => {

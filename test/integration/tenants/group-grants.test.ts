@@ -5,9 +5,9 @@
  * revoking a grant stops the account's keys in the group within 2 s on every API process (their
  * caches included), in the caller's protocol envelope, and the key's status says why.
  */
-import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
-import { createAccount, createConsoleUser, topUp } from '../../../src/process/seed';
+import { createAccount, topUp } from '../../../src/process/seed';
 import { startTestGateway, type ApiInstance, type TestGateway } from '../../support/gateway';
+import { consoleLogin } from '../../support/console-login';
 
 type Json = Record<string, unknown>;
 interface Caller { cookie: string; csrf: string }
@@ -21,10 +21,8 @@ describe('finding 10: routing group grants', () => {
   let groupId: number;
 
   async function session(accountId: number, email: string, role?: 'operator'): Promise<Caller> {
-    const userId = await createConsoleUser(gateway.deps.db, { accountId, email, password: 'a long password' });
-    if (role) await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
-    const created = await createConsoleSession(gateway.deps.db, userId, Date.now());
-    return { cookie: `${SESSION_COOKIE}=${created.token}`, csrf: created.csrfToken };
+    const login = await consoleLogin(gateway.deps.db, accountId, email, role);
+    return { cookie: login.cookie, csrf: login.csrf };
   }
 
   async function call(as: Caller, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
