@@ -93,7 +93,8 @@ export async function ensureRedis(config: Config): Promise<LocalService | undefi
   if (await redisAnswers(config.redis)) return undefined;
   // Only the default single server is ever started here; Sentinel and Cluster are the operator's.
   if (config.env === 'production' || config.explicit.redisUrl || config.redis.kind !== 'server') {
-    throw new LocalServiceError(`Redis is not reachable at ${describeRedisTarget(config.redis)}. Start it: docker compose up -d postgres redis`);
+    const where = config.redis.kind === 'server' ? new URL(config.redis.url).host : describeRedisTarget(config.redis);
+    throw new LocalServiceError(`Redis is not reachable at ${where}. Start it: docker compose up -d postgres redis`);
   }
   const port = Number(new URL(config.redis.url).port || 6379);
   const binary = findOnPath('redis-server');

@@ -36,8 +36,14 @@ export function sendBytes(context: SimContext, status: number, contentType: stri
 
 export function cutConnection(context: SimContext): void {
   context.serverCut = true;
-  const socket = context.response.socket;
-  // Let the written bytes leave before the reset, so the client sees a partial answer.
-  if (socket !== null) socket.end(() => socket.destroy());
-  else context.response.destroy();
+  const { response } = context;
+  const socket = response.socket;
+  if (socket === null) {
+    response.destroy();
+    return;
+  }
+  // Let the written bytes leave before the reset, so the client sees a partial answer: Node 26 holds a
+  // response's writes (corked) until the next tick, so the socket is closed on the turn after, without
+  // the final chunk.
+  setImmediate(() => socket.end(() => socket.destroy()));
 }
