@@ -40,7 +40,9 @@ export function answerProblem(surface: Surface, answer: ProbeAnswer): string | u
     const error = (answer.json as { error: Record<string, unknown> }).error;
     const transient = surface === 'messages' ? ['api_error', 'overloaded_error'].includes(String(error.type))
       : surface === 'generate-content' ? ['UNAVAILABLE', 'INTERNAL', 'DEADLINE_EXCEEDED'].includes(String(error.status))
-        : error.type === 'api_error';
+        // The gateway's own envelope says api_error; an upstream's overload forwarded as it said it (native
+        // pass-through) keeps OpenAI's own type, server_error.
+        : ['api_error', 'server_error'].includes(String(error.type));
     if (!transient) return `a ${answer.status} that is not a transient error: ${answer.text.slice(0, 300)}`;
   }
   return undefined;

@@ -73,11 +73,13 @@ function catalogModel(protocol: Protocol) {
 /** An undici-like body: a byte stream the relay reads with `setEncoding` + iteration, or `.text()`. */
 function upstreamBody(pieces: readonly Buffer[]): UpstreamResponse['body'] {
   let next = 0;
-  // One piece per read, and a one-byte high-water mark, so the relay sees the pieces as separate
-  // socket reads instead of one buffered whole.
+  // One piece per read, a one-byte high-water mark, and each piece on a turn of its own, as a socket
+  // delivers them: the relay sees the pieces as separate reads instead of one buffered whole. (Pushed
+  // synchronously, the whole stream ran in one chain of microtasks; on Node 26 the relay's response
+  // then stalled on a drain that never came, which no socket-fed stream reproduces.)
   const readable = new Readable({
     highWaterMark: 1,
-    read() { this.push(next < pieces.length ? pieces[next++] : null); },
+    read() { setImmediate(() => this.push(next < pieces.length ? pieces[next++] : null)); },
   });
   const text = async (): Promise<string> => Buffer.concat(pieces).toString('utf8');
   // The relay only uses the stream interface and `.text()` of undici's BodyReadable.
