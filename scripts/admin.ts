@@ -6,7 +6,7 @@
  * The commands are the table in scripts/admin/commands.ts.
  */
 import { ConfigError } from '../src/config';
-import { AdminContext, AdminError, checkFlags, parseArgv, UsageError, type AdminCommand } from './admin/cli';
+import { AdminContext, AdminError, checkFlags, parseArgv, recordCliChange, UsageError, type AdminCommand } from './admin/cli';
 import { COMMANDS } from './admin/commands';
 
 const TOOL = 'npm run admin --';
@@ -66,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
   const context = new AdminContext({ json: flags.json === true });
   try {
     await command.run(context, { args: rest, flags });
+    await recordCliChange(context, command, { args: rest, flags });
   } finally {
     await context.close();
   }

@@ -4,7 +4,9 @@
  * touch the database. The connections open on first use.
  */
 import type Redis from 'ioredis';
+import { userInfo } from 'node:os';
 import type { Pool } from 'pg';
+import { recordAudit, type AuditActor } from '../../src/audit/record-audit';
 import { createSecretCrypto, type SecretCrypto } from '../../src/auth/secret-crypto';
 import { Catalog } from '../../src/catalog/catalog';
 import { loadCatalogModels, seedCatalogIfEmpty } from '../../src/catalog/catalog-store';
@@ -42,6 +44,8 @@ export interface AdminCommand {
   flags?: Record<string, FlagSpec>;
   /** Extra lines of help (examples). */
   notes?: string[];
+  /** A change: recorded in the audit log once it succeeded (actor `cli`, the flags less any secret). */
+  audit?: { action: string; targetType: string };
   run(context: AdminContext, input: { args: string[]; flags: Flags }): Promise<void>;
 }
 
@@ -149,7 +153,11 @@ export class AdminContext {
     this.json = options.json;
   }
 
+  /** What the command printed last (its result: the audit log takes the id of what it created). */
+  lastResult?: Record<string, unknown>;
+
   print(result: Record<string, unknown>, human: string): void {
+    this.lastResult = result;
     console.log(this.json ? JSON.stringify(result) : human);
   }
 
@@ -211,4 +219,29 @@ export class AdminContext {
 /** A unique-constraint violation (a name taken), to be told in the command's own words. */
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === '23505';
+}
+
+/** The audit log's actor for the CLI: `cli`, labelled with the OS user that ran it. */
+export function cliActor(): AuditActor {
+  let label = 'cli';
+  try { label = `cli:${userInfo().username}`; } catch { /* no user database entry (containers) */ }
+  return { type: 'cli', label };
+}
+
+/**
+ * A change the CLI made, in the audit log: the command's action, the id it printed (or its argument),
+ * the account it named, and its flags as what changed (secret flags such as --api-key, --password
+ * and --custom-key are left out by the audit log's own guard).
+ */
+export async function recordCliChange(context: AdminContext, command: AdminCommand, input: { args: string[]; flags: Flags }): Promise<void> {
+  if (!command.audit) return;
+  const changes = Object.fromEntries(Object.entries(input.flags).filter(([name]) => name !== 'json').map(([name, value]) => [name.replace(/-/g, '_'), value]));
+  const printedId = context.lastResult?.id;
+  const targetId = typeof printedId === 'number' || typeof printedId === 'string' ? printedId : input.args[0] ?? (typeof input.flags.id === 'string' ? input.flags.id : null);
+  const account = typeof input.flags.account === 'string' && /^\d{1,15}$/.test(input.flags.account) ? Number(input.flags.account)
+    : command.audit.targetType === 'account' && typeof printedId === 'number' ? printedId : null;
+  await recordAudit(await context.db(), cliActor(), {
+    accountId: account, action: command.audit.action, targetType: command.audit.targetType, targetId,
+    after: input.args.length > 0 ? { ...changes, args: input.args } : changes,
+  });
 }

@@ -22,6 +22,7 @@ const ROLES = ['member', 'operator'] as const;
 const ACCOUNT_COMMANDS: AdminCommand[] = [
   {
     name: 'account create', summary: 'create a customer account (wallet starts at 0)',
+    audit: { action: 'account.create', targetType: 'account' },
     flags: {
       name: { value: 'NAME', required: true, help: 'display name' },
       tier: { value: 'TIER', help: 'free, pro, max or enterprise (default free)' },
@@ -47,6 +48,7 @@ const ACCOUNT_COMMANDS: AdminCommand[] = [
   },
   {
     name: 'account topup', summary: 'add USD to an account\'s wallet',
+    audit: { action: 'money.topup', targetType: 'account' },
     flags: { account: { value: 'ID', required: true, help: 'account id' }, usd: { value: 'USD', required: true, help: 'amount in USD' } },
     async run(context, { flags }) {
       const credits = usdToCredits(requiredText(flags, 'usd'), 'usd');
@@ -62,6 +64,7 @@ const ACCOUNT_COMMANDS: AdminCommand[] = [
 const GROUP_COMMANDS: AdminCommand[] = [
   {
     name: 'group create', summary: 'create a routing group (keys belong to one; its upstream accounts serve them)',
+    audit: { action: 'group.create', targetType: 'routing_group' },
     flags: {
       name: { value: 'NAME', required: true, help: 'unique name' },
       family: { value: 'FAMILY', help: 'route only this model family (anthropic, openai, google, …); default: every family' },
@@ -99,6 +102,7 @@ const GROUP_COMMANDS: AdminCommand[] = [
 const KEY_COMMANDS: AdminCommand[] = [
   {
     name: 'key create', summary: 'create an API key for an account in a routing group (the secret is shown once)',
+    audit: { action: 'key.create', targetType: 'api_key' },
     flags: {
       account: { value: 'ID', required: true, help: 'account id' },
       group: { value: 'GROUP', required: true, help: 'routing group name or id' },
@@ -131,6 +135,7 @@ const KEY_COMMANDS: AdminCommand[] = [
 const USER_COMMANDS: AdminCommand[] = [
   {
     name: 'user create', summary: 'create a console login for an account',
+    audit: { action: 'console_user.create', targetType: 'console_user' },
     flags: {
       account: { value: 'ID', required: true, help: 'account id' },
       email: { value: 'EMAIL', required: true, help: 'login email' },

@@ -2,17 +2,10 @@
  * `group visibility|grant|revoke|grants`: who may use a routing group. The same operations as the
  * operator API (src/operator/group-grants.ts), audited as the CLI (actor `cli`, the OS user as label).
  */
-import { userInfo } from 'node:os';
-import { recordAudit, type AuditActor } from '../../src/audit/record-audit';
+import { recordAudit } from '../../src/audit/record-audit';
 import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility } from '../../src/operator/group-grants';
-import { id, requiredText, UsageError, type AdminCommand, type AdminContext } from './cli';
+import { cliActor, id, requiredText, UsageError, type AdminCommand, type AdminContext } from './cli';
 import { requireAccount, requireGroup } from './lookups';
-
-function cliActor(): AuditActor {
-  let label = 'cli';
-  try { label = `cli:${userInfo().username}`; } catch { /* no user database entry (containers) */ }
-  return { type: 'cli', label };
-}
 
 async function grantDeps(context: AdminContext) {
   const logger = { error: (details: object, message: string) => console.error(message, details) };

@@ -5,6 +5,8 @@ import { UsageError, type AdminCommand, type FlagSpec } from './cli';
 function modelCommand(sub: string, summary: string, flags: Record<string, FlagSpec> = {}, notes?: string[]): AdminCommand {
   return {
     name: `model ${sub}`, summary, flags, notes,
+    // Every model command but the listing changes the catalog.
+    audit: sub === 'list' ? undefined : { action: `catalog.${sub}`, targetType: 'catalog_model' },
     async run(context, input) {
       try {
         await runModelCommand(sub, input.flags, { db: await context.db(), redis: context.redis(), redisKeys: context.redisKeys() }, (result, human) => context.print(result, human));

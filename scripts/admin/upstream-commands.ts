@@ -21,6 +21,7 @@ async function setStatus(context: AdminContext, raw: string, status: 'active' | 
 export const UPSTREAM_COMMANDS: AdminCommand[] = [
   {
     name: 'upstream add', summary: 'connect a provider account to a routing group (verified with the provider first)',
+    audit: { action: 'upstream.create', targetType: 'upstream_account' },
     flags: {
       group: { value: 'GROUP', required: true, help: 'routing group name or id' },
       provider: { value: 'PROVIDER', help: `a preset: ${PROVIDER_NAMES.join(', ')}` },
@@ -103,10 +104,12 @@ export const UPSTREAM_COMMANDS: AdminCommand[] = [
   },
   {
     name: 'upstream disable', summary: 'stop routing to an upstream account', args: [{ name: 'id', help: 'upstream account id' }],
+    audit: { action: 'upstream.update', targetType: 'upstream_account' },
     run: (context, { args }) => setStatus(context, args[0], 'disabled'),
   },
   {
     name: 'upstream enable', summary: 'route to an upstream account again', args: [{ name: 'id', help: 'upstream account id' }],
+    audit: { action: 'upstream.update', targetType: 'upstream_account' },
     run: (context, { args }) => setStatus(context, args[0], 'active'),
   },
   {

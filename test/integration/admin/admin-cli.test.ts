@@ -114,6 +114,22 @@ describe('admin CLI on a database', () => {
       'a console user with email ops@example.test already exists');
   });
 
+  it('every change the CLI makes is in the audit log, as the cli, never with a secret', async () => {
+    const account = (await json('account', 'create', '--name', 'audited')).id as number;
+    await json('account', 'topup', '--account', String(account), '--usd', '2');
+    const key = await json('key', 'create', '--account', String(account), '--group', 'team', '--name', 'audited key');
+    await json('user', 'create', '--account', String(account), '--email', 'audited@example.test', '--password', 'a secret password');
+    await json('account', 'list');
+    const events = await deps.db.query<{ actor_label: string; action: string; target_type: string; target_id: string; account_id: string }>(
+      "SELECT actor_label, action, target_type, target_id, account_id, after FROM audit_events WHERE actor_type = 'cli' AND account_id = $1 ORDER BY id", [account]);
+    expect(events.rows.map((row) => row.action)).toEqual(['account.create', 'money.topup', 'key.create', 'console_user.create']);
+    expect(events.rows.find((row) => row.action === 'key.create')).toMatchObject({ target_type: 'api_key', target_id: String(key.id) });
+    expect(events.rows.every((row) => row.actor_label.startsWith('cli'))).toBe(true);
+    const text = JSON.stringify(events.rows);
+    expect(text).not.toContain(String(key.key));
+    expect(text).not.toContain('a secret password');
+  });
+
   it('upstream add by preset: verified against the provider, the base URL normalisation reported; list shows health; test', async () => {
     const added = await admin(env, 'upstream', 'add', '--group', 'team', '--provider', 'openai', '--base-url', `${sim.url}/v1`, '--api-key', 'sim-key', '--models', 'gpt-4.1');
     expect(added.code).toBe(0);
