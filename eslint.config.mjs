@@ -29,7 +29,7 @@ const LAYERS = {
   // http/ renders errors in the caller's protocol envelope, so it knows the codec interface.
   http: ['dependencies', 'errors', 'ir', 'protocols'],
   idempotency: ['auth', 'dependencies', 'errors', 'http', 'redis'],
-  images: ['auth', 'billing', 'catalog', 'config', 'dependencies', 'errors', 'http', 'idempotency', 'ir', 'limits', 'protocols', 'relay', 'routing', 'storage', 'upstream'],
+  images: ['auth', 'billing', 'catalog', 'config', 'dependencies', 'errors', 'http', 'idempotency', 'ir', 'limits', 'net', 'protocols', 'relay', 'routing', 'storage', 'upstream'],
   // Exception: ir/stream-event.ts carries a GatewayError in its error event (a type import only;
   // allowed through allowTypeImports below, so a runtime import of errors/ from ir/ still fails).
   ir: [],
@@ -48,7 +48,7 @@ const LAYERS = {
   requests: ['account', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
   routing: ['auth', 'dependencies', 'errors', 'http', 'ir', 'redis', 'upstream'],
   storage: [],
-  tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'protocols', 'redis', 'upstream'],
+  tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'net', 'protocols', 'redis', 'upstream'],
   types: [],
   upstream: ['dependencies', 'errors', 'ir', 'redis'],
 };

@@ -35,7 +35,7 @@ async function callAccount(context: ImageUpstreamContext, account: UpstreamAccou
     case 'responses':
       return callOpenAiImages({
         client: context.upstreamClient, account, generation, signal, warnings,
-        download: (url, downloadSignal) => downloadUpstreamBytes(context.upstreamClient, url, { maxBytes: context.config.imageFetch.maxBytes, signal: downloadSignal }),
+        download: (url, downloadSignal) => downloadUpstreamBytes(context.upstreamClient, url, { upstreamBaseUrl: account.baseUrl, maxBytes: context.config.imageFetch.maxBytes, signal: downloadSignal }),
       });
     case 'generate-content':
       return callGenerateContentImage({ client: context.upstreamClient, account, generation, signal, warnings });

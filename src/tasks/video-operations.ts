@@ -11,6 +11,7 @@ import type { UpstreamAccount } from '../upstream/upstream-account';
 import { readUpstreamText, type UpstreamClient } from '../upstream/upstream-client';
 import { normalizeVideoOperation, type ProducedVideo, type VideoOperationState } from './normalize-video-operation';
 import type { VideoTaskRequest } from './task-request';
+import { checkUpstreamMediaUrl } from '../net/upstream-media-url';
 
 export interface VideoStream {
   body: Readable;
@@ -79,6 +80,9 @@ export function createVideoOperations(client: UpstreamClient, options: { pollTim
         return { body: Readable.from([Buffer.from(video.inlineData, 'base64')]), contentType: video.mimeType };
       }
       if (!video.uri) throw new GatewayError('upstream_error', 'the provider gave a video without a URI');
+      await checkUpstreamMediaUrl(video.uri, account.baseUrl).catch((error: Error) => {
+        throw new GatewayError('upstream_error', `the provider's video URL was not fetched: ${error.message}`);
+      });
       const target = new URL(video.uri);
       const sameOrigin = target.origin === new URL(account.baseUrl).origin;
       const response = await client.call({
