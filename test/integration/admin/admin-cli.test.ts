@@ -6,6 +6,8 @@
  * verified against the simulator, listed with their health and tested.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
@@ -13,6 +15,7 @@ import { createTestDependencies, type TestDependencies } from '../../support/dep
 jest.setTimeout(180_000);
 
 const ROOT = path.resolve(__dirname, '../../..');
+const SECRETS_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gw-admin-cli-')), 'secrets.json');
 const UNREACHABLE_DB = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' };
 
 interface Run { code: number; stdout: string; stderr: string }
@@ -20,7 +23,8 @@ interface Run { code: number; stdout: string; stderr: string }
 function admin(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'admin.ts'), ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
+      // SECRETS_FILE: a run without keys generates development secrets; they go to a temporary folder, never the checkout's .local/.
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRETS_FILE: SECRETS_FILE, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
