@@ -18,7 +18,7 @@ import type { UsageEvent } from '../src/billing/usage-event';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';
 import { failedDependency } from '../src/errors/dependency-failure';
-import { ALL_USAGE_SHARDS } from '../src/redis/keys';
+import { ALL_USAGE_SHARDS, groupBy } from '../src/redis/keys';
 import { toEntries as readEntries, type Entry as StreamEntry } from './stream-entries';
 
 export interface BillingWorkerOptions {
@@ -61,16 +61,6 @@ function toEntries(shard: number, rows: unknown): Entry[] {
   return readEntries(rows).map((entry) => ({ ...entry, shard }));
 }
 
-function byShard(entries: readonly Entry[]): Map<number, Entry[]> {
-  const groups = new Map<number, Entry[]>();
-  for (const entry of entries) {
-    const group = groups.get(entry.shard);
-    if (group) group.push(entry);
-    else groups.set(entry.shard, [entry]);
-  }
-  return groups;
-}
-
 /** The request id of an entry that is not a valid event, if it has one. */
 function requestIdOf(payload: string | undefined): string | undefined {
   try {
@@ -103,7 +93,7 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
    * Done with these entries: acknowledged and deleted (the streams hold only unsettled events), their
    * payloads first copied to their shard's dead-letter stream when `deadLetter`. One MULTI per shard.
    */
-  const finish = (entries: Entry[], deadLetter = false) => Promise.all([...byShard(entries)].map(async ([shard, group]) => {
+  const finish = (entries: Entry[], deadLetter = false) => Promise.all([...groupBy(entries, (entry) => entry.shard)].map(async ([shard, group]) => {
     const stream = deps.redisKeys.usageStream(shard);
     const ids = group.map((entry) => entry.id);
     const multi = deps.redis.multi();

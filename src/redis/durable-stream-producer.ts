@@ -9,6 +9,7 @@
 import type Redis from 'ioredis';
 import type { RedisTarget } from '../config';
 import { createRedis } from './connection';
+import { groupBy } from './keys';
 import { PendingEvents, type PendingState, type StreamEvent } from './pending-events';
 
 export interface DurableStreamOptions {
@@ -361,15 +362,4 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
       connection.disconnect();
     },
   };
-}
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
 }

@@ -22,16 +22,21 @@ export function usageShard(accountId: number | string): number {
   return hash % USAGE_SHARDS;
 }
 
-/** Items grouped by the usage shard of their account (a pipeline or MULTI on a cluster must stay in one slot). */
-export function byUsageShard<T>(items: readonly T[], accountIdOf: (item: T) => number | string): Map<number, T[]> {
-  const groups = new Map<number, T[]>();
+/** Items grouped by a key, in first-seen order (a pipeline or MULTI on a cluster must stay in one slot, so Redis work is grouped per stream or shard). */
+export function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
   for (const item of items) {
-    const shard = usageShard(accountIdOf(item));
-    const group = groups.get(shard);
+    const key = keyOf(item);
+    const group = groups.get(key);
     if (group) group.push(item);
-    else groups.set(shard, [item]);
+    else groups.set(key, [item]);
   }
   return groups;
+}
+
+/** Items grouped by the usage shard of their account. */
+export function byUsageShard<T>(items: readonly T[], accountIdOf: (item: T) => number | string): Map<number, T[]> {
+  return groupBy(items, (item) => usageShard(accountIdOf(item)));
 }
 
 /** Every shard number, 0 … USAGE_SHARDS - 1. */
