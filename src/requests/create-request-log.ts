@@ -1,27 +1,32 @@
 /**
- * The API side of the request log (issue 22). When a response closes, a request whose key
- * authenticated becomes one compact record handed to a durable stream producer (the same machinery
- * as usage events: appended to Redis off the request path, coalesced per tick, kept in memory until
- * the request-log worker confirms it in PostgreSQL). Requests refused before authentication are
- * only counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
+ * The API side of the request log (issue 22). When a response is about to send its last byte, a
+ * request whose key authenticated gets a provisional record appended to Redis first (so a process
+ * killed right after answering loses none, see records-before-end.ts). When the response closes it
+ * becomes the final record handed to a durable stream producer (the same machinery as usage events:
+ * appended to Redis off the request path, coalesced, kept in memory until the request-log worker
+ * confirms it in PostgreSQL, where it replaces the provisional one). Requests refused before
+ * authentication are only counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
-import type { RequestCloseListener, RequestTiming } from '../http/access-log';
+import type { RequestCloseListener, RequestEndHold, RequestObserver, RequestTiming } from '../http/access-log';
 import { locals, type RequestFacts } from '../http/request-context';
 import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer } from '../redis/durable-stream-producer';
+import { createRecordsBeforeEnd } from './records-before-end';
 import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
 import type { RequestBodies, RequestRecord } from './request-record';
 
-export interface RequestLog {
+export interface RequestLog extends RequestObserver {
   /** Given to the access log: records the request when its response closes. */
   onClose: RequestCloseListener;
+  /** Given to the access log: the provisional record reaches Redis before the last byte leaves. */
+  holdEnd?: RequestEndHold;
   /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
   producer?: DurableStreamProducer<RequestRecord>;
   close(): Promise<void>;
 }
 
-type LogDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db' | 'metrics'>;
+type LogDependencies = Pick<Dependencies, 'config' | 'redis' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db' | 'metrics'>;
 
 /** Status recorded for a client that left before any status line was sent (nginx's convention). */
 export const CLIENT_CLOSED_STATUS = 499;
@@ -32,8 +37,9 @@ export function errorClassOf(failure: NonNullable<RequestFacts['failure']>): str
   return `upstream_${failure.kind}`;
 }
 
-export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming): RequestRecord {
-  const aborted = !res.writableFinished;
+/** The record of a response: `ending` when built as its last byte is about to leave (a provisional record: not aborted). */
+export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming, ending = false): RequestRecord {
+  const aborted = !ending && !res.writableFinished;
   const status = aborted && !res.headersSent ? CLIENT_CLOSED_STATUS : res.statusCode;
   const failed = facts.failure !== undefined || status >= 400;
   let errorClass: string | null = null;
@@ -74,7 +80,8 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
     shedAfterAppend: (record) => { delete record.bodies; },
     written: async (requestIds) => {
-      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [requestIds]);
+      // A provisional row does not count: the final record is still to be written over it.
+      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[]) AND NOT provisional', [requestIds]);
       return written.rows.map((row) => row.request_id);
     },
   }, options);
@@ -89,6 +96,24 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       streamEvents: facts.streamEvents ?? null,
       truncated: request?.truncated === true || response?.truncated === true,
     };
+  };
+
+  const beforeEnd = producer && createRecordsBeforeEnd(deps.redis, () => deps.redisKeys.requestLogStream(), (error, records) => {
+    deps.logger.warn({ err: error, records }, 'provisional request records not appended before the answers ended; the final records follow');
+  });
+  const holdEnd: RequestEndHold = (res, timing, release) => {
+    const facts = locals(res).facts;
+    if (!facts || !beforeEnd) return false;
+    try {
+      const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
+      // The status line leaves with this end when nothing was sent yet: its time is now.
+      record.ttfbMs ??= timing.durationMs;
+      record.provisional = true;
+      return beforeEnd.hold(record, release);
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the provisional request record');
+      return false;
+    }
   };
 
   const onClose = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => {
@@ -107,5 +132,5 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     }
   };
 
-  return { onClose, producer, close: async () => { await producer?.close(); } };
+  return { onClose, holdEnd: beforeEnd ? holdEnd : undefined, producer, close: async () => { await producer?.close(); } };
 }
