@@ -1,11 +1,12 @@
 /**
- * The API side of the request log (issue 22). When a response is about to send its last byte, a
- * request whose key authenticated gets a provisional record appended to Redis first (so a process
- * killed right after answering loses none, see records-before-end.ts). When the response closes it
- * becomes the final record handed to a durable stream producer (the same machinery as usage events:
- * appended to Redis off the request path, coalesced, kept in memory until the request-log worker
- * confirms it in PostgreSQL, where it replaces the provisional one). Requests refused before
- * authentication are only counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
+ * The API side of the request log (issue 22). When a response is about to send its last byte, the
+ * record of a request whose key authenticated is appended to Redis first (so a process killed right
+ * after answering loses none, see records-before-end.ts), held by a durable stream producer (the
+ * same machinery as usage events: kept in memory until the request-log worker confirms it in
+ * PostgreSQL, appended again if Redis loses it). A streamed answer or one with kept bodies gets a
+ * provisional record there, and its final record when the response closes (appended off the request
+ * path, coalesced), which replaces it in PostgreSQL. Requests refused before authentication are only
+ * counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
@@ -99,19 +100,28 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
   };
 
   const beforeEnd = producer && createRecordsBeforeEnd(deps.redis, () => deps.redisKeys.requestLogStream(), (error, records) => {
-    deps.logger.warn({ err: error, records }, 'provisional request records not appended before the answers ended; the final records follow');
+    deps.logger.warn({ err: error, records }, 'request records not appended before their answers ended; kept in memory and appended later');
   });
+  // Responses whose complete record went before their end: nothing more is recorded at their close.
+  const recordedAtEnd = new WeakSet<ServerResponse>();
   const holdEnd: RequestEndHold = (res, timing, release) => {
     const facts = locals(res).facts;
-    if (!facts || !beforeEnd) return false;
+    if (!facts || !producer || !beforeEnd?.ready()) return false;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
       // The status line leaves with this end when nothing was sent yet: its time is now.
       record.ttfbMs ??= timing.durationMs;
-      record.provisional = true;
-      return beforeEnd.hold(record, release);
+      // A stream is settled after its end, kept bodies are assembled at the close: a final record follows.
+      if (facts.stream === true || facts.keepBodies) {
+        record.provisional = true;
+        return beforeEnd.hold(JSON.stringify(record), release);
+      }
+      const held = producer.hold(record);
+      if (!held) return false;
+      recordedAtEnd.add(res);
+      return beforeEnd.hold(held.payload, release, held);
     } catch (error) {
-      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the provisional request record');
+      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at the end of the answer');
       return false;
     }
   };
@@ -122,7 +132,7 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       if (res.statusCode === 401) deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
       return;
     }
-    if (!producer) return;
+    if (!producer || recordedAtEnd.has(res)) return;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing);
       if (facts.keepBodies) record.bodies = bodiesOf(facts);

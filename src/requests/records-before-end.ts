@@ -1,24 +1,33 @@
 /**
  * A request's record reaches Redis before its answer's last byte leaves (issue 22: "a process killed
- * after answering loses no record"). When a response ends, the request log builds a provisional
- * record (what is known then: status, error class, tokens and cost if settled, time so far) and the
- * end is held back until the record is in the request-log stream. Records ending in the same
- * event-loop tick share one append (one entry holding their batch, as the producer writes them).
- * The provisional record is not kept in memory: the record built when the response closes (the
- * final one, held by the durable producer until written) replaces it in PostgreSQL; the provisional
- * one only matters when the process died before that.
+ * after answering loses no record"). When a response ends, the request log builds the record as
+ * known then and the end is held back until the record is in the request-log stream. Records
+ * ending in the same event-loop tick share one append (one entry holding their batch, as the
+ * durable producer writes them).
+ *
+ * Two kinds: a record already complete at the end (most answers) is held by the durable producer
+ * (kept in memory until written; appended by the producer itself if this append fails) and no other
+ * record follows; a provisional one (a stream, settled after its end; kept bodies, assembled at the
+ * close) is not kept: the record built when the response closes replaces it in PostgreSQL.
  *
  * Never blocks an answer for long: with Redis not ready the end is not held at all, and an append
  * that has not answered within `timeoutMs` lets the ends go anyway.
  */
 import type Redis from 'ioredis';
-import type { RequestRecord } from './request-record';
+import type { HeldEvent } from '../redis/durable-stream-producer';
 
-interface Waiting { record: RequestRecord; release: () => void }
+interface Waiting {
+  /** The record as JSON. */
+  payload: string;
+  release: () => void;
+  /** A complete record: told where it went (or that it did not). */
+  held?: HeldEvent;
+}
 
 export interface RecordsBeforeEnd {
   /** Appends the record, then calls `release`; false when Redis is not ready (the caller releases at once). */
-  hold(record: RequestRecord, release: () => void): boolean;
+  hold(payload: string, release: () => void, held?: HeldEvent): boolean;
+  ready(): boolean;
 }
 
 export function createRecordsBeforeEnd(
@@ -29,29 +38,38 @@ export function createRecordsBeforeEnd(
   const append = () => {
     const batch = waiting;
     waiting = [];
-    let released = false;
-    const releaseAll = () => {
-      if (released) return;
-      released = true;
+    let settled = false;
+    const settle = (entryId: string | undefined) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      for (const item of batch) item.release();
+      for (const item of batch) {
+        if (entryId === undefined) item.held?.notAppended();
+        else item.held?.appended(entryId);
+        item.release();
+      }
     };
     const timer = setTimeout(() => {
       onFailure(new Error(`no answer from Redis within ${timeoutMs} ms`), batch.length);
-      releaseAll();
+      // The producer appends its held records itself; one appended meanwhile is written once (the worker skips it).
+      settle(undefined);
     }, timeoutMs);
     timer.unref();
-    redis.xadd(stream(), '*', 'b', JSON.stringify(batch.map((item) => item.record))).then(releaseAll, (error: unknown) => {
-      onFailure(error, batch.length);
-      releaseAll();
-    });
+    redis.xadd(stream(), '*', 'b', `[${batch.map((item) => item.payload).join(',')}]`).then(
+      (entryId) => settle(entryId === null ? undefined : String(entryId)),
+      (error: unknown) => {
+        onFailure(error, batch.length);
+        settle(undefined);
+      },
+    );
   };
 
   return {
-    hold(record, release) {
+    ready: () => redis.status === 'ready',
+    hold(payload, release, held) {
       if (redis.status !== 'ready') return false;
       if (waiting.length === 0) setImmediate(append);
-      waiting.push({ record, release });
+      waiting.push({ payload, release, held });
       return true;
     },
   };
