@@ -3,7 +3,7 @@
  * record of a request whose key authenticated is appended to Redis first (so a process killed right
  * after answering loses none, see records-before-end.ts), held by a durable stream producer (the
  * same machinery as usage events: kept in memory until the request-log worker confirms it in
- * PostgreSQL, appended again if Redis loses it). A streamed answer or one with kept bodies gets a
+ * PostgreSQL, appended again if Redis loses it). A streamed answer (settled after its end) gets a
  * provisional record there, and its final record when the response closes (appended off the request
  * path, coalesced), which replaces it in PostgreSQL. Requests refused before authentication are only
  * counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
@@ -111,15 +111,17 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
       // The status line leaves with this end when nothing was sent yet: its time is now.
       record.ttfbMs ??= timing.durationMs;
-      // A stream is settled after its end, kept bodies are assembled at the close: a final record follows.
-      if (facts.stream === true || facts.keepBodies) {
+      // A stream is settled (and its kept answer assembled) after its end: a final record follows at the close.
+      if (facts.stream === true) {
         record.provisional = true;
         return beforeEnd.hold(JSON.stringify(record), release);
       }
+      if (facts.keepBodies) record.bodies = bodiesOf(facts);
       const held = producer.hold(record);
       if (!held) return false;
       recordedAtEnd.add(res);
-      return beforeEnd.hold(held.payload, release, held);
+      // Kept bodies are not held in memory once in Redis (as the producer's own appends shed them).
+      return beforeEnd.hold(held.payload, release, record.bodies ? { ...held, appended: (entryId) => { held.appended(entryId); delete record.bodies; } } : held);
     } catch (error) {
       deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at the end of the answer');
       return false;
