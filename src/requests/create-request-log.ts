@@ -20,7 +20,7 @@ import type { RequestBodies, RequestRecord } from './request-record';
 export interface RequestLog extends RequestObserver {
   /** Given to the access log: records the request when its response closes. */
   onClose: RequestCloseListener;
-  /** Given to the access log: the provisional record reaches Redis before the last byte leaves. */
+  /** Given to the access log: the record reaches Redis before the answer's last byte leaves. */
   holdEnd?: RequestEndHold;
   /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
   producer?: DurableStreamProducer<RequestRecord>;
@@ -38,7 +38,7 @@ export function errorClassOf(failure: NonNullable<RequestFacts['failure']>): str
   return `upstream_${failure.kind}`;
 }
 
-/** The record of a response: `ending` when built as its last byte is about to leave (a provisional record: not aborted). */
+/** The record of a response: `ending` when built as its last byte is about to leave (so not aborted). */
 export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming, ending = false): RequestRecord {
   const aborted = !ending && !res.writableFinished;
   const status = aborted && !res.headersSent ? CLIENT_CLOSED_STATUS : res.statusCode;
@@ -121,7 +121,9 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       if (!held) return false;
       recordedAtEnd.add(res);
       // Kept bodies are not held in memory once in Redis (as the producer's own appends shed them).
-      return beforeEnd.hold(held.payload, release, record.bodies ? { ...held, appended: (entryId) => { held.appended(entryId); delete record.bodies; } } : held);
+      if (beforeEnd.hold(held.payload, release, record.bodies ? { ...held, appended: (entryId) => { held.appended(entryId); delete record.bodies; } } : held)) return true;
+      held.notAppended();
+      return false;
     } catch (error) {
       deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at the end of the answer');
       return false;
