@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequestLog, type RequestLog } from '../../../src/requests/create-request-log';
+import { createRecordsBeforeEnd } from '../../../src/requests/records-before-end';
 import type { RequestRecord } from '../../../src/requests/request-record';
 import { REQUEST_LOG_GROUP, startRequestLogWorker } from '../../../workers/request-log-worker';
 import { writeRequestRecords } from '../../../workers/write-request-records';
@@ -127,5 +128,31 @@ describe('request records survive a dead worker and a Redis that lost them', () 
       await worker.close();
     }
     expect((await deps.db.query('SELECT provisional FROM request_records WHERE request_id = $1', [final.requestId])).rows).toEqual([{ provisional: false }]);
+  });
+
+  it('an append before the end that fails still lets the answers end, and the producer appends the records itself', async () => {
+    const stream = deps.redisKeys.requestLogStream();
+    // The stream's key holds a string: every XADD to it fails (WRONGTYPE).
+    await deps.redis.del(stream);
+    await deps.redis.set(stream, 'not a stream');
+    const failures: number[] = [];
+    const beforeEnd = createRecordsBeforeEnd(deps.redis, () => stream, (_error, records) => failures.push(records));
+    const records = [record(), record()];
+    const released = await Promise.all(records.map((item) => new Promise<boolean>((resolve) => {
+      const held = log.producer!.hold(item)!;
+      expect(beforeEnd.hold(held.payload, () => resolve(true), held)).toBe(true);
+    })));
+    expect(released).toEqual([true, true]);
+    expect(failures).toEqual([2]);
+    // Back to the producer: not in Redis yet, still held.
+    expect(log.producer!.stats().pending).toBeGreaterThanOrEqual(2);
+    await deps.redis.del(stream);
+    const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
+    try {
+      expect(await log.producer!.drain(30_000)).toBe(true);
+    } finally {
+      await worker.close();
+    }
+    expect(new Set(await written(records.map((item) => item.requestId)))).toEqual(new Set(records.map((item) => item.requestId)));
   });
 });
