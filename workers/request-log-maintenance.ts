@@ -1,5 +1,5 @@
 /**
- * Runs request-log retention (and the partitions ahead) at start and every `everyMs` (default 1 h).
+ * Runs request-log retention (and the partitions ahead; also the webhook delivery log's) at start and every `everyMs` (default 1 h).
  * Several maintenance workers may run: a PostgreSQL advisory lock lets one of them do it at a time.
  */
 import type { Dependencies } from '../src/dependencies';
@@ -19,6 +19,7 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
       try {
         const report = await applyRequestLogRetention(deps.db, {
           recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
+          webhookDeliveriesDays: deps.config.webhooks.deliveriesRetentionDays,
         }, deps.clock.now());
         logger.info(report, 'request log retention applied');
       } finally {

@@ -3,7 +3,8 @@
  * are created a week ahead; request records and bodies older than their periods go by whole day
  * partitions (detached CONCURRENTLY, then dropped: no lock on the parent that would stop writes or
  * listings), and the rows of the day straddling the cutoff go in small batches, like the routing
- * decisions. Every statement runs with a short lock timeout: a busy table is retried next run.
+ * decisions and the webhook delivery log (settled deliveries only: one still being retried stays).
+ * Every statement runs with a short lock timeout: a busy table is retried next run.
  */
 import type { Pool } from 'pg';
 import { ensureRequestPartitions } from './write-request-records';
@@ -15,6 +16,7 @@ export interface RetentionPeriods {
   recordsDays: number;
   bodiesDays: number;
   routingDecisionsDays: number;
+  webhookDeliveriesDays: number;
 }
 
 export interface RetentionReport {
@@ -22,6 +24,7 @@ export interface RetentionReport {
   recordsDeleted: number;
   bodiesDeleted: number;
   routingDecisionsDeleted: number;
+  webhookDeliveriesDeleted: number;
 }
 
 /** Day partitions of `parent` that end at or before `cutoffMs`, oldest first. */
@@ -53,14 +56,17 @@ async function dropPartition(db: Pool, parent: string, name: string): Promise<vo
   }
 }
 
-/** Deletes rows of `table` older than the cutoff, `BATCH` at a time (each batch its own short transaction). */
-async function deleteOlder(db: Pool, table: string, keys: string, cutoffMs: number): Promise<number> {
+/**
+ * Deletes rows of `table` older than the cutoff (and matching `also`, a SQL condition), `BATCH` at a
+ * time, each batch its own short transaction: row locks on that batch only, never a table lock.
+ */
+async function deleteOlder(db: Pool, table: string, keys: string, cutoffMs: number, also = 'true'): Promise<number> {
   const cutoff = new Date(cutoffMs);
   const join = keys.split(',').map((key) => `t.${key.trim()} = d.${key.trim()}`).join(' AND ');
   let total = 0;
   for (;;) {
     const result = await db.query(
-      `DELETE FROM ${table} t USING (SELECT ${keys} FROM ${table} WHERE created_at < $1 LIMIT ${BATCH}) d WHERE ${join}`, [cutoff]);
+      `DELETE FROM ${table} t USING (SELECT ${keys} FROM ${table} WHERE created_at < $1 AND ${also} LIMIT ${BATCH}) d WHERE ${join}`, [cutoff]);
     total += result.rowCount ?? 0;
     if ((result.rowCount ?? 0) < BATCH) return total;
   }
@@ -68,7 +74,7 @@ async function deleteOlder(db: Pool, table: string, keys: string, cutoffMs: numb
 
 export async function applyRequestLogRetention(db: Pool, periods: RetentionPeriods, nowMs: number): Promise<RetentionReport> {
   await ensureRequestPartitions(db, nowMs - DAY_MS, nowMs + 7 * DAY_MS);
-  const report: RetentionReport = { partitionsDropped: [], recordsDeleted: 0, bodiesDeleted: 0, routingDecisionsDeleted: 0 };
+  const report: RetentionReport = { partitionsDropped: [], recordsDeleted: 0, bodiesDeleted: 0, routingDecisionsDeleted: 0, webhookDeliveriesDeleted: 0 };
   const tables = [
     { parent: 'request_records', cutoff: nowMs - periods.recordsDays * DAY_MS, counter: 'recordsDeleted' as const },
     { parent: 'request_bodies', cutoff: nowMs - Math.min(periods.bodiesDays, periods.recordsDays) * DAY_MS, counter: 'bodiesDeleted' as const },
@@ -81,5 +87,6 @@ export async function applyRequestLogRetention(db: Pool, periods: RetentionPerio
     report[counter] = await deleteOlder(db, parent, 'request_id, created_at', cutoff);
   }
   report.routingDecisionsDeleted = await deleteOlder(db, 'routing_decisions', 'request_id', nowMs - periods.routingDecisionsDays * DAY_MS);
+  report.webhookDeliveriesDeleted = await deleteOlder(db, 'webhook_deliveries', 'id', nowMs - periods.webhookDeliveriesDays * DAY_MS, "status <> 'pending'");
   return report;
 }
