@@ -175,6 +175,8 @@ export interface InboundCodec {
   /** Answers are stored under an id of this prefix so a later request can chain on them (Responses). */
   readonly storedAnswerIdPrefix?: string;
   readonly compaction?: InboundCompaction;
+  /** Where clients name their conversation, for prompt-cache affinity: headers first, then body fields (paths). */
+  readonly sessionSources: { readonly headers: readonly string[]; readonly fields: ReadonlyArray<readonly string[]> };
   /** Checks the protocol's own request headers: throws GatewayError(invalid_request) naming the header. */
   checkClientHeaders?(headers: RequestValues): void;
   /** The client's protocol headers an upstream of the same protocol must receive (undefined: none). */

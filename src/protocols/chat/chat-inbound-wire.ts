@@ -13,6 +13,7 @@ export const chatInboundWire: ChatInboundWire = {
   missingCredentialMessage: 'missing API key: send x-api-key or Authorization: Bearer <key>',
   maxTokensField: 'max_tokens',
   carriesOpaqueIds: true,
+  sessionSources: { headers: ['session_id'], fields: [['prompt_cache_key'], ['user']] },
   canPassThrough: () => true,
   keepaliveFrame: () => SSE_KEEPALIVE,
   passThroughErrorFrame: (error) => sseDataFrame(encodeChatError(error).body),

@@ -21,6 +21,7 @@ export const generateContentInboundWire: GenerateContentInboundWire = {
   missingCredentialMessage: 'missing API key: send ?key=<key> or x-goog-api-key',
   maxTokensField: 'generationConfig.maxOutputTokens',
   carriesOpaqueIds: false,
+  sessionSources: { headers: [], fields: [['cachedContent'], ['cached_content']] },
   readRoute(request, path, query) {
     const match = GENERATE_CONTENT_PATH.exec(path);
     request.model = decodeURIComponent(match?.[1] ?? '').replace(/^models\//, '');

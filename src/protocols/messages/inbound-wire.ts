@@ -20,6 +20,8 @@ export const messagesInboundWire: MessagesInboundWire = {
   missingCredentialMessage: 'missing API key: send x-api-key or Authorization: Bearer <key>',
   maxTokensField: 'max_tokens',
   carriesOpaqueIds: false,
+  // Claude Code sends its session in a header and in metadata.user_id.
+  sessionSources: { headers: ['x-claude-code-session-id'], fields: [['metadata', 'user_id']] },
   /** Any `YYYY-MM-DD` is accepted: the answer shape is always that of 2023-06-01. */
   checkClientHeaders(headers) {
     const version = firstValue(headers, 'anthropic-version') ?? firstValue(headers, 'messages-version');

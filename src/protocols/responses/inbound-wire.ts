@@ -17,6 +17,8 @@ export const responsesInboundWire: ResponsesInboundWire = {
   missingCredentialMessage: 'missing API key: send Authorization: Bearer <key>',
   maxTokensField: 'max_output_tokens',
   carriesOpaqueIds: true,
+  // Codex sends `session_id` (its prompt_cache_key carries the same id).
+  sessionSources: { headers: ['session_id'], fields: [['prompt_cache_key'], ['conversation'], ['conversation', 'id']] },
   storedAnswerIdPrefix: 'resp_',
   compaction: responsesCompaction,
   // Stored answers carry the gateway's own ids, and a chained call needs its stored turns.
