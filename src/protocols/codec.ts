@@ -215,16 +215,13 @@ export interface UpstreamCodec {
   authenticate(headers: Record<string, string>, credential: string): void;
 }
 
-/** What a pass-through call needs to know of the request and the target. */
-export interface PassThroughTarget {
-  upstreamModel: string;
-  /** The catalog family of the model (some fix-ups depend on the vendor). */
-  family: string;
+/** What a pass-through call's path depends on, besides the model (the relay's plan carries these). */
+export interface PassThroughCall {
   stream: boolean;
   /** The client asked for `?beta=true` (Messages). */
   betaQuery: boolean;
-  /** The client called the compact endpoint (Responses). */
-  compact: boolean;
+  /** The client called a variant endpoint (Responses' compact endpoint). */
+  endpoint?: 'compact';
 }
 
 /**
@@ -270,9 +267,12 @@ export interface Codec {
   /** The client's request headers a native upstream of this protocol receives (never credentials). */
   passThroughHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string>;
   /** Path under the upstream base URL a pass-through call goes to. */
-  passThroughPath(target: PassThroughTarget): string;
-  /** The fix-ups a pass-through body gets (model name, fields the target refuses), on a copy of the client's body. */
-  fixPassThroughBody(body: Record<string, unknown>, target: PassThroughTarget): void;
+  passThroughPath(upstreamModel: string, call: PassThroughCall): string;
+  /**
+   * The fix-ups a pass-through body gets (model name, fields the target refuses), on a copy of the
+   * client's body; `family` is the model's catalog family (some fix-ups depend on the vendor).
+   */
+  fixPassThroughBody(body: Record<string, unknown>, upstreamModel: string, family: string, stream: boolean): void;
   /** A pass-through stream's frames as the client receives them (Chat: without the usage chunk it did not ask for). */
   passThroughStreamFilter?(request: IrRequest): ((chunk: string) => string) | undefined;
   /** Absent: the protocol has no token counting endpoint. */

@@ -20,6 +20,8 @@ export interface PreparedUpstreamCall {
   decodeContext: UpstreamDecodeContext;
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 function upstreamModelName(model: CatalogModel): string {
   return model.upstreamModel ?? model.id;
 }
@@ -30,19 +32,18 @@ export type UpstreamCallPlan = Omit<RelayPlan, 'key' | 'admitted' | 'requestId' 
 export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAccount): PreparedUpstreamCall {
   const upstreamModel = upstreamModelName(plan.model);
   // The client's protocol headers (Messages `anthropic-beta`) go to an upstream of its protocol only.
-  const extra: Record<string, string> = account.protocol === plan.protocol && plan.clientHeaders ? { ...plan.clientHeaders } : {};
+  const extra: Readonly<Record<string, string>> = (account.protocol === plan.protocol && plan.clientHeaders) || NO_HEADERS;
   plan.requestWarnings ??= [...plan.warnings];
   if (plan.passThroughAllowed && account.protocol === plan.protocol) {
     // The body goes intact: nothing of the translation warnings happened to it.
     plan.warnings = [];
     const codec = CODECS[plan.protocol];
     const body: Record<string, unknown> = { ...plan.rawBody };
-    const target = { upstreamModel, family: plan.model.family, stream: plan.stream, betaQuery: plan.betaQuery, compact: plan.endpoint === 'compact' };
-    codec.fixPassThroughBody(body, target);
+    codec.fixPassThroughBody(body, upstreamModel, plan.model.family, plan.stream);
     return {
       account,
       passThrough: true,
-      url: upstreamUrl(account, codec.passThroughPath(target), upstreamModel),
+      url: upstreamUrl(account, codec.passThroughPath(upstreamModel, plan), upstreamModel),
       headers: upstreamHeaders(account.protocol, account.credential, { ...plan.passThroughHeaders, ...extra }, account.provider),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },

@@ -12,11 +12,11 @@ export const chatUpstreamWire: Pick<UpstreamCodec, 'nativeJsonSchema' | 'needsIn
 
 export const chatPassThrough: Pick<Codec, 'passThroughPath' | 'fixPassThroughBody' | 'passThroughStreamFilter'> = {
   passThroughPath: () => '/v1/chat/completions',
-  fixPassThroughBody(body, target) {
-    body.model = target.upstreamModel;
-    renameChatMaxTokens(body, target.upstreamModel);
-    stripChatExtensions(body, target.family);
-    if (target.stream) {
+  fixPassThroughBody(body, upstreamModel, family, stream) {
+    body.model = upstreamModel;
+    renameChatMaxTokens(body, upstreamModel);
+    stripChatExtensions(body, family);
+    if (stream) {
       // Usage is needed to bill; the usage chunk is filtered out again if the client did not ask for it.
       body.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true };
     }

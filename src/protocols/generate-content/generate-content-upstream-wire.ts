@@ -10,8 +10,8 @@ export const generateContentUpstreamWire: Pick<UpstreamCodec, 'nativeJsonSchema'
 };
 
 export const generateContentPassThrough: Pick<Codec, 'passThroughPath' | 'fixPassThroughBody'> = {
-  passThroughPath: (target) =>
-    `/v1beta/models/${encodeURIComponent(target.upstreamModel)}:${target.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  passThroughPath: (upstreamModel, call) =>
+    `/v1beta/models/${encodeURIComponent(upstreamModel)}:${call.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
   // The body names no model (the path does): it goes as the client sent it.
   fixPassThroughBody: () => undefined,
 };

@@ -13,8 +13,8 @@ export const messagesUpstreamWire: Pick<UpstreamCodec, 'nativeJsonSchema' | 'nee
 };
 
 export const messagesPassThrough: Pick<Codec, 'passThroughPath' | 'fixPassThroughBody'> = {
-  passThroughPath: (target) => (target.betaQuery ? '/v1/messages?beta=true' : '/v1/messages'),
-  fixPassThroughBody(body, target) {
-    body.model = target.upstreamModel;
+  passThroughPath: (_model, call) => (call.betaQuery ? '/v1/messages?beta=true' : '/v1/messages'),
+  fixPassThroughBody(body, upstreamModel) {
+    body.model = upstreamModel;
   },
 };

@@ -9,8 +9,8 @@ export const responsesUpstreamWire: Pick<UpstreamCodec, 'nativeJsonSchema' | 'ne
 };
 
 export const responsesPassThrough: Pick<Codec, 'passThroughPath' | 'fixPassThroughBody'> = {
-  passThroughPath: (target) => (target.compact ? '/v1/responses/compact' : '/v1/responses'),
-  fixPassThroughBody(body, target) {
-    body.model = target.upstreamModel;
+  passThroughPath: (_model, call) => (call.endpoint === 'compact' ? '/v1/responses/compact' : '/v1/responses'),
+  fixPassThroughBody(body, upstreamModel) {
+    body.model = upstreamModel;
   },
 };
