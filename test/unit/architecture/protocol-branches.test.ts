@@ -27,7 +27,6 @@ const ALLOWED: Record<string, { count: number; reason: string }> = {
   'limits/create-admission.ts': { count: 1, reason: 'Messages clients get the anthropic-ratelimit-* headers besides the generic ones (limits/ may not import the codecs; to move with the admission rework)' },
   'upstream/provider-presets.ts': { count: 1, reason: 'the default provider preset of an account protocol (operator configuration, not wire)' },
   'images/generate-images.ts': { count: 4, reason: 'the image endpoints pick the image API of the account protocol (media endpoints, not the inference codecs)' },
-  'images/read-upstream-json.ts': { count: 1, reason: 'media endpoints: the error decoder of the image API' },
   'tasks/video-operations.ts': { count: 1, reason: 'video tasks run on Generate-Content accounts only (media endpoints)' },
 };
 
