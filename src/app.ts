@@ -16,7 +16,7 @@ import type { Dependencies } from './dependencies';
 import { GatewayError } from './errors/gateway-error';
 import { accessLog } from './http/access-log';
 import { corsMiddleware } from './http/cors';
-import { answerClientErrors, surfaceOfPath } from './http/answer-client-errors';
+import { answerClientErrors, createSurfaceOfPath } from './http/answer-client-errors';
 import { createErrorMiddleware, type ErrorRenderers } from './http/error-middleware';
 import { createHealthRouter } from './http/health-router';
 import { jsonBody } from './http/json-body';
@@ -103,6 +103,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   app.use(management);
   app.use(createConsoleRouter());
 
+  const surfaceOfPath = createSurfaceOfPath(Object.values(CODECS));
   app.use((req, res) => {
     locals(res).surface = surfaceOfPath(req.path);
     throw new GatewayError('not_found', `no route for ${req.method} ${req.path}`);
@@ -117,7 +118,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   const expressListen = app.listen;
   app.listen = ((...args: unknown[]): Server => {
     const server = Reflect.apply(expressListen, app.requestListener, args) as Server;
-    answerClientErrors(server, renderers);
+    answerClientErrors(server, renderers, surfaceOfPath);
     stopSockets.push(attachResponsesWebSocket(server, deps, services, inference, renderers));
     return server;
   }) as GatewayApp['listen'];

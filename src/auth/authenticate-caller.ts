@@ -5,7 +5,7 @@
 import type { Request } from 'express';
 import type { AuthenticatedKey } from './authenticated-key';
 import { createClientIpResolver } from './client-ip';
-import { extractCredential } from './extract-credential';
+import { extractCredential, GATEWAY_CREDENTIALS } from './extract-credential';
 import type { KeyAuthenticator } from './key-authenticator';
 import { GatewayError } from '../errors/gateway-error';
 import { noteCaller } from '../http/request-context';
@@ -34,7 +34,7 @@ export function createCallerAuthentication(authenticator: KeyAuthenticator, trus
   const clientIp = (request: Request) => resolveIp(request.socket.remoteAddress, headerText(request.headers['x-forwarded-for']));
   return {
     async authenticate(request) {
-      const secret = extractCredential('gateway', request.headers, request.query as Record<string, unknown>);
+      const secret = extractCredential(GATEWAY_CREDENTIALS, request.headers, request.query as Record<string, unknown>);
       if (!secret) throw new GatewayError('authentication', 'missing API key: send x-api-key or Authorization: Bearer');
       const key = await authenticator.authenticate(secret, clientIp(request));
       // The request log: these surfaces are recorded under their own name.

@@ -1,12 +1,9 @@
 /**
- * Where each surface reads the API key from (interface section 5). Never from the body.
- * - Messages, Chat Completions and the gateway's own surfaces: `x-api-key` wins over `Authorization: Bearer`.
- * - Responses: `Authorization: Bearer` only.
- * - Generate-Content: `x-goog-api-key`, then `?key=`, then the other header shapes (`x-api-key`, Bearer),
- *   since clients of that family send one of the first two and generic clients the last two.
+ * Reads the API key from the places a surface names (interface section 5): each inference protocol's
+ * codec lists its own (`InboundCodec.credentials`), the gateway's surfaces use GATEWAY_CREDENTIALS.
+ * Never from the body.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Protocol } from '../ir/protocol';
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const raw = headers[name];
@@ -21,23 +18,25 @@ function bearer(headers: IncomingHttpHeaders): string | undefined {
   return match ? match[1] : undefined;
 }
 
-function queryKey(query: Record<string, unknown>): string | undefined {
-  const raw = query.key;
+function queryValue(query: Record<string, unknown>, name: string): string | undefined {
+  const raw = query[name];
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   return trimmed ? trimmed : undefined;
 }
 
-export function extractCredential(surface: Protocol | 'gateway', headers: IncomingHttpHeaders, query: Record<string, unknown>): string | undefined {
-  switch (surface) {
-    case 'responses':
-      return bearer(headers);
-    case 'generate-content':
-      return headerValue(headers, 'x-goog-api-key') ?? queryKey(query) ?? headerValue(headers, 'x-api-key') ?? bearer(headers);
-    case 'messages':
-    case 'chat':
-    case 'gateway':
-      return headerValue(headers, 'x-api-key') ?? bearer(headers);
+/** Where a key may be, in order of precedence (an inference protocol's list is its codec's `credentials`). */
+export type CredentialLocation = { header: string } | { bearer: true } | { query: string };
+
+/** The gateway's own surfaces: `x-api-key` wins over `Authorization: Bearer`. */
+export const GATEWAY_CREDENTIALS: readonly CredentialLocation[] = [{ header: 'x-api-key' }, { bearer: true }];
+
+export function extractCredential(locations: readonly CredentialLocation[], headers: IncomingHttpHeaders, query: Record<string, unknown>): string | undefined {
+  for (let index = 0; index < locations.length; index += 1) {
+    const location = locations[index];
+    const value = 'header' in location ? headerValue(headers, location.header) : 'query' in location ? queryValue(query, location.query) : bearer(headers);
+    if (value !== undefined) return value;
   }
+  return undefined;
 }

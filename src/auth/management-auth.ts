@@ -10,7 +10,7 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { createCallerAuthentication } from './authenticate-caller';
 import { csrfTokenMatches, findConsoleSession, SESSION_COOKIE, type ConsoleSession } from './console-session';
-import { extractCredential } from './extract-credential';
+import { extractCredential, GATEWAY_CREDENTIALS } from './extract-credential';
 import type { KeyAuthenticator } from './key-authenticator';
 import { readCookie } from './read-cookie';
 
@@ -54,7 +54,7 @@ async function sessionPrincipal(deps: Dependencies, req: Request, missingMessage
 export function createManagementAuth(deps: Dependencies, authenticator: KeyAuthenticator): RequestHandler {
   const caller = createCallerAuthentication(authenticator, deps.config.trustedProxies);
   return async (req, res, next) => {
-    const credential = extractCredential('gateway', req.headers, {});
+    const credential = extractCredential(GATEWAY_CREDENTIALS, req.headers, {});
     if (credential !== undefined) {
       // A key's IP rules bind it everywhere, management included (the authenticator enforces them).
       const key = await caller.authenticateSecret(credential, req);

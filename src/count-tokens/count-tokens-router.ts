@@ -1,6 +1,7 @@
 /**
  * Token counting in each family's own shape, free and never rate-limited: the key is authenticated
- * but the request is neither admitted nor billed.
+ * but the request is neither admitted nor billed. Each protocol's codec that has a counting endpoint
+ * (`Codec.countTokens`) names its route, the upstream's endpoint and the answer's shape:
  * - Messages `POST /v1/messages/count_tokens` → `{input_tokens}`
  * - Generate-Content `POST /v1beta/models/{model}:countTokens` → `{totalTokens}`
  * - Responses `POST /v1/responses/input_tokens` → `{object: 'response.input_tokens', input_tokens}`
@@ -23,15 +24,7 @@ import { CODECS } from '../relay/codec-registry';
 import { createCodecContext } from '../relay/codec-context';
 import type { RelayServices } from '../relay/relay-services';
 import { resolveModel } from '../relay/resolve-model';
-import { countWithUpstream, type CountingProtocol } from './count-with-upstream';
-
-const MISSING_KEY: Record<CountingProtocol, string> = {
-  messages: 'missing API key: send x-api-key or Authorization: Bearer <key>',
-  responses: 'missing API key: send Authorization: Bearer <key>',
-  'generate-content': 'missing API key: send ?key=<key> or x-goog-api-key',
-};
-
-const COUNT_TOKENS_PATH = /^\/v1(?:beta)?\/models\/([^/]+):countTokens$/;
+import { countWithUpstream, type CountTokensCodec } from './count-with-upstream';
 
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -40,52 +33,26 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** The inference body the count stands for: what the codec validates. */
-function inferenceBody(protocol: CountingProtocol, body: Record<string, unknown>): Record<string, unknown> {
-  switch (protocol) {
-    // count_tokens takes no max_tokens; the Messages schema requires one.
-    case 'messages': return { max_tokens: 1, ...body };
-    case 'generate-content': {
-      const inner = body.generateContentRequest;
-      if (inner === undefined) return body;
-      if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) {
-        throw new GatewayError('invalid_request', 'generateContentRequest: expected an object', { param: 'generateContentRequest' });
-      }
-      const { model: _model, ...rest } = inner as Record<string, unknown>;
-      return rest;
-    }
-    case 'responses': return body;
-  }
-}
-
-function countBody(protocol: CountingProtocol, tokens: number): Record<string, unknown> {
-  switch (protocol) {
-    case 'messages': return { input_tokens: tokens };
-    case 'generate-content': return { totalTokens: tokens };
-    case 'responses': return { object: 'response.input_tokens', input_tokens: tokens };
-  }
-}
-
 export function createCountTokensRouter(deps: Dependencies, services: RelayServices): Router {
   const router = Router();
   const context = createCodecContext(deps.clock);
   const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
 
-  async function count(protocol: CountingProtocol, req: Request, res: Response, pathModel?: string): Promise<void> {
-    const secret = extractCredential(protocol, req.headers, req.query as Record<string, unknown>);
-    if (!secret) throw new GatewayError('authentication', MISSING_KEY[protocol]);
+  async function count(protocol: Protocol, counting: CountTokensCodec, req: Request, res: Response, pathModel?: string): Promise<void> {
+    const inbound = CODECS[protocol].inbound;
+    const secret = extractCredential(inbound.credentials, req.headers, req.query as Record<string, unknown>);
+    if (!secret) throw new GatewayError('authentication', inbound.missingCredentialMessage);
     const key = await caller.authenticateSecret(secret, req);
     noteCaller(res, key, 'count-tokens');
     const body = bodyObject(req.body);
-    const { request } = CODECS[protocol].inbound.decodeRequest(inferenceBody(protocol, body), context);
+    const { request } = inbound.decodeRequest(counting.inferenceBody(body), context);
     const model = resolveModel(deps.catalog, pathModel ?? request.model, protocol, key);
-    const beta = protocol === 'messages' ? req.get('anthropic-beta') ?? req.get('messages-beta') : undefined;
     const upstream = request.previousResponseId === undefined
-      ? await countWithUpstream(protocol, body, model, key.groupId, services, beta === undefined ? {} : { 'anthropic-beta': beta })
+      ? await countWithUpstream(protocol, counting, body, model, key.groupId, services, inbound.readClientHeaders?.(req.headers) ?? {})
       : undefined;
     const tokens = upstream ?? estimateInputTokens(Buffer.byteLength(JSON.stringify(body)), model.contextWindow);
     res.setHeader('x-gateway-token-count', upstream === undefined ? 'estimate' : 'upstream');
-    res.json(countBody(protocol, tokens));
+    res.json(counting.encodeCount(tokens));
   }
 
   const parse = jsonBody(deps.config.maxBodyBytes);
@@ -93,17 +60,25 @@ export function createCountTokensRouter(deps: Dependencies, services: RelayServi
     locals(res).surface = protocol;
     next();
   };
-  router.post('/v1/messages/count_tokens', surface('messages'), parse, (req, res) => count('messages', req, res));
-  router.post('/v1/responses/input_tokens', surface('responses'), parse, (req, res) => count('responses', req, res));
-  router.post(COUNT_TOKENS_PATH, surface('generate-content'), parse, (req, res) => {
-    const raw = COUNT_TOKENS_PATH.exec(req.path)?.[1] ?? '';
-    let name: string;
-    try {
-      name = decodeURIComponent(raw).replace(/^models\//, '');
-    } catch {
-      throw new GatewayError('invalid_request', 'the model name in the path is not valid percent-encoding', { param: 'model' });
+  for (const codec of Object.values(CODECS)) {
+    const counting = codec.countTokens;
+    if (!counting) continue;
+    const { route } = counting;
+    if (typeof route === 'string') {
+      router.post(route, surface(codec.protocol), parse, (req, res) => count(codec.protocol, counting, req, res));
+      continue;
     }
-    return count('generate-content', req, res, name);
-  });
+    // The model is in the path.
+    router.post(route, surface(codec.protocol), parse, (req, res) => {
+      const raw = route.exec(req.path)?.[1] ?? '';
+      let name: string;
+      try {
+        name = decodeURIComponent(raw).replace(/^models\//, '');
+      } catch {
+        throw new GatewayError('invalid_request', 'the model name in the path is not valid percent-encoding', { param: 'model' });
+      }
+      return count(codec.protocol, counting, req, res, name);
+    });
+  }
   return router;
 }

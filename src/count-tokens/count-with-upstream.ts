@@ -11,21 +11,8 @@ import type { RelayServices } from '../relay/relay-services';
 import { upstreamHeaders } from '../relay/upstream-headers';
 import { readUpstreamText } from '../upstream/upstream-client';
 
-export type CountingProtocol = Exclude<Protocol, 'chat'>;
-
-function countPath(protocol: CountingProtocol, upstreamModel: string): string {
-  switch (protocol) {
-    case 'messages': return '/v1/messages/count_tokens';
-    case 'responses': return '/v1/responses/input_tokens';
-    case 'generate-content': return `/v1beta/models/${encodeURIComponent(upstreamModel)}:countTokens`;
-  }
-}
-
-function readCount(protocol: CountingProtocol, body: unknown): number | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const value = (body as Record<string, unknown>)[protocol === 'generate-content' ? 'totalTokens' : 'input_tokens'];
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-}
+/** A protocol's token counting, as its codec describes it. */
+export type CountTokensCodec = NonNullable<(typeof CODECS)[Protocol]['countTokens']>;
 
 /** Statuses that say nothing about the request: the account's limits, outages or credential. */
 function accountTrouble(status: number): boolean {
@@ -33,7 +20,7 @@ function accountTrouble(status: number): boolean {
 }
 
 export async function countWithUpstream(
-  protocol: CountingProtocol, body: Record<string, unknown>, model: CatalogModel, groupId: number, services: RelayServices,
+  protocol: Protocol, counting: CountTokensCodec, body: Record<string, unknown>, model: CatalogModel, groupId: number, services: RelayServices,
   /** Protocol headers to forward (Messages `anthropic-beta`: the beta fields of the body need it). */
   extraHeaders: Record<string, string> = {},
 ): Promise<number | undefined> {
@@ -41,14 +28,13 @@ export async function countWithUpstream(
   const account = accounts.find((a) => a.protocol === protocol);
   if (!account) return undefined;
   const upstreamModel = model.upstreamModel ?? model.id;
-  const forwarded = protocol === 'generate-content' ? body : { ...body, model: upstreamModel };
   let status: number;
   let text: string;
   try {
     const response = await services.upstreamClient.call({
-      url: account.baseUrl + countPath(protocol, upstreamModel),
+      url: account.baseUrl + counting.upstreamPath(upstreamModel),
       headers: upstreamHeaders(protocol, account.credential, extraHeaders),
-      body: JSON.stringify(forwarded),
+      body: JSON.stringify(counting.upstreamBody(body, upstreamModel)),
     });
     status = response.status;
     text = await readUpstreamText(response);
@@ -62,7 +48,7 @@ export async function countWithUpstream(
     throw decoded;
   }
   try {
-    return readCount(protocol, JSON.parse(text));
+    return counting.readUpstreamCount(JSON.parse(text));
   } catch {
     return undefined;
   }

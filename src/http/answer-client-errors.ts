@@ -8,18 +8,20 @@ import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
 import type { ErrorRenderers } from './error-middleware';
 import { renderOpenAiStyleError } from './openai-error-envelope';
+import type { Codec } from '../protocols/codec';
 import type { ErrorSurface } from './request-context';
 
 interface ClientError extends Error { code?: string; rawPacket?: Buffer }
 
-/** The envelope a path's errors are rendered in, when no route has set one. */
-export function surfaceOfPath(path: string): ErrorSurface {
-  const lower = path.toLowerCase();
-  if (lower.startsWith('/v1/messages')) return 'messages';
-  if (lower.startsWith('/v1beta')) return 'generate-content';
-  if (lower.startsWith('/v1/chat/completions')) return 'chat';
-  if (lower.startsWith('/v1/responses')) return 'responses';
-  return 'gateway';
+export type SurfaceOfPath = (path: string) => ErrorSurface;
+
+/** The envelope a path's errors are rendered in, when no route has set one: the protocol whose prefixes it starts with. */
+export function createSurfaceOfPath(codecs: readonly Codec[]): SurfaceOfPath {
+  const prefixes = codecs.flatMap((codec) => codec.inbound.errorPathPrefixes.map((prefix) => ({ prefix: prefix.toLowerCase(), surface: codec.protocol })));
+  return (path) => {
+    const lower = path.toLowerCase();
+    return prefixes.find(({ prefix }) => lower.startsWith(prefix))?.surface ?? 'gateway';
+  };
 }
 
 function errorFor(code: string | undefined): GatewayError {
@@ -33,7 +35,7 @@ function requestPath(rawPacket: Buffer | undefined): string {
   return line.split(' ')[1] ?? '';
 }
 
-export function answerClientErrors(server: Server, renderers: ErrorRenderers): void {
+export function answerClientErrors(server: Server, renderers: ErrorRenderers, surfaceOfPath: SurfaceOfPath): void {
   server.on('clientError', (error: ClientError, socket: Duplex) => {
     // A reset or a socket already answered: nothing can be written.
     if (error.code === 'ECONNRESET' || !socket.writable) {

@@ -1,16 +1,15 @@
 /**
  * The body of an upstream media call: JSON on success; on an error status, the provider's error
- * decoded by its protocol's decoder (OpenAI envelope for the images API, google.rpc for
- * Generate-Content) so the message and retry hints survive.
+ * decoded by its protocol's codec (the Chat decoder reads the OpenAI envelope of the images API,
+ * Generate-Content's reads google.rpc) so the message and retry hints survive.
  */
 import { GatewayError } from '../errors/gateway-error';
 import type { Protocol } from '../ir/protocol';
-import { decodeChatError } from '../protocols/chat/decode-chat-error';
-import { decodeGenerateContentError } from '../protocols/generate-content/decode-generate-content-error';
+import { CODECS } from '../relay/codec-registry';
 import { readUpstreamText, type UpstreamResponse } from '../upstream/upstream-client';
 
 export function decodeUpstreamError(protocol: Protocol, status: number, body: string, headers: UpstreamResponse['headers']): GatewayError {
-  return protocol === 'generate-content' ? decodeGenerateContentError(status, body, headers) : decodeChatError(status, body, headers);
+  return CODECS[protocol].upstream.decodeError(status, body, headers);
 }
 
 export async function readUpstreamJson(protocol: Protocol, response: UpstreamResponse): Promise<unknown> {

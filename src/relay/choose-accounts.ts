@@ -15,6 +15,7 @@ import { recordRoutingDecision } from '../routing/routing-decisions';
 import { RoutingTrace } from '../routing/routing-trace';
 import { createSessionAffinity } from '../routing/session-affinity';
 import { sessionIdentity } from '../routing/session-identity';
+import { CODECS } from './codec-registry';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 import type { RelayPlan, RoutingLookup } from './relay-plan';
 import type { RelayServices } from './relay-services';
@@ -45,7 +46,7 @@ export async function lookUpRouting(input: RoutingInput, deps: Dependencies, ser
   // neither the prefix hash nor the Redis round trip of affinity.
   const choice = candidates.accounts.length + candidates.skipped.length > 1;
   const translates = !input.passThroughAllowed || candidates.accounts.some((a) => a.protocol !== input.protocol);
-  const session = choice || translates ? sessionIdentity(input.protocol, input.rawBody, input.request, input.key.keyId, input.requestHeaders) : undefined;
+  const session = choice || translates ? sessionIdentity(CODECS[input.protocol].inbound.sessionSources, input.rawBody, input.request, input.key.keyId, input.requestHeaders) : undefined;
   if (session && translates) input.request.cacheKey = session.id;
   const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: choice ? deps.config.sessionAffinityTtlMs : 0 });
   const boundId = session === undefined ? Promise.resolve(undefined) : affinity.boundAccount(groupId, session.id).catch((error: unknown) => {

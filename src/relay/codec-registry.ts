@@ -1,4 +1,8 @@
-/** Protocol → codec. Adding a fifth protocol means writing one codec and adding one line here. */
+/**
+ * Protocol → codec. Adding a fifth protocol means writing one codec and adding one line here: the
+ * relay asks the codec for everything that differs between protocols (docs/relay.md, "What a codec
+ * provides").
+ */
 import type { Protocol } from '../ir/protocol';
 import type { Codec } from '../protocols/codec';
 import { chatCodec } from '../protocols/chat';

@@ -11,6 +11,7 @@ import { createRequireSession, managementPrincipal } from '../auth/management-au
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { isProtocol, type Protocol } from '../ir/protocol';
+import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
 import { dialUpstream, pingPlan } from './dial-upstream';
 import type { RelayServices } from './relay-services';
@@ -25,10 +26,9 @@ const bodySchema = z.object({
 
 interface Stage { stage: string; ok: boolean; detail: string; [extra: string]: unknown }
 
-const PROTOCOL_ALIASES: Record<string, Protocol> = {
-  messages: 'messages', responses: 'responses', chat: 'chat', 'chat-completions': 'chat', chat_completions: 'chat',
-  'generate-content': 'generate-content', generate_content: 'generate-content', generatecontent: 'generate-content',
-};
+/** Each protocol by its name and its codec's aliases (lower case). */
+const PROTOCOL_ALIASES = new Map<string, Protocol>(Object.values(CODECS)
+  .flatMap((codec) => [codec.protocol, ...codec.aliases].map((name) => [name, codec.protocol] as const)));
 
 export function createDialTestRouter(deps: Dependencies, services: RelayServices): Router {
   const router = Router();
@@ -57,7 +57,7 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
       stages.push({ stage: 'key', ok: false, detail: (error as Error).message });
       return answer(false);
     }
-    const protocol = PROTOCOL_ALIASES[parsed.data.protocol.toLowerCase()];
+    const protocol = PROTOCOL_ALIASES.get(parsed.data.protocol.toLowerCase());
     if (!protocol || !isProtocol(protocol)) {
       stages.push({ stage: 'protocol', ok: false, detail: `unknown protocol ${parsed.data.protocol}; use messages, responses, chat or generate-content` });
       return answer(false);

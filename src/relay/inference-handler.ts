@@ -24,7 +24,6 @@ import { readJsonBody } from '../http/read-json-body';
 import { locals, noteCaller, noteCharge } from '../http/request-context';
 import { assignRequestId } from '../http/request-id';
 import { beginTrace, endHandlerTrace, markTrace, type Tracer } from '../http/request-trace';
-import type { Protocol } from '../ir/protocol';
 import { estimateInputTokens, estimateReservationCredits } from '../billing/estimate-reservation';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
@@ -35,34 +34,8 @@ import { checkCapabilities, resolveModel } from './resolve-model';
 import { lookUpRouting } from './choose-accounts';
 import { runRelay } from './run-relay';
 import { applyCorsHeaders } from '../http/cors';
-import { deriveCompactionKey } from '../protocols/responses/compaction-carrier';
-import { encodeCompactionAnswer, hasCompactionTrigger, openCompactionItems, summaryRequest } from '../protocols/responses/compaction';
-
-const MAX_TOKENS_FIELD: Record<Protocol, string> = {
-  messages: 'max_tokens', chat: 'max_tokens', responses: 'max_output_tokens', 'generate-content': 'generationConfig.maxOutputTokens',
-};
-
-const GENERATE_CONTENT_PATH = /^\/v1(?:beta)?\/models\/([^/]+):(generateContent|streamGenerateContent)$/;
-
-/** The string routes as express matched them: case-insensitive, one optional trailing slash. */
-const FIXED_ROUTES: Record<string, Protocol> = {
-  '/v1/messages': 'messages',
-  '/v1/responses': 'responses',
-  '/v1/responses/compact': 'responses',
-  '/v1/chat/completions': 'chat',
-};
-
-function routeOf(path: string): Protocol | undefined {
-  const lower = path.toLowerCase();
-  const fixed = FIXED_ROUTES[lower.endsWith('/') ? lower.slice(0, -1) : lower];
-  if (fixed) return fixed;
-  return GENERATE_CONTENT_PATH.test(path) ? 'generate-content' : undefined;
-}
-
-function isCompactPath(path: string): boolean {
-  const lower = path.toLowerCase();
-  return lower === '/v1/responses/compact' || lower === '/v1/responses/compact/';
-}
+import { routeOf, WEBSOCKET_ROUTE, type ServedRoute } from './inference-routes';
+import { PLAIN_ROUTE } from '../protocols/shared/wire-frames';
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -92,7 +65,9 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
   // Compressed or non-UTF-8 bodies still go through body-parser, as before.
   const bodyFallback = jsonBody(deps.config.maxBodyBytes);
   const paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
-  const compactionKey = deriveCompactionKey(deps.config.encryptionKey);
+  // Each protocol's compaction key (only Responses compacts today), derived once.
+  const compactionKeys = new Map(Object.values(CODECS).flatMap((codec) => (codec.inbound.compaction
+    ? [[codec.protocol, codec.inbound.compaction.deriveKey(deps.config.encryptionKey)] as const] : [])));
 
   function renderFailure(error: unknown, path: string, res: ServerResponse): void {
     endHandlerTrace(res, 'failed');
@@ -116,18 +91,17 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     }
   }
 
-  async function serve(protocol: Protocol, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse,
+  async function serve(route: ServedRoute, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse,
     parsedBody?: Record<string, unknown>): Promise<void> {
     const startedAt = deps.clock.now();
     const body = parsedBody ?? await readJsonBody(req, res, deps.config.maxBodyBytes, bodyFallback);
     markTrace(res, 'read');
-    const codec = CODECS[protocol];
-    const secret = extractCredential(protocol, req.headers, query);
-    if (!secret) {
-      throw new GatewayError('authentication', protocol === 'responses'
-        ? 'missing API key: send Authorization: Bearer <key>'
-        : protocol === 'generate-content' ? 'missing API key: send ?key=<key> or x-goog-api-key' : 'missing API key: send x-api-key or Authorization: Bearer <key>');
-    }
+    const { protocol, codec } = route;
+    const inbound = codec.inbound;
+    const compacting = inbound.compaction;
+    const compactionKey = compacting ? compactionKeys.get(protocol) : undefined;
+    const secret = extractCredential(inbound.credentials, req.headers, query);
+    if (!secret) throw new GatewayError('authentication', inbound.missingCredentialMessage);
     const callerIp = clientIp(req.socket.remoteAddress, header(req, 'x-forwarded-for'));
     const key = await services.authenticator.authenticate(secret, callerIp).catch(async (error: unknown) => {
       // A refusal by the key's IP rules carries its accounting headers, like admission's refusals.
@@ -135,48 +109,37 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       if (error instanceof IpRuleRefusal) locals(res).accountingHeaders = await services.admission.peekHeaders(error.key, protocol).catch(() => ({}));
       throw error;
     });
-    if (protocol === 'chat' || protocol === 'responses') await opaqueIds.preload(body);
+    if (inbound.carriesOpaqueIds) await opaqueIds.preload(body);
     markTrace(res, 'authenticated');
     const facts = noteCaller(res, key, protocol);
     if (facts.keepBodies) facts.requestBody = locals(res).bodyText ?? body;
 
     const prepared = await withHeaders(key, res, () => {
-      let betaHeader: string | undefined;
-      if (protocol === 'messages') {
-        const version = header(req, 'anthropic-version') ?? header(req, 'messages-version');
-        if (!version) throw new GatewayError('invalid_request', 'missing messages-version header (anthropic-version is accepted too); use 2023-06-01', { param: 'messages-version' });
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) throw new GatewayError('invalid_request', `messages-version ${version} is not a date such as 2023-06-01`, { param: 'messages-version' });
-        betaHeader = header(req, 'anthropic-beta') ?? header(req, 'messages-beta');
-      }
+      inbound.checkClientHeaders?.(req.headers);
+      const clientHeaders = inbound.readClientHeaders?.(req.headers);
       if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new GatewayError('invalid_request', 'request body must be a JSON object');
       }
       // The model asked for, recorded even when the body is refused.
       const asked = (body as { model?: unknown }).model;
       if (typeof asked === 'string') facts.model = asked;
-      const decoded = codec.inbound.decodeRequest(body, context);
+      const decoded = inbound.decodeRequest(body, context);
       const request = decoded.request;
-      let sse = false;
-      if (protocol === 'generate-content') {
-        const match = GENERATE_CONTENT_PATH.exec(path);
-        request.model = decodeURIComponent(match?.[1] ?? '').replace(/^models\//, '');
-        request.stream = match?.[2] === 'streamGenerateContent' || queryValue(query, 'stream') === 'true';
-        sse = queryValue(query, 'alt') === 'sse';
-      }
+      const routeFacts = inbound.readRoute?.(request, path, query) ?? PLAIN_ROUTE;
       facts.model = request.model;
       facts.stream = request.stream;
       const model = resolveModel(deps.catalog, request.model, protocol, key);
       facts.model = model.id;
-      const warnings = [...decoded.warnings, ...checkCapabilities(model, request, MAX_TOKENS_FIELD[protocol])];
+      const warnings = [...decoded.warnings, ...checkCapabilities(model, request, inbound.maxTokensField)];
       // Remote compaction (issue 25): the gateway's own compaction items become their summary again.
       const rawBody = body as Record<string, unknown>;
-      const opened = protocol === 'responses' ? openCompactionItems(request, compactionKey, key.accountId) : 0;
-      const compaction = protocol !== 'responses' ? undefined
-        : isCompactPath(path) ? 'compact' as const : hasCompactionTrigger(rawBody) ? 'trigger' as const : undefined;
-      return { request, model, warnings, betaHeader, sse, rawBody, opened, compaction };
+      const opened = compacting && compactionKey ? compacting.openItems(request, compactionKey, key.accountId) : 0;
+      const compaction = !compacting ? undefined
+        : route.endpoint === 'compact' ? 'compact' as const : compacting.hasTrigger(rawBody) ? 'trigger' as const : undefined;
+      return { request, model, warnings, clientHeaders, routeFacts, rawBody, opened, compaction };
     });
 
-    const { request, model, warnings, betaHeader, sse, rawBody, opened, compaction } = prepared;
+    const { request, model, warnings, clientHeaders, routeFacts, rawBody, opened, compaction } = prepared;
     markTrace(res, 'decoded');
     const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(rawBody).length;
     const reserveCredits = estimateReservationCredits({
@@ -190,12 +153,11 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       takesLease: true,
       surface: protocol,
     };
-    // Stored answers carry the gateway's own ids, so Responses is translated unless nothing is stored.
+    // The codec says when a body may go upstream as it is (Responses: nothing stored, nothing chained).
     // A compact call passes through to a native compact endpoint; a compaction trigger is always the
     // gateway's own; a body holding the gateway's compaction items cannot go upstream as it is.
     const passThroughAllowed = opened === 0 && compaction !== 'trigger'
-      && (compaction === 'compact' || !(protocol === 'responses' && (request.store !== false || request.previousResponseId !== undefined)))
-      && !(protocol === 'generate-content' && request.stream && !sse);
+      && (compaction === 'compact' || inbound.canPassThrough(request, routeFacts));
     // Routing's lookups (a Redis read for the session) run beside admission's script; a chained
     // Responses call is routed once its stored turns are known.
     const routing = request.previousResponseId === undefined
@@ -216,20 +178,20 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         key,
         model,
         rawBody,
-        request: compaction ? summaryRequest(request) : request,
+        request: compaction && compacting ? compacting.summaryRequest(request) : request,
         warnings,
         stream: compaction ? false : request.stream,
         streamOptions: {
           model: model.id,
           includeUsage: request.includeUsage,
-          sse,
+          sse: routeFacts.sse,
           request,
-          responseId: protocol === 'responses' ? context.newId('resp_') : undefined,
+          responseId: inbound.storedAnswerIdPrefix === undefined ? undefined : context.newId(inbound.storedAnswerIdPrefix),
         },
         context,
         admitted,
         inputEstimate: estimateInputTokens(bodyBytes, model.contextWindow),
-        betaHeader,
+        clientHeaders,
         requestHeaders: req.headers,
         passThroughHeaders: codec.passThroughHeaders(req.headers),
         betaQuery: queryValue(query, 'beta') === 'true',
@@ -237,8 +199,8 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
         routing,
         ...(compaction === 'compact' ? { endpoint: 'compact' as const } : {}),
       };
-      if (compaction) {
-        plan.encodeAnswer = (ir) => encodeCompactionAnswer(ir, {
+      if (compaction && compacting && compactionKey) {
+        plan.encodeAnswer = (ir) => compacting.encodeAnswer(ir, {
           endpoint: compaction, stream: clientStream, key: compactionKey, accountId: key.accountId, streamOptions: plan.streamOptions, context,
         });
       }
@@ -257,8 +219,9 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       if (req.method !== 'POST' || url.charCodeAt(0) !== 47 /* '/' */) return false;
       const queryStart = url.indexOf('?');
       const path = queryStart < 0 ? url : url.slice(0, queryStart);
-      const protocol = routeOf(path);
-      if (protocol === undefined) return false;
+      const route = routeOf(path);
+      if (route === undefined) return false;
+      const protocol = route.protocol;
       beginTrace(tracer, res);
       assignRequestId(res);
       applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
@@ -267,7 +230,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       observeRequest(deps.logger, deps.metrics, req, res, () => protocol, observer);
       // express 5's default ("simple") query parser is node's querystring.
       const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
-      serve(protocol, path, query, req, res).catch((error: unknown) => renderFailure(error, path, res));
+      serve(route, path, query, req, res).catch((error: unknown) => renderFailure(error, path, res));
       return true;
     },
     async serveMessage(upgrade, res, body) {
@@ -275,7 +238,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       locals(res).surface = 'responses';
       locals(res).routeLabel = 'responses-websocket';
       observeRequest(deps.logger, deps.metrics, upgrade, res, () => 'responses-websocket');
-      await serve('responses', '/v1/responses', {}, upgrade, res, body).catch((error: unknown) => renderFailure(error, '/v1/responses', res));
+      await serve(WEBSOCKET_ROUTE, '/v1/responses', {}, upgrade, res, body).catch((error: unknown) => renderFailure(error, '/v1/responses', res));
     },
   };
 }

@@ -57,7 +57,8 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
       ({ body, contentType } = plan.encodeAnswer({ ...ir, model: plan.model.id }));
     } else {
       body = JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
-      if (plan.protocol === 'responses') await storeResponse(plan, ir, body, services);
+      // An answer with an id to be stored under (Responses) is kept for chaining.
+      if (plan.streamOptions.responseId !== undefined) await storeResponse(plan, ir, body, services);
     }
   }
   markTrace(res, 'translated');

@@ -38,14 +38,15 @@ export interface RelayPlan {
   requestHeaders?: Record<string, string | string[] | undefined>;
   /** The client's headers a native upstream receives (the codec's choice; pass-through only). */
   passThroughHeaders?: Record<string, string>;
-  /** Messages: `anthropic-beta` / `messages-beta` to forward; `?beta=true`. */
-  betaHeader?: string;
+  /** The client's protocol headers an upstream of its protocol receives (the codec's `readClientHeaders`). */
+  clientHeaders?: Record<string, string>;
+  /** The client asked for `?beta=true` (the codec decides what it means upstream). */
   betaQuery: boolean;
   /** Pass-through is possible only when the client body can go upstream unchanged. */
   passThroughAllowed: boolean;
   /** Routing's lookups, started beside admission (absent: the relay starts them). */
   routing?: Promise<RoutingLookup>;
-  /** Responses: the compact endpoint (`/v1/responses/compact`) rather than `/v1/responses`. */
+  /** A variant endpoint of the client's protocol (Responses: `/v1/responses/compact`). */
   endpoint?: 'compact';
   /**
    * A translated answer in a shape of its own instead of the protocol's response (remote compaction):

@@ -67,7 +67,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
   const keepalive = setInterval(() => {
     if (!committed || res.writableEnded || Date.now() - lastWrite < deps.config.streamKeepaliveMs) return;
     lastWrite = Date.now();
-    res.write(plan.protocol === 'generate-content' && !plan.streamOptions.sse ? '\n' : ': keepalive\n\n');
+    res.write(CODECS[plan.protocol].inbound.keepaliveFrame(plan.streamOptions));
   }, Math.max(250, Math.floor(deps.config.streamKeepaliveMs / 2)));
   const heartbeat = setInterval(() => { void plan.admitted.heartbeat().catch(() => undefined); }, Math.max(1_000, Math.floor(deps.config.leaseTtlMs / 3)));
 

@@ -12,10 +12,9 @@ import type { ContentPart } from '../ir/parts';
 import type { Protocol } from '../ir/protocol';
 import type { IrRequest } from '../ir/request';
 import type { TranslationWarning } from '../ir/warning';
+import { CODECS } from './codec-registry';
 
-const PROTOCOL_NAMES: Record<Protocol, string> = {
-  messages: 'Messages', responses: 'Responses', chat: 'Chat Completions', 'generate-content': 'Generate-Content',
-};
+const displayName = (protocol: Protocol): string => CODECS[protocol].inbound.displayName;
 
 export function resolveModel(catalog: Catalog, slug: string, protocol: Protocol, key: AuthenticatedKey): CatalogModel {
   const model = catalog.find(slug);
@@ -25,9 +24,9 @@ export function resolveModel(catalog: Catalog, slug: string, protocol: Protocol,
   // After alias resolution: the allowlist names canonical slugs.
   assertModelAllowed(key, model.id);
   if (model.kind !== 'chat' || !model.protocols.includes(protocol)) {
-    const shapes = model.protocols.map((p) => PROTOCOL_NAMES[p]).join(', ');
+    const shapes = model.protocols.map(displayName).join(', ');
     throw new GatewayError('protocol_unavailable',
-      `model ${slug} cannot be called with the ${PROTOCOL_NAMES[protocol]} protocol${shapes ? `; it accepts: ${shapes}` : model.kind === 'image' ? '; use /v1/images/generations' : '; use /v1/tasks/submit'}`,
+      `model ${slug} cannot be called with the ${displayName(protocol)} protocol${shapes ? `; it accepts: ${shapes}` : model.kind === 'image' ? '; use /v1/images/generations' : '; use /v1/tasks/submit'}`,
       { param: 'model' });
   }
   if (key.groupFamily !== null && key.groupFamily !== model.family) {

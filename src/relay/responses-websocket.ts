@@ -21,6 +21,7 @@ import type { ErrorRenderers } from '../http/error-middleware';
 import {
   completedResponse, errorEvent, inputItems, readClientMessage, turnHeaders, warmUpEvents, WEBSOCKET_UPGRADE_HINT,
 } from '../protocols/responses/websocket-events';
+import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
 import type { InferenceHandler } from './inference-handler';
 import type { RelayServices } from './relay-services';
@@ -70,7 +71,7 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
       refuse(socket, new GatewayError('invalid_request', WEBSOCKET_UPGRADE_HINT, { status: 426 }));
       return;
     }
-    const secret = extractCredential('responses', req.headers, {});
+    const secret = extractCredential(CODECS.responses.inbound.credentials, req.headers, {});
     if (!secret) {
       refuse(socket, new GatewayError('authentication', 'missing API key: send Authorization: Bearer <key> with the upgrade request'));
       return;

@@ -56,7 +56,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
       const facts = locals(res).facts;
       if (facts) facts.upstreamAccountId = account.id;
       const passThrough = plan.passThroughAllowed && account.protocol === plan.protocol;
-      if (!passThrough && account.protocol === 'generate-content' && !imagesInlined) {
+      if (!passThrough && CODECS[account.protocol].upstream.needsInlineImages && !imagesInlined) {
         await inlineRemoteImages(plan.request, deps.config.imageFetch);
         imagesInlined = true;
       }

@@ -10,7 +10,6 @@ import type { IrResponse } from '../ir/response';
 import type { IrStreamEvent } from '../ir/stream-event';
 import type { Usage } from '../ir/usage';
 import { UsageTally } from '../ir/usage-tally';
-import { SseParser } from '../protocols/shared/sse-parser';
 import { CODECS } from './codec-registry';
 import { collectParts } from './collect-parts';
 import type { RelayPlan } from './relay-plan';
@@ -47,7 +46,8 @@ function translatedSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSo
   const decoder = CODECS[call.account.protocol].upstream.createStreamDecoder(call.decodeContext);
   const encoder = CODECS[plan.protocol].inbound.createStreamEncoder(plan.streamOptions, plan.context);
   const tally = new UsageTally();
-  const parts = plan.protocol === 'responses' ? collectParts() : undefined;
+  // An answer stored for chaining (Responses) is collected as it streams.
+  const parts = plan.streamOptions.responseId !== undefined ? collectParts() : undefined;
   let finish: FinishReason | null = null;
   const handle = (events: IrStreamEvent[]): Pushed => {
     let out = '';
@@ -75,8 +75,9 @@ function translatedSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSo
 }
 
 function passThroughSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSource {
-  const meter = CODECS[plan.protocol].createPassThroughMeter(true);
-  const filter = plan.protocol === 'chat' && !plan.request.includeUsage ? createChatUsageFilter() : undefined;
+  const codec = CODECS[plan.protocol];
+  const meter = codec.createPassThroughMeter(true);
+  const filter = codec.passThroughStreamFilter?.(plan.request);
   let reported = false;
   let ended: ReturnType<typeof meter.end> | undefined;
   return {
@@ -95,7 +96,7 @@ function passThroughSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamS
       return { out, error: new GatewayError('upstream_error', 'the upstream stream ended before its final event') };
     },
     close: () => '',
-    failFrames: (error) => passThroughErrorFrame(plan, error),
+    failFrames: (error) => codec.inbound.passThroughErrorFrame(error, plan.streamOptions),
     usage: () => (ended ??= meter.end()).usage,
     untilAbort: () => meter.untilAbort(plan.inputEstimate),
   };
@@ -110,36 +111,4 @@ function upstreamStreamError(call: PreparedUpstreamCall, chunk: string): Gateway
   const events = [...decoder.push(chunk), ...decoder.end()];
   const error = events.find((event): event is Extract<IrStreamEvent, { type: 'error' }> => event.type === 'error');
   return error?.error ?? new GatewayError('upstream_error', 'the upstream failed mid-stream');
-}
-
-/** Chat pass-through when the client did not ask for usage: drop the usage-only chunk we requested. */
-function createChatUsageFilter(): (chunk: string) => string {
-  const parser = new SseParser();
-  return (chunk) => {
-    let out = '';
-    for (const event of parser.push(chunk)) {
-      if (event.data !== '[DONE]' && event.data.includes('"usage"')) {
-        try {
-          const parsed = JSON.parse(event.data) as { choices?: unknown[]; usage?: unknown };
-          if (Array.isArray(parsed.choices) && parsed.choices.length === 0 && parsed.usage) continue;
-        } catch { /* not JSON: pass it on */ }
-      }
-      out += `data: ${event.data}\n\n`;
-    }
-    return out;
-  };
-}
-
-/** The protocol's bare error frame for a pass-through stream the upstream cut without one. */
-function passThroughErrorFrame(plan: RelayPlan, error: GatewayError): string {
-  const body = CODECS[plan.protocol].inbound.encodeError(error).body;
-  switch (plan.protocol) {
-    case 'messages': return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
-    case 'responses': {
-      const inner = (body.error ?? {}) as Record<string, unknown>;
-      return `event: error\ndata: ${JSON.stringify({ type: 'error', code: inner.code ?? null, message: inner.message ?? error.message, param: inner.param ?? null })}\n\n`;
-    }
-    case 'chat': return `data: ${JSON.stringify(body)}\n\n`;
-    case 'generate-content': return plan.streamOptions.sse ? `data: ${JSON.stringify(body)}\n\n` : `,${JSON.stringify(body)}]`;
-  }
 }

@@ -4,9 +4,6 @@
  * account protocol's codec.
  */
 import type { CatalogModel } from '../catalog/model';
-import type { Protocol } from '../ir/protocol';
-import { chatMaxTokensField } from '../protocols/chat/chat-max-tokens-field';
-import { stripChatExtensions } from '../protocols/chat/chat-pass-through-body';
 import type { UpstreamDecodeContext } from '../protocols/codec';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 import { upstreamUrl } from '../upstream/provider-presets';
@@ -23,30 +20,10 @@ export interface PreparedUpstreamCall {
   decodeContext: UpstreamDecodeContext;
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 function upstreamModelName(model: CatalogModel): string {
   return model.upstreamModel ?? model.id;
-}
-
-function passThroughPath(protocol: Protocol, model: string, stream: boolean, betaQuery: boolean, compact: boolean): string {
-  switch (protocol) {
-    case 'messages': return betaQuery ? '/v1/messages?beta=true' : '/v1/messages';
-    case 'chat': return '/v1/chat/completions';
-    case 'responses': return compact ? '/v1/responses/compact' : '/v1/responses';
-    case 'generate-content':
-      return `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
-  }
-}
-
-/**
- * The interface offers Chat `max_tokens` on every model; OpenAI's reasoning models refuse it
- * ("Use 'max_completion_tokens' instead"), so a pass-through body carries it under the field the
- * target takes (besides the model name and the usage request, the only change to a pass-through body).
- */
-function renameChatMaxTokens(body: Record<string, unknown>, upstreamModel: string): void {
-  if (body.max_tokens === undefined || body.max_tokens === null || body.max_completion_tokens !== undefined) return;
-  if (chatMaxTokensField(upstreamModel) !== 'max_completion_tokens') return;
-  body.max_completion_tokens = body.max_tokens;
-  delete body.max_tokens;
 }
 
 /** What building an upstream call reads of a plan (the dial tests build one with no key or admission). */
@@ -54,24 +31,19 @@ export type UpstreamCallPlan = Omit<RelayPlan, 'key' | 'admitted' | 'requestId' 
 
 export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAccount): PreparedUpstreamCall {
   const upstreamModel = upstreamModelName(plan.model);
-  const extra: Record<string, string> = {};
-  if (account.protocol === 'messages' && plan.betaHeader) extra['anthropic-beta'] = plan.betaHeader;
+  // The client's protocol headers (Messages `anthropic-beta`) go to an upstream of its protocol only.
+  const extra: Readonly<Record<string, string>> = (account.protocol === plan.protocol && plan.clientHeaders) || NO_HEADERS;
   plan.requestWarnings ??= [...plan.warnings];
   if (plan.passThroughAllowed && account.protocol === plan.protocol) {
     // The body goes intact: nothing of the translation warnings happened to it.
     plan.warnings = [];
+    const codec = CODECS[plan.protocol];
     const body: Record<string, unknown> = { ...plan.rawBody };
-    if (plan.protocol !== 'generate-content') body.model = upstreamModel;
-    if (plan.protocol === 'chat') renameChatMaxTokens(body, upstreamModel);
-    if (plan.protocol === 'chat') stripChatExtensions(body, plan.model.family);
-    if (plan.protocol === 'chat' && plan.stream) {
-      // Usage is needed to bill; the usage chunk is filtered out again if the client did not ask for it.
-      body.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true };
-    }
+    codec.fixPassThroughBody(body, upstreamModel, plan.model.family, plan.stream);
     return {
       account,
       passThrough: true,
-      url: upstreamUrl(account, passThroughPath(plan.protocol, upstreamModel, plan.stream, plan.betaQuery, plan.endpoint === 'compact'), upstreamModel),
+      url: upstreamUrl(account, codec.passThroughPath(upstreamModel, plan), upstreamModel),
       headers: upstreamHeaders(account.protocol, account.credential, { ...plan.passThroughHeaders, ...extra }, account.provider),
       body: JSON.stringify(body),
       decodeContext: { ...plan.context, toolNames: {} },
@@ -84,7 +56,7 @@ export function prepareUpstreamCall(plan: UpstreamCallPlan, account: UpstreamAcc
     {
       upstreamModel,
       maxOutputTokens: plan.model.maxOutputTokens,
-      nativeJsonSchema: account.protocol !== 'messages' && (plan.model.capabilities as string[]).includes('json_schema'),
+      nativeJsonSchema: codec.upstream.nativeJsonSchema && (plan.model.capabilities as string[]).includes('json_schema'),
     },
     plan.context,
   );

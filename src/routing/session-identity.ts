@@ -1,16 +1,14 @@
 /**
  * Which conversation a request belongs to, for prompt-cache affinity: what the clients already send
- * where they send it (a session header: Claude Code's `x-claude-code-session-id`, Codex's
- * `session_id`; Messages `metadata.user_id`, where Claude Code puts its session; Responses
- * `prompt_cache_key` or `conversation`; Chat `prompt_cache_key` or `user`; Generate-Content
- * `cachedContent`), else a hash of the stable prefix every turn of a conversation repeats: system,
+ * where they send it (each protocol's codec names the places, `InboundCodec.sessionSources`: a
+ * session header such as Claude Code's `x-claude-code-session-id` or Codex's `session_id`, then body
+ * fields such as Messages `metadata.user_id` or Chat `prompt_cache_key`), else a hash of the stable prefix every turn of a conversation repeats: system,
  * tools and first turn. A Responses chain by `previous_response_id` has been resolved into its turns
  * by then, so its prefix is the chain's first turn: the whole chain is one session.
  * Scoped by API key: two keys never share a session, whatever they send.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../http/canonical-json';
-import type { Protocol } from '../ir/protocol';
 import type { IrRequest } from '../ir/request';
 
 export interface SessionIdentity {
@@ -20,16 +18,11 @@ export interface SessionIdentity {
   source: string;
 }
 
-/**
- * Headers that name the conversation, read before any body field: Claude Code's
- * `x-claude-code-session-id`, Codex's `session_id` (its `prompt_cache_key` carries the same id).
- */
-const CLIENT_HEADERS: Record<Protocol, readonly string[]> = {
-  messages: ['x-claude-code-session-id'],
-  responses: ['session_id'],
-  chat: ['session_id'],
-  'generate-content': [],
-};
+/** Where a protocol's clients name their conversation: headers, read first, then body fields (paths). */
+export interface SessionSources {
+  readonly headers: readonly string[];
+  readonly fields: ReadonlyArray<readonly string[]>;
+}
 
 type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -38,13 +31,6 @@ function readHeader(headers: HeaderBag, name: string): string | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
 }
-
-const CLIENT_FIELDS: Record<Protocol, ReadonlyArray<readonly string[]>> = {
-  messages: [['metadata', 'user_id']],
-  responses: [['prompt_cache_key'], ['conversation'], ['conversation', 'id']],
-  chat: [['prompt_cache_key'], ['user']],
-  'generate-content': [['cachedContent'], ['cached_content']],
-};
 
 function readPath(body: Record<string, unknown>, path: readonly string[]): string | undefined {
   let value: unknown = body;
@@ -61,12 +47,12 @@ function digest(...parts: string[]): string {
   return hash.digest('hex').slice(0, 32);
 }
 
-export function sessionIdentity(protocol: Protocol, rawBody: Record<string, unknown>, request: IrRequest, keyId: number, headers: HeaderBag = {}): SessionIdentity {
-  for (const name of CLIENT_HEADERS[protocol]) {
+export function sessionIdentity(sources: SessionSources, rawBody: Record<string, unknown>, request: IrRequest, keyId: number, headers: HeaderBag = {}): SessionIdentity {
+  for (const name of sources.headers) {
     const value = readHeader(headers, name);
     if (value !== undefined) return { id: digest(String(keyId), `header:${name}`, value), source: `header ${name}` };
   }
-  for (const path of CLIENT_FIELDS[protocol]) {
+  for (const path of sources.fields) {
     const value = readPath(rawBody, path);
     if (value !== undefined) return { id: digest(String(keyId), path.join('.'), value), source: path.join('.') };
   }

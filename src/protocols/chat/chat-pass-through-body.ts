@@ -4,6 +4,8 @@
  * (never defined upstream) and `reasoning_content`, which only the vendors that emit it take back
  * (DeepSeek and Moonshot require it on thinking tool-call turns); OpenAI refuses unknown message fields.
  */
+import { chatMaxTokensField } from './chat-max-tokens-field';
+
 const REASONING_CONTENT_FAMILIES = new Set(['deepseek', 'moonshot']);
 
 function cleanMessage(message: unknown, keepReasoning: boolean): unknown {
@@ -19,4 +21,16 @@ export function stripChatExtensions(body: Record<string, unknown>, family: strin
   if (!Array.isArray(body.messages)) return;
   const keepReasoning = REASONING_CONTENT_FAMILIES.has(family);
   body.messages = body.messages.map((message: unknown) => cleanMessage(message, keepReasoning));
+}
+
+/**
+ * The interface offers Chat `max_tokens` on every model; OpenAI's reasoning models refuse it
+ * ("Use 'max_completion_tokens' instead"), so a pass-through body carries it under the field the
+ * target takes (besides the model name and the usage request, the only change to a pass-through body).
+ */
+export function renameChatMaxTokens(body: Record<string, unknown>, upstreamModel: string): void {
+  if (body.max_tokens === undefined || body.max_tokens === null || body.max_completion_tokens !== undefined) return;
+  if (chatMaxTokensField(upstreamModel) !== 'max_completion_tokens') return;
+  body.max_completion_tokens = body.max_tokens;
+  delete body.max_tokens;
 }

@@ -8,7 +8,8 @@
  * agent loops send the assistant message back as received, so the value comes back verbatim.
  */
 import { z } from 'zod';
-import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { Opaque } from '../../ir/opaque';
+import { unwrapOpaque, wrapOpaque } from '../shared/wrap-opaque';
 import type { ReasoningPart } from '../../ir/parts';
 import type { Protocol } from '../../ir/protocol';
 

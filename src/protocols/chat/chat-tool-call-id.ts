@@ -5,7 +5,8 @@
  * signature, wrapped with `wrapOpaque` (kept in the gateway's store behind a short id when longer
  * than 64 characters). Ids without a signature are shown unchanged.
  */
-import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { Opaque } from '../../ir/opaque';
+import { unwrapOpaque, wrapOpaque } from '../shared/wrap-opaque';
 import type { CodecContext } from '../codec';
 import { expandId, fitId } from '../shared/fit-id';
 

@@ -9,6 +9,8 @@ import { decodeChatResponse } from './decode-chat-response';
 import { encodeChatError } from './encode-chat-error';
 import { encodeChatRequest } from './encode-chat-request';
 import { encodeChatResponse } from './encode-chat-response';
+import { chatInboundWire } from './chat-inbound-wire';
+import { chatPassThrough, chatUpstreamWire } from './chat-upstream-wire';
 
 const inbound: InboundCodec = {
   protocol: 'chat',
@@ -17,6 +19,7 @@ const inbound: InboundCodec = {
   createStreamEncoder: createChatStreamEncoder,
   encodeError: encodeChatError,
   streamContentType: () => 'text/event-stream',
+  ...chatInboundWire,
 };
 
 const upstream: UpstreamCodec = {
@@ -25,14 +28,17 @@ const upstream: UpstreamCodec = {
   decodeResponse: decodeChatResponse,
   createStreamDecoder: createChatStreamDecoder,
   decodeError: decodeChatError,
+  ...chatUpstreamWire,
 };
 
 export const chatCodec: Codec = {
   protocol: 'chat',
+  aliases: ['chat-completions', 'chat_completions'],
   inbound,
   upstream,
   createPassThroughMeter: createChatPassThroughMeter,
   passThroughHeaders: () => ({}),
+  ...chatPassThrough,
 };
 
 export {

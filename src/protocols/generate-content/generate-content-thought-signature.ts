@@ -4,7 +4,8 @@
  * reasoning) through a Generate-Content client: those are wrapped with `wrapOpaque`, while a
  * Generate-Content signature travels as itself.
  */
-import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { Opaque } from '../../ir/opaque';
+import { unwrapOpaque, wrapOpaque } from '../shared/wrap-opaque';
 import type { ReasoningPart } from '../../ir/parts';
 
 export const GENERATE_CONTENT: Opaque['origin'] = 'generate-content';

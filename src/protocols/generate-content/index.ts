@@ -9,9 +9,13 @@ import { encodeGenerateContentResponse } from './encode-generate-content-respons
 import { createGenerateContentPassThroughMeter } from './generate-content-pass-through-meter';
 import { createGenerateContentStreamDecoder } from './generate-content-stream-decoder';
 import { createGenerateContentStreamEncoder } from './generate-content-stream-encoder';
+import { generateContentCountTokens } from './generate-content-count-tokens';
+import { generateContentInboundWire } from './generate-content-inbound-wire';
+import { generateContentPassThrough, generateContentUpstreamWire } from './generate-content-upstream-wire';
 
 export const generateContentCodec: Codec = {
   protocol: 'generate-content',
+  aliases: ['generate_content', 'generatecontent'],
   inbound: {
     protocol: 'generate-content',
     decodeRequest: decodeGenerateContentRequest,
@@ -19,6 +23,7 @@ export const generateContentCodec: Codec = {
     createStreamEncoder: createGenerateContentStreamEncoder,
     encodeError: encodeGenerateContentError,
     streamContentType: (options: InboundStreamOptions) => (options.sse ? 'text/event-stream' : 'application/json'),
+    ...generateContentInboundWire,
   },
   upstream: {
     protocol: 'generate-content',
@@ -26,9 +31,12 @@ export const generateContentCodec: Codec = {
     decodeResponse: decodeGenerateContentResponse,
     createStreamDecoder: createGenerateContentStreamDecoder,
     decodeError: decodeGenerateContentError,
+    ...generateContentUpstreamWire,
   },
   createPassThroughMeter: createGenerateContentPassThroughMeter,
   passThroughHeaders: () => ({}),
+  ...generateContentPassThrough,
+  countTokens: generateContentCountTokens,
 };
 
 export { SKIP_THOUGHT_SIGNATURE } from './encode-generate-content-request';

@@ -5,7 +5,8 @@
  * thinking block's `signature`. Decoding the client's next request recovers them, so the IR sees
  * the original id and opaque values again and the other-origin upstream gets them back.
  */
-import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { Opaque } from '../../ir/opaque';
+import { unwrapOpaque, wrapOpaque } from '../shared/wrap-opaque';
 import type { ReasoningPart } from '../../ir/parts';
 import { isProtocol } from '../../ir/protocol';
 import { sanitizeToolCallId } from '../shared/tool-call-ids';

@@ -10,6 +10,9 @@ import { encodeMessagesResponse } from './encode-response';
 import { createMessagesPassThroughMeter } from './pass-through-meter';
 import { createMessagesStreamDecoder } from './stream-decoder';
 import { createMessagesStreamEncoder } from './stream-encoder';
+import { messagesCountTokens } from './count-tokens';
+import { messagesInboundWire } from './inbound-wire';
+import { messagesPassThrough, messagesUpstreamWire } from './upstream-wire';
 
 const inbound: InboundCodec = {
   protocol: 'messages',
@@ -18,6 +21,7 @@ const inbound: InboundCodec = {
   createStreamEncoder: createMessagesStreamEncoder,
   encodeError: encodeMessagesError,
   streamContentType: () => 'text/event-stream',
+  ...messagesInboundWire,
 };
 
 const upstream: UpstreamCodec = {
@@ -26,14 +30,18 @@ const upstream: UpstreamCodec = {
   decodeResponse: decodeMessagesResponse,
   createStreamDecoder: createMessagesStreamDecoder,
   decodeError: decodeMessagesError,
+  ...messagesUpstreamWire,
 };
 
 export const messagesCodec: Codec = {
   protocol: 'messages',
+  aliases: [],
   inbound,
   upstream,
   createPassThroughMeter: createMessagesPassThroughMeter,
   passThroughHeaders: messagesPassThroughHeaders,
+  ...messagesPassThrough,
+  countTokens: messagesCountTokens,
 };
 
 export { encodeMessagesRequest, decodeMessagesRequest, decodeMessagesResponse, encodeMessagesResponse, encodeMessagesError, decodeMessagesError };

@@ -6,11 +6,13 @@
  */
 import type { IrRequest } from '../../ir/request';
 import type { IrResponse } from '../../ir/response';
-import type { CodecContext, InboundStreamOptions } from '../codec';
+import type { CompactionAnswer, CompactionAnswerOptions, InboundCompaction } from '../codec';
 import { isRecord } from '../shared/read-json';
 import { toResponsesUsage } from './convert-usage';
 import { encodeResponsesResponse } from './encode-response';
-import { isGatewayCompaction, openCompaction, sealCompaction } from './compaction-carrier';
+import { deriveCompactionKey, isGatewayCompaction, openCompaction, sealCompaction } from './compaction-carrier';
+
+export type { CompactionAnswer, CompactionAnswerOptions };
 
 export const COMPACTION_ITEM = 'compaction';
 export const COMPACTION_TRIGGER_ITEM = 'compaction_trigger';
@@ -56,21 +58,6 @@ export function summaryRequest(request: IrRequest): IrRequest {
   return { ...rest, turns, stream: false, store: false, ...(request.tools.length > 0 ? { toolChoice: { type: 'none' } } : {}) };
 }
 
-export interface CompactionAnswer {
-  contentType: string;
-  body: string;
-}
-
-export interface CompactionAnswerOptions {
-  /** `compact`: the compact endpoint's body; `trigger`: a Responses answer (streamed when asked). */
-  endpoint: 'compact' | 'trigger';
-  stream: boolean;
-  key: Buffer;
-  accountId: number;
-  streamOptions: InboundStreamOptions;
-  context: CodecContext;
-}
-
 function summaryText(ir: IrResponse): string {
   return ir.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim();
 }
@@ -110,3 +97,12 @@ export function encodeCompactionAnswer(ir: IrResponse, options: CompactionAnswer
   ];
   return { contentType: 'text/event-stream', body: events.map((event, index) => sseFrame({ ...event, sequence_number: index })).join('') };
 }
+
+/** Remote compaction as the codec offers it to the relay. */
+export const responsesCompaction: InboundCompaction = {
+  deriveKey: deriveCompactionKey,
+  openItems: openCompactionItems,
+  hasTrigger: hasCompactionTrigger,
+  summaryRequest,
+  encodeAnswer: encodeCompactionAnswer,
+};

@@ -10,6 +10,9 @@ import { encodeResponsesResponse } from './encode-response';
 import { createResponsesPassThroughMeter } from './pass-through-meter';
 import { createResponsesStreamDecoder } from './stream-decoder';
 import { createResponsesStreamEncoder } from './stream-encoder';
+import { responsesCountTokens } from './count-tokens';
+import { responsesInboundWire } from './inbound-wire';
+import { responsesPassThrough, responsesUpstreamWire } from './upstream-wire';
 
 const inbound: InboundCodec = {
   protocol: 'responses',
@@ -18,6 +21,7 @@ const inbound: InboundCodec = {
   createStreamEncoder: createResponsesStreamEncoder,
   encodeError: encodeResponsesError,
   streamContentType: () => 'text/event-stream',
+  ...responsesInboundWire,
 };
 
 const upstream: UpstreamCodec = {
@@ -26,12 +30,16 @@ const upstream: UpstreamCodec = {
   decodeResponse: decodeResponsesResponse,
   createStreamDecoder: createResponsesStreamDecoder,
   decodeError: decodeResponsesError,
+  ...responsesUpstreamWire,
 };
 
 export const responsesCodec: Codec = {
   protocol: 'responses',
+  aliases: [],
   inbound,
   upstream,
   createPassThroughMeter: createResponsesPassThroughMeter,
   passThroughHeaders: responsesPassThroughHeaders,
+  ...responsesPassThrough,
+  countTokens: responsesCountTokens,
 };

@@ -4,7 +4,8 @@
  * redacted thinking inside the reasoning item's `encrypted_content`. Both use `wrapOpaque`, whose
  * payload here is a small JSON envelope so the original id (or the kind of value) survives too.
  */
-import { unwrapOpaque, wrapOpaque, type Opaque } from '../../ir/opaque';
+import type { Opaque } from '../../ir/opaque';
+import { unwrapOpaque, wrapOpaque } from '../shared/wrap-opaque';
 import type { CodecContext } from '../codec';
 import { expandId, fitId } from '../shared/fit-id';
 import type { ReasoningPart } from '../../ir/parts';

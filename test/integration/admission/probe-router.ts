@@ -5,7 +5,8 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { resolveClientIp } from '../../../src/auth/client-ip';
-import { extractCredential } from '../../../src/auth/extract-credential';
+import { extractCredential, GATEWAY_CREDENTIALS } from '../../../src/auth/extract-credential';
+import { CODECS } from '../../../src/relay/codec-registry';
 import { IpRuleRefusal } from '../../../src/auth/ip-refusal';
 import type { KeyAuthenticator } from '../../../src/auth/key-authenticator';
 import type { Dependencies } from '../../../src/dependencies';
@@ -29,7 +30,7 @@ export function createProbeRouter(deps: Dependencies, authenticator: KeyAuthenti
 
   async function admitRequest(req: Request, res: Response) {
     const surface = surfaceOf(req);
-    const credential = extractCredential(surface, req.headers, req.query as Record<string, unknown>);
+    const credential = extractCredential(surface === 'gateway' ? GATEWAY_CREDENTIALS : CODECS[surface].inbound.credentials, req.headers, req.query as Record<string, unknown>);
     if (!credential) throw new GatewayError('authentication', 'missing API key');
     const clientIp = resolveClientIp(req.socket.remoteAddress, forwardedFor(req), deps.config.trustedProxies);
     const key = await authenticator.authenticate(credential, clientIp).catch(async (error: unknown) => {

@@ -1,5 +1,5 @@
 /** The small pure pieces: usage formulas, strict schemas, id embedding and sanitizing. */
-import { wrapOpaque } from '../../../../src/ir/opaque';
+import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import { recoverToolCallId, embedToolCallId } from '../../../../src/protocols/chat/chat-tool-call-id';
 import { prepareStrictSchema } from '../../../../src/protocols/chat/chat-strict-schema';
 import { convertChatUsage, toChatUsage } from '../../../../src/protocols/chat/convert-chat-usage';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { APIError } from 'openai';
 import { GatewayError } from '../../../../src/errors/gateway-error';
 import type { IrStreamEvent } from '../../../../src/ir/stream-event';
-import { unwrapOpaque } from '../../../../src/ir/opaque';
+import { unwrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import { chatCodec } from '../../../../src/protocols/chat';
 import { chatClient, sseResponse } from '../../../support/sdk-chat';
 import { accumulateIrEvents } from './ir-accumulator';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../../../src/errors/gateway-error';
-import { wrapOpaque } from '../../../../src/ir/opaque';
+import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import type { IrRequest } from '../../../../src/ir/request';
 import { decodeGenerateContentRequest } from '../../../../src/protocols/generate-content/decode-generate-content-request';
 import { testContext } from '../../../support/sdk-generate-content';

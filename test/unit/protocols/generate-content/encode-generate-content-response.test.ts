@@ -1,4 +1,4 @@
-import { wrapOpaque } from '../../../../src/ir/opaque';
+import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import type { IrResponse } from '../../../../src/ir/response';
 import type { FinishReason } from '../../../../src/ir/finish-reason';
 import { encodeGenerateContentResponse } from '../../../../src/protocols/generate-content/encode-generate-content-response';

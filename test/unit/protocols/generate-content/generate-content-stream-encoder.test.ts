@@ -1,6 +1,6 @@
 import { GatewayError } from '../../../../src/errors/gateway-error';
 import type { IrStreamEvent } from '../../../../src/ir/stream-event';
-import { wrapOpaque } from '../../../../src/ir/opaque';
+import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import { createGenerateContentStreamEncoder } from '../../../../src/protocols/generate-content/generate-content-stream-encoder';
 import { decodeGenerateContentRequest } from '../../../../src/protocols/generate-content/decode-generate-content-request';
 import { testContext } from '../../../support/sdk-generate-content';

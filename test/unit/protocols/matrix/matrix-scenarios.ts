@@ -8,7 +8,7 @@
 import { encodePng } from '../../../../scripts/provider-sim/images/png';
 import type { ContentPart } from '../../../../src/ir/parts';
 import type { Protocol } from '../../../../src/ir/protocol';
-import { unwrapOpaque } from '../../../../src/ir/opaque';
+import { unwrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import { SKIP_THOUGHT_SIGNATURE } from '../../../../src/protocols/generate-content';
 import type { PipelineTrace } from '../../../support/codec-harness';
 import type { ClientConversation, ClientView, ImageInput, ToolSpec } from './client-conversation';

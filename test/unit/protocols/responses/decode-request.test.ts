@@ -1,6 +1,6 @@
 /** Client Responses bodies → IR: every accepted field, and 400s that name the field. */
 import { GatewayError } from '../../../../src/errors/gateway-error';
-import { wrapOpaque } from '../../../../src/ir/opaque';
+import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import type { IrRequest } from '../../../../src/ir/request';
 import { responsesCodec } from '../../../../src/protocols/responses';
 import { deterministicContext } from '../../../support/sdk-responses';

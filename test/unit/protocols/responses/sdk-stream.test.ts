@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { GatewayError, type ErrorKind } from '../../../../src/errors/gateway-error';
 import type { IrResponse } from '../../../../src/ir/response';
 import type { IrStreamEvent } from '../../../../src/ir/stream-event';
-import { wrapOpaque } from '../../../../src/ir/opaque';
+import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import type { InboundStreamOptions } from '../../../../src/protocols/codec';
 import { responsesCodec } from '../../../../src/protocols/responses';
 import {
