@@ -10,7 +10,7 @@ export const REQUEST_COMMAND_TIMEOUT_MS = 1_000;
  * connection fails it at its next reconnection attempt); measured under load that reached 1.1 s, past
  * the promised second. Well above a healthy script's time even on a loaded machine.
  */
-export const REQUEST_REDIS_DEADLINE_MS = 600;
+export const REQUEST_REDIS_DEADLINE_MS = 500;
 
 /**
  * `promise`, or a failure ("Command timed out", a Redis failure to `failedDependency`) once `ms`
