@@ -14,12 +14,14 @@ export const REQUEST_REDIS_DEADLINE_MS = 500;
 
 /**
  * `promise`, or a failure ("Command timed out", a Redis failure to `failedDependency`) once `ms`
- * passed; the command itself may still run (what it reserves expires with its lease TTL).
+ * passed; the command itself may still run (what it reserves expires with its lease TTL). The
+ * failure waits for the event loop's next poll: when the process was busy past the deadline, a
+ * reply that arrived meanwhile is read first and wins (timers run before I/O in a loop turn).
  */
 export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('Command timed out')), ms);
+    timer = setTimeout(() => setImmediate(() => reject(new Error('Command timed out'))), ms);
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
