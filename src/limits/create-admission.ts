@@ -18,6 +18,7 @@ import { admissionRedisKeys } from './admission-redis-keys';
 import { buildAccountingHeaders, buildMessagesRateLimitHeaders, formatUsd, rateLimitHeaders } from './accounting-headers';
 import { loadKeyCounters, loadKeyCountersScript, loadWalletCache } from './rebuild-counters';
 import { markKeySecret } from './mark-key-secret';
+import { REQUEST_REDIS_DEADLINE_MS, withinDeadline } from '../redis/connection';
 import { loadRedisScript, runRedisScript } from '../redis/redis-script';
 import { COUNTER_IDLE_TTL_MS, SPEND_WINDOWS, type WindowName } from './spend-windows';
 
@@ -93,10 +94,11 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
     const keys = admissionRedisKeys(deps.redisKeys, key.accountId, key.keyId);
     let repaired = false;
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-      const raw = await redisCall(() => runRedisScript(deps.redis, admitScript, keys, [
+      // Bounded: a request refused during a Redis failover gets its 503 within a second.
+      const raw = await redisCall(() => withinDeadline(runRedisScript(deps.redis, admitScript, keys, [
         args.mode, deps.clock.now(), key.keyId, args.requestId, args.reserve, args.takesLease ? 1 : 0,
         deps.config.leaseTtlMs, key.concurrencyCap, key.secretHmac, key.quotaCredits, ...limitsOf(key), COUNTER_IDLE_TTL_MS,
-      ]));
+      ]), REQUEST_REDIS_DEADLINE_MS));
       const reply = parseScriptReply(raw);
       if (reply.status === 'dead' && !repaired) {
         repaired = true;

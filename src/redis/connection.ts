@@ -5,6 +5,28 @@ import type { RedisTarget } from '../config';
 export const REQUEST_COMMAND_TIMEOUT_MS = 1_000;
 
 /**
+ * How long admission's script may take before the request is refused 503. During a failover a
+ * command is retried (a cluster follows MOVED and CLUSTERDOWN replies for ~600 ms, a Sentinel
+ * connection fails it at its next reconnection attempt); measured under load that reached 1.1 s, past
+ * the promised second. Well above a healthy script's time even on a loaded machine.
+ */
+export const REQUEST_REDIS_DEADLINE_MS = 500;
+
+/**
+ * `promise`, or a failure ("Command timed out", a Redis failure to `failedDependency`) once `ms`
+ * passed; the command itself may still run (what it reserves expires with its lease TTL). The
+ * failure waits for the event loop's next poll: when the process was busy past the deadline, a
+ * reply that arrived meanwhile is read first and wins (timers run before I/O in a loop turn).
+ */
+export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => setImmediate(() => reject(new Error('Command timed out'))), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
  * A Redis connection that survives a Redis restart or failover: ioredis reconnects with backoff, and
  * under Sentinel asks the sentinels for the current primary at each attempt; a Cluster refreshes its
  * slot map and follows a promoted replica (docs/operations.md).
@@ -45,8 +67,12 @@ export function createRedis(target: RedisTarget | string, options: { waits?: boo
       ...common, retryStrategy, lazyConnect: false,
       sentinels: resolved.sentinels, name: resolved.name, sentinelPassword: resolved.sentinelPassword,
       username: resolved.username, password: resolved.password,
-      // Asked again at every reconnection attempt; a failover is noticed at once through +switch-master.
-      sentinelRetryStrategy: retryStrategy, failoverDetector: true,
+      // The sentinels are asked for the primary again at every reconnection attempt (a killed
+      // primary closes the connection; a demoted one answers READONLY, see reconnectOnError). No
+      // failoverDetector: its +switch-master arriving while a reconnection was asking a sentinel made
+      // ioredis end the connection for good ("Connection is closed." on every later command), which
+      // left an API process refusing everything after a failover (test/topologies/redis-sentinel).
+      sentinelRetryStrategy: retryStrategy,
       ...(resolved.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
     });
   // Errors while disconnected are reported by readiness checks; never crash the process on them.

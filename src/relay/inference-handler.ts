@@ -16,6 +16,7 @@ import { extractCredential } from '../auth/extract-credential';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
+import { failedDependency } from '../errors/dependency-failure';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { observeRequest, type RequestObserver } from '../http/access-log';
 import { renderThrown, type ErrorRenderers } from '../http/error-middleware';
@@ -84,7 +85,8 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
     try {
       return await work();
     } catch (error) {
-      if (isGatewayError(error) && !locals(res).accountingHeaders) {
+      // A refusal because Redis is away (a failover) goes out at once: a peek would wait on Redis again.
+      if (isGatewayError(error) && !locals(res).accountingHeaders && failedDependency(error) !== 'redis') {
         locals(res).accountingHeaders = await services.admission.peekHeaders(key, locals(res).surface).catch(() => ({}));
       }
       throw error;

@@ -53,14 +53,7 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
       primaryCpuUsPerRequest: Math.round(cpuPerRequestUs), ceilingPerSecond: Math.round(1e6 / cpuPerRequestUs) });
   });
 
-  /*
-   * Quarantined from the default run (TOPOLOGY_SENTINEL_FAILOVER=1 runs it): in one run of five on this
-   * machine, some answers delivered just before the primary was killed were not written within 25 s
-   * (re-claimed later, or lost: not settled yet). An open defect of the failover work; the Sentinel
-   * exactness, BullMQ and TLS tests run every time.
-   */
-  const failoverIt = process.env.TOPOLOGY_SENTINEL_FAILOVER === '1' ? it : it.skip;
-  failoverIt('sentinel_primary_failover: the replica is promoted; refusals are 503s within 1 s, nothing billed is lost', async () => {
+  it('sentinel_primary_failover: the replica is promoted; refusals are 503s within 1 s, nothing billed is lost', async () => {
     const before = await ledgerFigures(world.db, world.accountId);
     const tally = newTally();
     const traffic = mixedLoad(world, tally, 4);

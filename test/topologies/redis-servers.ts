@@ -50,7 +50,8 @@ async function eventuallyTrue(what: string, check: () => Promise<boolean>, timeo
   }
 }
 
-async function ask<T>(port: number, command: (redis: Redis) => Promise<T>): Promise<T> {
+/** One command to one server, failing at once if it is not there (no retries). */
+export async function ask<T>(port: number, command: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on('error', () => undefined);
   try {
