@@ -1,9 +1,11 @@
 /**
- * Runs request-log retention (and the partitions ahead) at start and every `everyMs` (default 1 h).
+ * Runs request-log retention (and the partitions ahead, of the request log and of usage rows, ledger
+ * entries and routing decisions) at start and every `everyMs` (default 1 h).
  * Several maintenance workers may run: a PostgreSQL advisory lock lets one of them do it at a time.
  */
 import type { Dependencies } from '../src/dependencies';
 import { applyRequestLogRetention } from './request-log-retention';
+import { maintainTimePartitions } from './time-partitions';
 
 const LOCK_ID = 7_349_222;
 
@@ -21,6 +23,7 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
           recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
         }, deps.clock.now());
         logger.info(report, 'request log retention applied');
+        await maintainTimePartitions(deps.db, deps.clock.now());
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]);
       }
