@@ -34,15 +34,25 @@ export async function partitionsBefore(db: Pool, parent: string, cutoffMs: numbe
   }).map((row) => row.name);
 }
 
+/** An insert refused because no partition covers its row (the day's was not created yet). */
+export function isMissingPartition(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23514' && /no partition/i.test((error as Error).message);
+}
+
 export async function dropPartition(db: Pool, parent: string, name: string): Promise<void> {
   const client = await db.connect();
   try {
     await client.query("SET lock_timeout = '5s'");
     // Not in a transaction: DETACH … CONCURRENTLY waits for running queries instead of blocking new ones.
     await client.query(`ALTER TABLE ${parent} DETACH PARTITION ${name} CONCURRENTLY`).catch(async (error: unknown) => {
+      const message = (error as Error).message;
       // A detach interrupted earlier is finished instead.
-      if (!/pending detach/i.test((error as Error).message)) throw error;
-      await client.query(`ALTER TABLE ${parent} DETACH PARTITION ${name} FINALIZE`);
+      if (/pending detach/i.test(message)) return client.query(`ALTER TABLE ${parent} DETACH PARTITION ${name} FINALIZE`);
+      // A parent with a default partition (usage rows, ledger entries) cannot: a plain detach takes
+      // its lock for an instant, and gives up after a second rather than hold writers waiting.
+      if (!/default partition exists/i.test(message)) throw error;
+      await client.query("SET lock_timeout = '1s'");
+      return client.query(`ALTER TABLE ${parent} DETACH PARTITION ${name}`);
     });
     await client.query(`DROP TABLE IF EXISTS ${name}`);
   } finally {

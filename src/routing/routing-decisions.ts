@@ -6,6 +6,7 @@
  * id: the table is partitioned by day, so the uniqueness is a claim in `routing_decision_ids`.
  */
 import type { Pool } from 'pg';
+import { ensureTimePartitions, isMissingPartition } from '../db/partitions';
 import type { RoutingStep } from './routing-trace';
 
 export type RoutingOutcome = 'served' | 'refused' | 'abandoned';
@@ -31,7 +32,21 @@ function publicStep(step: RoutingStep): Record<string, unknown> {
   return out;
 }
 
+const DAY_MS = 86_400_000;
+
+/** Writes the decision once per request id; a day without its partition yet gets it, and the write is tried again. */
 export async function recordRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
+  try {
+    await insertRoutingDecision(db, decision);
+  } catch (error) {
+    if (!isMissingPartition(error)) throw error;
+    const now = Date.now();
+    await ensureTimePartitions(db, 'routing_decisions', 'day', now - DAY_MS, now + DAY_MS);
+    await insertRoutingDecision(db, decision);
+  }
+}
+
+async function insertRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
   await db.query(
     `WITH claimed AS (
        INSERT INTO routing_decision_ids (request_id, created_at) VALUES ($1, now()) ON CONFLICT DO NOTHING RETURNING request_id

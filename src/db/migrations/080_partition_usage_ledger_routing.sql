@@ -7,9 +7,12 @@
 --   ledger_entries   by month of created_at (kept for ever: the wallet is the sum of its entries)
 --   routing_decisions by day of created_at (ROUTING_DECISIONS_RETENTION_DAYS drops whole days)
 --
--- The maintenance worker creates partitions ahead; a DEFAULT partition catches any row outside them
--- (a clock far off, a worker that did not run), so an insert never fails on a missing partition, and
--- `ensure_time_partitions` moves such rows into the partition it creates later for their range.
+-- The maintenance worker creates partitions ahead. Usage rows and ledger entries are written in the
+-- money transactions, which must never fail on a missing partition: a DEFAULT partition catches any
+-- row outside the partitions (a clock far off, a worker that did not run), and `ensure_time_partitions`
+-- moves such rows into the partition it creates later for their range. Routing decisions have no
+-- default partition (it would forbid DETACH … CONCURRENTLY, which their retention uses): their
+-- writer creates a missing day's partition and writes again, like the request log's.
 --
 -- A unique index of a partitioned table must contain the partition key, so the uniqueness that
 -- did not (a usage row's request id, the ledger's (kind, reference), a routing decision's request id)
@@ -179,7 +182,6 @@ CREATE TABLE routing_decisions (
   created_at  timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (request_id, created_at)
 ) PARTITION BY RANGE (created_at);
-CREATE TABLE routing_decisions_default PARTITION OF routing_decisions DEFAULT;
 
 -- Idempotency: one decision per request id. Retention removes a claim with its decision's day.
 CREATE TABLE routing_decision_ids (
