@@ -6,7 +6,6 @@
  * id: the table is partitioned by day, so the uniqueness is a claim in `routing_decision_ids`.
  */
 import type { Pool } from 'pg';
-import { ensureTimePartitions, isMissingPartition } from '../db/partitions';
 import type { RoutingStep } from './routing-trace';
 
 export type RoutingOutcome = 'served' | 'refused' | 'abandoned';
@@ -32,16 +31,14 @@ function publicStep(step: RoutingStep): Record<string, unknown> {
   return out;
 }
 
-const DAY_MS = 86_400_000;
-
 /** Writes the decision once per request id; a day without its partition yet gets it, and the write is tried again. */
 export async function recordRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
   try {
     await insertRoutingDecision(db, decision);
   } catch (error) {
-    if (!isMissingPartition(error)) throw error;
-    const now = Date.now();
-    await ensureTimePartitions(db, 'routing_decisions', 'day', now - DAY_MS, now + DAY_MS);
+    // 23514: no partition for the row (or a check constraint, which the second write fails again).
+    if ((error as { code?: unknown } | null)?.code !== '23514') throw error;
+    await db.query("SELECT ensure_time_partitions('routing_decisions', 'day', now() - interval '1 day', now() + interval '1 day')");
     await insertRoutingDecision(db, decision);
   }
 }
