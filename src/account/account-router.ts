@@ -5,7 +5,7 @@
  */
 import express, { type RequestHandler, type Router } from 'express';
 import { managementPrincipal } from '../auth/management-auth';
-import type { Dependencies } from '../dependencies';
+import { readPool, type Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { DEFAULT_TRANSACTION_KINDS, parseQuery, seriesQuerySchema, transactionsQuerySchema, usageQuerySchema, type UsageQuery } from './account-query-schemas';
 import { keyWindows } from './key-windows';
@@ -56,7 +56,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
   const usage: RequestHandler = async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
-    const rows = await listUsageRows(deps.db, usageFilters(principal.accountId, query, query.limit));
+    const rows = await listUsageRows(readPool(deps), usageFilters(principal.accountId, query, query.limit));
     res.json(page(rows, query.limit, USAGE_CURSOR, presentUsageRow));
   };
 
@@ -64,7 +64,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
   router.get('/api/v1/me/usage/export', managementAuth, async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
-    const rows = await listUsageRows(deps.db, usageFilters(principal.accountId, query, CSV_MAX_ROWS));
+    const rows = await listUsageRows(readPool(deps), usageFilters(principal.accountId, query, CSV_MAX_ROWS));
     res.setHeader('content-type', 'text/csv; charset=utf-8');
     res.setHeader('content-disposition', 'attachment; filename="usage.csv"');
     res.send(usageCsv(rows.slice(0, CSV_MAX_ROWS)));
@@ -73,7 +73,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
   router.get('/api/v1/me/usage/daily', managementAuth, async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(seriesQuerySchema, req.query);
-    res.json(await usageSeries(deps.db, principal.accountId, deps.clock.now(), query.days));
+    res.json(await usageSeries(readPool(deps), principal.accountId, deps.clock.now(), query.days));
   });
 
   // The groups a key can be created in (the key form's choices): public ones and those granted to the account.
@@ -84,7 +84,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
 
   router.get('/api/v1/me/key-windows', managementAuth, async (_req, res) => {
     const principal = managementPrincipal(res);
-    res.json({ object: 'list', data: await keyWindows(deps.db, principal.accountId, deps.clock.now()) });
+    res.json({ object: 'list', data: await keyWindows(readPool(deps), principal.accountId, deps.clock.now()) });
   });
   router.get('/api/v1/me/usage', managementAuth, usage);
   router.get('/api/v1/usage', managementAuth, usage);
