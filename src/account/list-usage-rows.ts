@@ -48,7 +48,7 @@ interface Row {
 }
 
 /** Up to `limit + 1` rows: the extra one only tells whether another page exists. */
-export async function listUsageRows(db: Pool, filters: UsageFilters): Promise<UsageRowRecord[]> {
+export async function listUsageRows(db: Pool, filters: UsageFilters, options: { timings?: boolean } = {}): Promise<UsageRowRecord[]> {
   const sql = sqlConditions('u.account_id = ?', filters.accountId);
   const add = sql.add;
   if (filters.beforeId !== undefined) add('u.id < ?', filters.beforeId);
@@ -66,7 +66,8 @@ export async function listUsageRows(db: Pool, filters: UsageFilters): Promise<Us
        FROM usage_rows u
       WHERE ${sql.where()} ORDER BY u.id DESC LIMIT ${limit}`,
     sql.values);
-  const timings = await requestTimings(db, result.rows);
+  // `timings: false` (the CSV export, which has no such columns): duration and TTFB left null.
+  const timings = options.timings === false ? new Map<string, never>() : await requestTimings(db, result.rows);
   return result.rows.map((row) => ({
     id: Number(row.id), requestId: row.request_id, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
     model: row.model, protocol: row.protocol, promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens,
