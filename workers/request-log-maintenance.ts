@@ -19,11 +19,13 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
       const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_ID]);
       if (!locked.rows[0]?.ok) return;
       try {
+        // Partitions ahead of usage rows, ledger entries and routing decisions: independent of the request log's retention.
+        await maintainTimePartitions(deps.db, deps.clock.now())
+          .catch((error: unknown) => logger.warn({ err: error }, 'time partitions not created ahead; retried next run'));
         const report = await applyRequestLogRetention(deps.db, {
           recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
         }, deps.clock.now());
         logger.info(report, 'request log retention applied');
-        await maintainTimePartitions(deps.db, deps.clock.now());
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]);
       }

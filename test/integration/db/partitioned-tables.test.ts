@@ -9,10 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { Client, type Pool } from 'pg';
 import { applyLedgerEntry } from '../../../src/billing/ledger';
 import { settleUsageEvents, writeUsageEvents } from '../../../src/billing/settle-usage-events';
+import { loadConfig } from '../../../src/config';
 import { migrate } from '../../../src/db/migrate';
 import { createPool } from '../../../src/db/pool';
 import { inTransaction } from '../../../src/db/transaction';
+import { createLogger } from '../../../src/http/logger';
 import { recordRoutingDecision } from '../../../src/routing/routing-decisions';
+import { startRequestLogMaintenance } from '../../../workers/request-log-maintenance';
 import { maintainTimePartitions, applyRoutingDecisionsRetention } from '../../../workers/time-partitions';
 import { ADMIN_DATABASE_URL } from '../../support/database';
 import { usageEvent } from '../billing/billing-fixtures';
@@ -177,6 +180,26 @@ describe('usage rows, ledger entries and routing decisions partitioned by time',
     await maintainTimePartitions(db, far);
     const month = new Date(far).toISOString().slice(0, 7).replace('-', '');
     expect(await where()).toBe(`usage_rows_${month}`);
+  });
+
+  it('has the maintenance worker create the partitions ahead', async () => {
+    const later = now + 700 * DAY;
+    const config = loadConfig({ NODE_ENV: 'test', ENCRYPTION_KEY: 'ab'.repeat(32), HMAC_SECRET: 'x'.repeat(32), ROUTING_DECISIONS_RETENTION_DAYS: '3650' });
+    const worker = startRequestLogMaintenance({ config, db, logger: createLogger('silent'), clock: { now: () => later } });
+    try {
+      const month = (ms: number) => new Date(ms).toISOString().slice(0, 7).replace('-', '');
+      const day = new Date(later + 7 * DAY).toISOString().slice(0, 10).replace(/-/g, '');
+      const wanted = [`usage_rows_${month(later + 62 * DAY)}`, `ledger_entries_${month(later + 62 * DAY)}`, `routing_decisions_${day}`];
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const found = await db.query('SELECT 1 FROM pg_class WHERE relname = ANY($1::text[])', [wanted]);
+        if (found.rowCount === wanted.length) break;
+        if (Date.now() > deadline) throw new Error(`the maintenance worker did not create ${wanted.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await worker.close();
+    }
   });
 
   it('drops routing decisions older than the retention by whole days, with their claims', async () => {
