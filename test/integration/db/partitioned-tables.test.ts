@@ -11,6 +11,7 @@ import { applyLedgerEntry } from '../../../src/billing/ledger';
 import { settleUsageEvents, writeUsageEvents } from '../../../src/billing/settle-usage-events';
 import { loadConfig } from '../../../src/config';
 import { migrate } from '../../../src/db/migrate';
+import { dropPartitionsBefore } from '../../../src/db/partitions';
 import { createPool } from '../../../src/db/pool';
 import { inTransaction } from '../../../src/db/transaction';
 import { createLogger } from '../../../src/http/logger';
@@ -214,6 +215,19 @@ describe('usage rows, ledger entries and routing decisions partitioned by time',
     // An id whose decision went with retention may be recorded again (its claim went with it).
     await recordRoutingDecision(db, { requestId: 'old-15', accountId, apiKeyId: null, model: 'again', outcome: 'served', steps: [] });
     expect((await db.query("SELECT 1 FROM routing_decisions WHERE request_id = 'old-15'")).rowCount).toBe(1);
+  });
+
+  it('drops whole month partitions of a table with a default partition (a plain detach, CONCURRENTLY being refused there)', async () => {
+    const oldest = await db.query<{ part: string; n: string }>(
+      'SELECT tableoid::regclass::text AS part, count(*) AS n FROM usage_rows GROUP BY 1 ORDER BY min(started_at) LIMIT 1');
+    const part = oldest.rows[0]!.part;
+    const total = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_rows')).rows[0]?.n);
+    const suffix = part.slice(-6);
+    const cutoff = Date.UTC(Number(suffix.slice(0, 4)), Number(suffix.slice(4, 6)), 1);
+    expect(await dropPartitionsBefore(db, 'usage_rows', cutoff)).toEqual([part]);
+    const after = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_rows')).rows[0]?.n);
+    expect(after).toBe(total - Number(oldest.rows[0]!.n));
+    expect((await db.query('SELECT 1 FROM pg_class WHERE relname = $1', [part])).rowCount).toBe(0);
   });
 
   it('creates a missing day partition of routing decisions when a decision needs it', async () => {
