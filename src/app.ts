@@ -58,7 +58,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
   const renderers: ErrorRenderers = {};
   for (const protocol of PROTOCOLS) renderers[protocol] = (error) => CODECS[protocol].inbound.encodeError(error);
   const tracer = createTracer(deps.config.traceSample); // issue 24: undefined unless GATEWAY_TRACE_SAMPLE > 0
-  const inference = createInferenceHandler(deps, services, renderers, tracer, services.requestLog.onClose);
+  const inference = createInferenceHandler(deps, services, renderers, tracer, services.requestLog);
 
   app.use(corsMiddleware(deps.config.corsAllowedOrigins));
   app.use(createHealthRouter(deps));
@@ -69,7 +69,7 @@ export function createApp(deps: Dependencies, services: Services): GatewayApp {
     if (!inference.handle(req, res)) next();
   });
   app.use(requestIdMiddleware());
-  app.use(accessLog(deps.logger, deps.metrics, services.requestLog.onClose));
+  app.use(accessLog(deps.logger, deps.metrics, services.requestLog));
 
   // Without `Upgrade: websocket`, the WebSocket transport's URL says how to reach it (issue 25).
   app.get('/v1/responses', (_req, res) => {

@@ -87,6 +87,8 @@ const schema = z.object({
   /** Attempts per webhook delivery (the first included), spaced by exponential backoff from WEBHOOK_BACKOFF_MS. */
   WEBHOOK_MAX_ATTEMPTS: integer(8),
   WEBHOOK_BACKOFF_MS: integer(10_000),
+  /** Days the webhook delivery log is kept (settled deliveries older than this are removed by the maintenance worker). */
+  WEBHOOK_DELIVERIES_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
   /** How often the workers evaluate the alert rules. */
   ALERT_EVALUATE_EVERY_MS: z.coerce.number().int().min(1_000).default(30_000),
   WORKER_QUEUES: csv,
@@ -167,7 +169,7 @@ export interface Config {
   leaseTtlMs: number;
   imageFetch: { allowPrivate: boolean; maxBytes: number; timeoutMs: number };
   worker: { queues: string[]; concurrency: number };
-  webhooks: { allowPrivate: boolean; timeoutMs: number; maxAttempts: number; backoffMs: number };
+  webhooks: { allowPrivate: boolean; timeoutMs: number; maxAttempts: number; backoffMs: number; deliveriesRetentionDays: number };
   alertEvaluateEveryMs: number;
   taskDeadlineMs: number;
   billingClaimIdleMs: number;
@@ -316,7 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseTtlMs: e.LEASE_TTL_MS,
     imageFetch: { allowPrivate: e.IMAGE_FETCH_ALLOW_PRIVATE, maxBytes: e.IMAGE_FETCH_MAX_BYTES, timeoutMs: e.IMAGE_FETCH_TIMEOUT_MS },
     worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance', 'webhooks'], concurrency: e.WORKER_CONCURRENCY },
-    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, timeoutMs: e.WEBHOOK_TIMEOUT_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS },
+    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, timeoutMs: e.WEBHOOK_TIMEOUT_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, deliveriesRetentionDays: e.WEBHOOK_DELIVERIES_RETENTION_DAYS },
     alertEvaluateEveryMs: e.ALERT_EVALUATE_EVERY_MS,
     taskDeadlineMs: e.TASK_DEADLINE_MS,
     billingClaimIdleMs: e.BILLING_CLAIM_IDLE_MS,

@@ -1,6 +1,7 @@
 /**
  * Runs request-log retention (and the partitions ahead, of the request log and of usage rows, ledger
- * entries and routing decisions) at start and every `everyMs` (default 1 h).
+ * entries and routing decisions; also the webhook delivery log's retention) at start and every
+ * `everyMs` (default 1 h).
  * Several maintenance workers may run: a PostgreSQL advisory lock lets one of them do it at a time.
  */
 import type { Dependencies } from '../src/dependencies';
@@ -24,6 +25,7 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
           .catch((error: unknown) => logger.warn({ err: error }, 'time partitions not created ahead; retried next run'));
         const report = await applyRequestLogRetention(deps.db, {
           recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
+          webhookDeliveriesDays: deps.config.webhooks.deliveriesRetentionDays,
         }, deps.clock.now());
         logger.info(report, 'request log retention applied');
       } finally {

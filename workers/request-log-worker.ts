@@ -78,8 +78,10 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
     await writeRequestRecords(deps.db, records);
     const ids = entries.map((entry) => entry.id);
     await deps.redis.multi().xack(stream, REQUEST_LOG_GROUP, ...ids).xdel(stream, ...ids).exec();
-    if (records.length > 0) {
-      deps.redis.publish(channel, JSON.stringify(records.map((record) => record.requestId)))
+    // Only final records are announced: the API process keeps its copy until the final one is written.
+    const finals = records.filter((record) => !record.provisional).map((record) => record.requestId);
+    if (finals.length > 0) {
+      deps.redis.publish(channel, JSON.stringify(finals))
         .catch((error: unknown) => logger.warn({ err: error }, 'announcing written request records failed; producers will look for them'));
     }
   };

@@ -70,14 +70,17 @@ export async function dropPartitionsBefore(db: Pool, parent: string, cutoffMs: n
 
 const BATCH = 5_000;
 
-/** Deletes rows of `table` older than the cutoff, `BATCH` at a time (each batch its own short transaction). */
-export async function deleteOlder(db: Pool, table: string, keys: string, cutoffMs: number): Promise<number> {
+/**
+ * Deletes rows of `table` older than the cutoff (and matching `also`, a SQL condition), `BATCH` at a
+ * time, each batch its own short transaction: row locks on that batch only, never a table lock.
+ */
+export async function deleteOlder(db: Pool, table: string, keys: string, cutoffMs: number, also = 'true'): Promise<number> {
   const cutoff = new Date(cutoffMs);
   const join = keys.split(',').map((key) => `t.${key.trim()} = d.${key.trim()}`).join(' AND ');
   let total = 0;
   for (;;) {
     const result = await db.query(
-      `DELETE FROM ${table} t USING (SELECT ${keys} FROM ${table} WHERE created_at < $1 LIMIT ${BATCH}) d WHERE ${join}`, [cutoff]);
+      `DELETE FROM ${table} t USING (SELECT ${keys} FROM ${table} WHERE created_at < $1 AND ${also} LIMIT ${BATCH}) d WHERE ${join}`, [cutoff]);
     total += result.rowCount ?? 0;
     if ((result.rowCount ?? 0) < BATCH) return total;
   }

@@ -15,8 +15,33 @@ export interface RequestTiming { startedAt: number; durationMs: number; ttfbMs: 
 /** Told of every request when its response closes (the request log, issue 22). */
 export type RequestCloseListener = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => void;
 
+/**
+ * Asked when the response's last byte is about to be sent (`res.end`): returns true to hold it back
+ * until it calls `release` (the request log puts the request's record in Redis first), false to let it go.
+ */
+export type RequestEndHold = (res: ServerResponse, timing: RequestTiming, release: () => void) => boolean;
+
+/** What the request log observes of every request. */
+export interface RequestObserver {
+  onClose: RequestCloseListener;
+  holdEnd?: RequestEndHold;
+}
+
+/** `res.end` held back by `hold` until it releases it; an `end` called again meanwhile is ignored (it would write after the end). */
+function holdEnds(res: ServerResponse, hold: RequestEndHold, timing: () => RequestTiming): void {
+  const end = res.end;
+  let held = false;
+  res.end = function heldEnd(this: ServerResponse, ...args: unknown[]) {
+    if (held) return this;
+    const release = () => { Reflect.apply(end, this, args); };
+    if (!hold(res, timing(), release)) return Reflect.apply(end, this, args) as ServerResponse;
+    held = true;
+    return this;
+  } as ServerResponse['end'];
+}
+
 /** Records the request when its response closes. `route` gives the metric label when no routeLabel was set. */
-export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: () => string, onClose?: RequestCloseListener): void {
+export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: () => string, observer?: RequestObserver): void {
   const startedAt = Date.now();
   const started = process.hrtime.bigint();
   let firstByte: bigint | undefined;
@@ -26,13 +51,17 @@ export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMe
     firstByte ??= process.hrtime.bigint();
     return Reflect.apply(writeHead, this, args) as ServerResponse;
   } as ServerResponse['writeHead'];
+  const timing = (at: bigint): RequestTiming => ({
+    startedAt, durationMs: Math.round(Number(at - started) / 1e6), ttfbMs: firstByte === undefined ? null : Math.round(Number(firstByte - started) / 1e6),
+  });
+  if (observer?.holdEnd) holdEnds(res, observer.holdEnd, () => timing(process.hrtime.bigint()));
   res.once('close', () => {
-    const elapsed = process.hrtime.bigint() - started;
-    const seconds = Number(elapsed) / 1e9;
+    const now = process.hrtime.bigint();
+    const seconds = Number(now - started) / 1e9;
     const labels = { route: locals(res).routeLabel ?? route(), method: req.method ?? 'GET', status: String(res.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, seconds);
-    onClose?.(req, res, { startedAt, durationMs: Math.round(seconds * 1000), ttfbMs: firstByte === undefined ? null : Math.round(Number(firstByte - started) / 1e6) });
+    observer?.onClose(req, res, timing(now));
     if (!logger.isLevelEnabled('info')) return;
     logger.info({
       requestId: locals(res).requestId, method: req.method, url: redactText((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''), status: res.statusCode,
@@ -54,9 +83,9 @@ export function routePatternLabel(req: Request): string {
   return pattern === undefined ? UNMATCHED_ROUTE : `${req.baseUrl.toLowerCase()}${String(pattern)}`;
 }
 
-export function accessLog(logger: Logger, metrics: Metrics, onClose?: RequestCloseListener): RequestHandler {
+export function accessLog(logger: Logger, metrics: Metrics, observer?: RequestObserver): RequestHandler {
   return (req, res, next) => {
-    observeRequest(logger, metrics, req, res, () => routePatternLabel(req), onClose);
+    observeRequest(logger, metrics, req, res, () => routePatternLabel(req), observer);
     next();
   };
 }

@@ -13,7 +13,9 @@ const requestRecord: JsonSchema = {
     error_class: { ...nullable('string'), description: 'The gateway refusal kind (invalid_request, rate_limit, …), upstream_* when an upstream caused it, client_abort' },
     duration_ms: { type: 'integer' }, ttfb_ms: nullable('integer'), input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' },
     cost: { type: 'number' }, cost_credits: { type: 'integer' }, stream: { type: 'boolean' }, replayed: { type: 'boolean' },
-    warnings: { type: 'array', items: { type: 'string' } }, has_bodies: { type: 'boolean' }, created_at: { type: 'string', format: 'date-time' },
+    warnings: { type: 'array', items: { type: 'string' } }, has_bodies: { type: 'boolean' },
+    provisional: { type: 'boolean', description: 'The process that answered stopped before completing the record: the duration runs to the last byte; a stream\'s tokens and cost may be missing' },
+    created_at: { type: 'string', format: 'date-time' },
   },
   additionalProperties: true,
 };

@@ -17,7 +17,7 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { runPaidCall } from '../billing/run-paid-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
-import { observeRequest, type RequestCloseListener } from '../http/access-log';
+import { observeRequest, type RequestObserver } from '../http/access-log';
 import { renderThrown, type ErrorRenderers } from '../http/error-middleware';
 import { jsonBody } from '../http/json-body';
 import { readJsonBody } from '../http/read-json-body';
@@ -84,7 +84,7 @@ export interface InferenceHandler {
   serveMessage(upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void>;
 }
 
-export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer, onClose?: RequestCloseListener): InferenceHandler {
+export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer, observer?: RequestObserver): InferenceHandler {
   // Ids too long for the clients' limits are kept here; loaded for a request before it is decoded.
   const opaqueIds = createOpaqueIdStore({ redis: deps.redis, redisKeys: deps.redisKeys, onError: (error) => deps.logger.warn({ err: error }, 'opaque id store') });
   const context = createCodecContext(deps.clock, opaqueIds);
@@ -264,7 +264,7 @@ export function createInferenceHandler(deps: Dependencies, services: RelayServic
       applyCorsHeaders(deps.config.corsAllowedOrigins, req, res);
       locals(res).surface = protocol;
       locals(res).routeLabel = protocol;
-      observeRequest(deps.logger, deps.metrics, req, res, () => protocol, onClose);
+      observeRequest(deps.logger, deps.metrics, req, res, () => protocol, observer);
       // express 5's default ("simple") query parser is node's querystring.
       const query = queryStart < 0 ? {} : parseQuery(url.slice(queryStart + 1));
       serve(protocol, path, query, req, res).catch((error: unknown) => renderFailure(error, path, res));

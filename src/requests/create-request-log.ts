@@ -1,27 +1,33 @@
 /**
- * The API side of the request log (issue 22). When a response closes, a request whose key
- * authenticated becomes one compact record handed to a durable stream producer (the same machinery
- * as usage events: appended to Redis off the request path, coalesced per tick, kept in memory until
- * the request-log worker confirms it in PostgreSQL). Requests refused before authentication are
- * only counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
+ * The API side of the request log (issue 22). When a response is about to send its last byte, the
+ * record of a request whose key authenticated is appended to Redis first (so a process killed right
+ * after answering loses none, see records-before-end.ts), held by a durable stream producer (the
+ * same machinery as usage events: kept in memory until the request-log worker confirms it in
+ * PostgreSQL, appended again if Redis loses it). A streamed answer (settled after its end) gets a
+ * provisional record there, and its final record when the response closes (appended off the request
+ * path, coalesced), which replaces it in PostgreSQL. Requests refused before authentication are only
+ * counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
-import type { RequestCloseListener, RequestTiming } from '../http/access-log';
+import type { RequestCloseListener, RequestEndHold, RequestObserver, RequestTiming } from '../http/access-log';
 import { locals, type RequestFacts } from '../http/request-context';
 import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer } from '../redis/durable-stream-producer';
+import { createRecordsBeforeEnd } from './records-before-end';
 import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
 import type { RequestBodies, RequestRecord } from './request-record';
 
-export interface RequestLog {
+export interface RequestLog extends RequestObserver {
   /** Given to the access log: records the request when its response closes. */
   onClose: RequestCloseListener;
+  /** Given to the access log: the record reaches Redis before the answer's last byte leaves. */
+  holdEnd?: RequestEndHold;
   /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
   producer?: DurableStreamProducer<RequestRecord>;
   close(): Promise<void>;
 }
 
-type LogDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db' | 'metrics'>;
+type LogDependencies = Pick<Dependencies, 'config' | 'redis' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db' | 'metrics'>;
 
 /** Status recorded for a client that left before any status line was sent (nginx's convention). */
 export const CLIENT_CLOSED_STATUS = 499;
@@ -32,8 +38,9 @@ export function errorClassOf(failure: NonNullable<RequestFacts['failure']>): str
   return `upstream_${failure.kind}`;
 }
 
-export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming): RequestRecord {
-  const aborted = !res.writableFinished;
+/** The record of a response: `ending` when built as its last byte is about to leave (so not aborted). */
+export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming, ending = false): RequestRecord {
+  const aborted = !ending && !res.writableFinished;
   const status = aborted && !res.headersSent ? CLIENT_CLOSED_STATUS : res.statusCode;
   const failed = facts.failure !== undefined || status >= 400;
   let errorClass: string | null = null;
@@ -74,7 +81,8 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
     shedAfterAppend: (record) => { delete record.bodies; },
     written: async (requestIds) => {
-      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [requestIds]);
+      // A provisional row does not count: the final record is still to be written over it.
+      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[]) AND NOT provisional', [requestIds]);
       return written.rows.map((row) => row.request_id);
     },
   }, options);
@@ -91,13 +99,44 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     };
   };
 
+  const beforeEnd = producer && createRecordsBeforeEnd(deps.redis, () => deps.redisKeys.requestLogStream(), (error, records) => {
+    deps.logger.warn({ err: error, records }, 'request records not appended before their answers ended; kept in memory and appended later');
+  });
+  // Responses whose complete record went before their end: nothing more is recorded at their close.
+  const recordedAtEnd = new WeakSet<ServerResponse>();
+  const holdEnd: RequestEndHold = (res, timing, release) => {
+    const facts = locals(res).facts;
+    if (!facts || !producer || !beforeEnd?.ready()) return false;
+    try {
+      const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
+      // The status line leaves with this end when nothing was sent yet: its time is now.
+      record.ttfbMs ??= timing.durationMs;
+      // A stream is settled (and its kept answer assembled) after its end: a final record follows at the close.
+      if (facts.stream === true) {
+        record.provisional = true;
+        return beforeEnd.hold(JSON.stringify(record), release);
+      }
+      if (facts.keepBodies) record.bodies = bodiesOf(facts);
+      const held = producer.hold(record);
+      if (!held) return false;
+      recordedAtEnd.add(res);
+      // Kept bodies are not held in memory once in Redis (as the producer's own appends shed them).
+      if (beforeEnd.hold(held.payload, release, record.bodies ? { ...held, appended: (entryId) => { held.appended(entryId); delete record.bodies; } } : held)) return true;
+      held.notAppended();
+      return false;
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at the end of the answer');
+      return false;
+    }
+  };
+
   const onClose = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => {
     const facts = locals(res).facts;
     if (!facts) {
       if (res.statusCode === 401) deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
       return;
     }
-    if (!producer) return;
+    if (!producer || recordedAtEnd.has(res)) return;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing);
       if (facts.keepBodies) record.bodies = bodiesOf(facts);
@@ -107,5 +146,5 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     }
   };
 
-  return { onClose, producer, close: async () => { await producer?.close(); } };
+  return { onClose, holdEnd: beforeEnd ? holdEnd : undefined, producer, close: async () => { await producer?.close(); } };
 }

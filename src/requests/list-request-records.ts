@@ -11,13 +11,13 @@ import type { RequestsQuery } from './request-query-schemas';
 export interface RequestRecordRow {
   request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
   status: number; outcome: string; error_class: string | null; duration_ms: number; ttfb_ms: number | null; input_tokens: number;
-  output_tokens: number; cost_credits: number; stream: boolean; replayed: boolean; warnings: string[]; has_bodies: boolean; created_at: Date;
+  output_tokens: number; cost_credits: number; stream: boolean; replayed: boolean; warnings: string[]; has_bodies: boolean; provisional: boolean; created_at: Date;
   /** created_at to the microsecond, for the cursor. */
   cursor_time: string;
 }
 
 export const RECORD_COLUMNS = `request_id, account_id, api_key_id, protocol, model, upstream_account_id, status, outcome, error_class, duration_ms,
-  ttfb_ms, input_tokens, output_tokens, cost_credits, stream, replayed, warnings, has_bodies, created_at,
+  ttfb_ms, input_tokens, output_tokens, cost_credits, stream, replayed, warnings, has_bodies, provisional, created_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`;
 
 const CURSOR_KIND = 'requests';

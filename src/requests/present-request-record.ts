@@ -24,6 +24,7 @@ export function presentRequestRecord(row: RequestRecordRow): Record<string, unkn
     replayed: row.replayed,
     warnings: row.warnings,
     has_bodies: row.has_bodies,
+    provisional: row.provisional,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -37,6 +37,11 @@ export interface RequestRecord {
   warnings: string[];
   /** Unix ms when the request arrived. */
   startedAt: number;
+  /**
+   * Built when the answer's last byte was about to leave, appended before it did (src/requests/records-before-end.ts);
+   * the record built when the response closes replaces it. Absent (false) on that final record.
+   */
+  provisional?: boolean;
   bodies?: RequestBodies;
 }
 
@@ -62,6 +67,7 @@ export const requestRecordSchema = z.object({
   replayed: z.boolean(),
   warnings: z.array(z.string().max(200)).max(100),
   startedAt: count,
+  provisional: z.boolean().optional(),
   bodies: z.object({
     request: z.string().nullable(),
     response: z.string().nullable(),

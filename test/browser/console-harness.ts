@@ -27,6 +27,8 @@ export interface ConsoleWorld {
   gateway: TestGateway;
   browser: Browser;
   worker: ChildProcess;
+  /** The worker's last log lines (warnings and errors), for a test's failure message. */
+  workerLog(): string;
   /** Uncaught errors of any page (drained by the tests). */
   pageErrors: string[];
   newPage(options?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
@@ -44,9 +46,19 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
   const operator = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: OPERATOR.email, password: OPERATOR.password });
   await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [operator]);
   void member;
+  // The worker logs its warnings (a usage event it could not settle, say): kept, and shown by a test
+  // that times out waiting for what the worker writes.
   const worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers', 'index.ts')], {
-    cwd: ROOT, env: { ...process.env, ...gateway.deps.env, WORKER_QUEUES: 'billing,tasks' }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: ROOT, env: { ...process.env, ...gateway.deps.env, LOG_LEVEL: 'warn', WORKER_QUEUES: 'billing,tasks' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const workerLines: string[] = [];
+  const keepLines = (chunk: Buffer) => {
+    workerLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    workerLines.splice(0, Math.max(0, workerLines.length - 40));
+  };
+  worker.stdout!.on('data', keepLines);
+  worker.stderr!.on('data', keepLines);
+  worker.once('exit', (code, signal) => workerLines.push(`worker exited (code ${code}, signal ${signal})`));
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const pageErrors: string[] = [];
@@ -55,6 +67,7 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
     gateway,
     browser,
     worker,
+    workerLog: () => workerLines.join('\n') || '(the worker logged nothing)',
     pageErrors,
     async newPage(options = {}) {
       const context = await browser.newContext({ baseURL: gateway.url, viewport: { width: options.width ?? 1280, height: options.height ?? 900 } });

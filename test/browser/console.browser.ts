@@ -105,16 +105,19 @@ describe('the console', () => {
   });
 
   it('Usage: the created key makes a real call, and the call shows in usage (filtered) and in the CSV export', async () => {
-    const call = await chat(createdKey.secret);
-    expect(call.status).toBe(200);
     await world.go(page, '/usage', 'Usage');
     await page.getByLabel('Key').selectOption(String(createdKey.id));
     await page.getByLabel('Protocol').selectOption('chat');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No usage matches these filters.').waitFor();
+    // The call is made after the filters were applied: pressing Apply again (same filters) reloads.
+    const call = await chat(createdKey.secret);
+    expect(call.status).toBe(200);
     await eventually(async () => {
       await page.getByRole('button', { name: 'Apply' }).click();
       const text = await page.getByRole('table', { name: 'Usage rows' }).textContent();
       return text?.includes(call.requestId!) ? true : undefined;
-    }, 30_000, 'the usage row');
+    }, 30_000, 'the usage row').catch((error: Error) => { throw new Error(`${error.message}; worker log:\n${world.workerLog()}`); });
     const row = page.getByTestId('usage-row').filter({ hasText: call.requestId! });
     await expect(row.textContent()).resolves.toContain('gpt-4.1');
     await world.shot(page, '03-usage');

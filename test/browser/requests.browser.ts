@@ -21,7 +21,7 @@ async function chat(secret: string, body: Record<string, unknown>): Promise<stri
 }
 
 async function recorded(requestId: string): Promise<void> {
-  await eventually(async () => ((await world.gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = $1', [requestId])).rowCount ? true : undefined),
+  await eventually(async () => ((await world.gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = $1 AND NOT provisional', [requestId])).rowCount ? true : undefined),
     30_000, `record ${requestId}`);
 }
 

@@ -44,7 +44,7 @@ export function Requests({ operator = false }: { operator?: boolean }) {
 
   return (
     <>
-      <form className="filters" aria-label="Request filters" onSubmit={(event) => { event.preventDefault(); setCursors([]); setFilters(draft); }}>
+      <form className="filters" aria-label="Request filters" onSubmit={(event) => { event.preventDefault(); setCursors([]); setFilters({ ...draft }); }}>
         {operator && <div><label htmlFor="r-account">Account</label><input id="r-account" value={draft.account_id} onChange={set('account_id')} placeholder="any" inputMode="numeric" /></div>}
         <div><label htmlFor="r-status">Status</label>
           <input id="r-status" list="r-status-choices" value={draft.status} onChange={set('status')} placeholder="ok, error, 4xx, 429…" />

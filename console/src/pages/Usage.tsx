@@ -29,7 +29,7 @@ export function Usage() {
 
   return (
     <>
-      <form className="filters" aria-label="Usage filters" onSubmit={(event) => { event.preventDefault(); setCursors([]); setFilters(draft); }}>
+      <form className="filters" aria-label="Usage filters" onSubmit={(event) => { event.preventDefault(); setCursors([]); setFilters({ ...draft }); }}>
         <div><label htmlFor="f-key">Key</label>
           <select id="f-key" value={draft.api_key_id} onChange={set('api_key_id')}>
             <option value="">All keys</option>

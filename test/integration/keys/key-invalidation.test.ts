@@ -40,6 +40,17 @@ describe('key changes on two API instances', () => {
     return { id: created.body.id as number, secret: created.body.key as string };
   }
 
+  /** Waits for `promise`, or fails naming the step that did not come (instead of the test's timeout). */
+  async function within<T>(ms: number, step: string, promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${step}: not within ${ms} ms`)), ms); });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Opens a slow stream on an instance and collects it until the server ends it. */
   async function openStream(instance: GatewayInstance, secret: string): Promise<{ firstTick: Promise<void>; text: Promise<string>; status: number }> {
     const response = await fetch(`${instance.url}/v1/stream?ticks=3000&interval=20`, { headers: { 'x-api-key': secret } });
@@ -77,11 +88,11 @@ describe('key changes on two API instances', () => {
     const { id, secret } = await newKey('delete');
     const listener = jest.fn();
     b.authenticator.onInvalidated(second.crypto.hmac(secret), listener);
-    const stream = await openStream(b, secret);
+    const stream = await within(8_000, 'stream opened', openStream(b, secret));
     expect(stream.status).toBe(200);
-    await stream.firstTick;
-    expect((await manage(`/api/v1/keys/${id}`, 'DELETE')).status).toBe(200);
-    const text = await stream.text;
+    await within(8_000, 'first tick', stream.firstTick);
+    expect((await within(8_000, 'delete answered', manage(`/api/v1/keys/${id}`, 'DELETE'))).status).toBe(200);
+    const text = await within(8_000, `stream cut (invalidation listener called ${listener.mock.calls.length} times so far)`, stream.text);
     expect(text).toContain('event: error');
     expect(text).toContain('"type":"authentication_error"');
     expect(text).not.toContain('"tick":2999');
@@ -92,13 +103,13 @@ describe('key changes on two API instances', () => {
 
   it('revoke: an open stream is cut too; a rename does not cut anything', async () => {
     const { id, secret } = await newKey('revoke');
-    const renamed = await openStream(b, secret);
-    await renamed.firstTick;
-    await manage(`/api/v1/keys/${id}`, 'PUT', { name: 'renamed' });
-    const revoked = await openStream(b, secret);
-    await revoked.firstTick;
-    await manage(`/api/v1/keys/${id}`, 'PUT', { status: 'revoked' });
-    const [renamedText, revokedText] = await Promise.all([renamed.text, revoked.text]);
+    const renamed = await within(8_000, 'first stream opened', openStream(b, secret));
+    await within(8_000, 'first stream\'s first tick', renamed.firstTick);
+    await within(8_000, 'rename answered', manage(`/api/v1/keys/${id}`, 'PUT', { name: 'renamed' }));
+    const revoked = await within(8_000, 'second stream opened', openStream(b, secret));
+    await within(8_000, 'second stream\'s first tick', revoked.firstTick);
+    await within(8_000, 'revocation answered', manage(`/api/v1/keys/${id}`, 'PUT', { status: 'revoked' }));
+    const [renamedText, revokedText] = await within(8_000, 'both streams cut', Promise.all([renamed.text, revoked.text]));
     // Both streams were open during the rename; both end only at the revocation, with the error frame.
     expect(revokedText).toContain('"type":"authentication_error"');
     expect(renamedText).toContain('"type":"authentication_error"');

@@ -6,8 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequestLog, type RequestLog } from '../../../src/requests/create-request-log';
+import { createRecordsBeforeEnd } from '../../../src/requests/records-before-end';
 import type { RequestRecord } from '../../../src/requests/request-record';
 import { REQUEST_LOG_GROUP, startRequestLogWorker } from '../../../workers/request-log-worker';
+import { writeRequestRecords } from '../../../workers/write-request-records';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { eventually } from '../billing/billing-fixtures';
 
@@ -84,5 +86,73 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     }
     const partition = await deps.db.query("SELECT 1 FROM pg_class WHERE relname = 'request_records_20200115'");
     expect(partition.rowCount).toBe(1);
+  });
+
+  it('a provisional record (appended before the answer ended) is replaced by the final one, in whatever order they come, once', async () => {
+    const row = async (requestId: string) => (await deps.db.query<{ provisional: boolean; duration_ms: number; output_tokens: number; has_bodies: boolean }>(
+      'SELECT provisional, duration_ms, output_tokens, has_bodies FROM request_records WHERE request_id = $1', [requestId])).rows;
+    const bodies = { request: '{}', response: '{}', streamEvents: 3, truncated: false };
+    const pair = () => {
+      const final = record({ durationMs: 40, outputTokens: 9, bodies });
+      return { final, provisional: { ...final, durationMs: 30, outputTokens: 0, provisional: true, bodies: undefined } };
+    };
+    const finalFirst = pair();
+    const provisionalFirst = pair();
+    const together = pair();
+    await writeRequestRecords(deps.db, [provisionalFirst.provisional, finalFirst.final]);
+    await writeRequestRecords(deps.db, [provisionalFirst.final, finalFirst.provisional]);
+    await writeRequestRecords(deps.db, [together.provisional, together.final, together.provisional]);
+    // A retried batch changes nothing.
+    await writeRequestRecords(deps.db, [provisionalFirst.provisional, provisionalFirst.final]);
+    for (const { final } of [finalFirst, provisionalFirst, together]) {
+      expect(await row(final.requestId)).toEqual([{ provisional: false, duration_ms: 40, output_tokens: 9, has_bodies: true }]);
+    }
+    // Alone (its process died before the final one), a provisional record stays, marked so.
+    const alone = pair().provisional;
+    await writeRequestRecords(deps.db, [alone]);
+    expect(await row(alone.requestId)).toEqual([{ provisional: true, duration_ms: 30, output_tokens: 0, has_bodies: false }]);
+  });
+
+  it('a provisional record written does not release the API process\'s copy of the final one', async () => {
+    const final = record();
+    await writeRequestRecords(deps.db, [{ ...final, provisional: true }]);
+    log.producer!.submit(final);
+    expect(await log.producer!.flush()).toBe(true);
+    // Redis loses the final record: the API process's check finds only the provisional row in
+    // PostgreSQL, which does not count, so it appends its copy again.
+    await deps.redis.del(deps.redisKeys.requestLogStream());
+    const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
+    try {
+      expect(await log.producer!.drain(30_000)).toBe(true);
+    } finally {
+      await worker.close();
+    }
+    expect((await deps.db.query('SELECT provisional FROM request_records WHERE request_id = $1', [final.requestId])).rows).toEqual([{ provisional: false }]);
+  });
+
+  it('an append before the end that fails still lets the answers end, and the producer appends the records itself', async () => {
+    const stream = deps.redisKeys.requestLogStream();
+    // The stream's key holds a string: every XADD to it fails (WRONGTYPE).
+    await deps.redis.del(stream);
+    await deps.redis.set(stream, 'not a stream');
+    const failures: number[] = [];
+    const beforeEnd = createRecordsBeforeEnd(deps.redis, () => stream, (_error, records) => failures.push(records));
+    const records = [record(), record()];
+    const released = await Promise.all(records.map((item) => new Promise<boolean>((resolve) => {
+      const held = log.producer!.hold(item)!;
+      expect(beforeEnd.hold(held.payload, () => resolve(true), held)).toBe(true);
+    })));
+    expect(released).toEqual([true, true]);
+    expect(failures).toEqual([2]);
+    // Back to the producer: not in Redis yet, still held.
+    expect(log.producer!.stats().pending).toBeGreaterThanOrEqual(2);
+    await deps.redis.del(stream);
+    const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
+    try {
+      expect(await log.producer!.drain(30_000)).toBe(true);
+    } finally {
+      await worker.close();
+    }
+    expect(new Set(await written(records.map((item) => item.requestId)))).toEqual(new Set(records.map((item) => item.requestId)));
   });
 });

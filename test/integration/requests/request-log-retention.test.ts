@@ -39,7 +39,7 @@ describe('request log retention', () => {
         [id, accountId, new Date(NOW - age)]);
     }
 
-    const report = await applyRequestLogRetention(deps.db, { recordsDays: 30, bodiesDays: 7, routingDecisionsDays: 30 }, NOW);
+    const report = await applyRequestLogRetention(deps.db, { recordsDays: 30, bodiesDays: 7, routingDecisionsDays: 30, webhookDeliveriesDays: 30 }, NOW);
 
     const kept = (await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records')).rows.map((row) => row.request_id);
     expect(new Set(kept)).toEqual(new Set([records.justNew.requestId, records.bodiesOld.requestId, records.recent.requestId]));
@@ -52,5 +52,26 @@ describe('request log retention', () => {
     expect(report.recordsDeleted).toBe(1);
     const ahead = await deps.db.query("SELECT 1 FROM pg_class WHERE relname = 'request_records_20260627'");
     expect(ahead.rowCount).toBe(1);
+  });
+
+  it('removes settled webhook deliveries older than their period, in batches, and keeps new ones and those still retried', async () => {
+    const accountId = await createAccount(deps.db, { name: 'w', tier: 'pro' });
+    const webhook = await deps.db.query<{ id: string }>(
+      "INSERT INTO webhooks (account_id, url, events, secret_encrypted, secret_last4) VALUES ($1, 'https://example.com/h', '{}', 'x', 'abcd') RETURNING id", [accountId]);
+    const deliveries = async (ageMs: number, status: string, count: number) => (await deps.db.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (webhook_id, account_id, event, payload, status, created_at)
+        SELECT $1, $2, 'alert.fired', '{}', $3, $4 FROM generate_series(1, $5) RETURNING id`,
+      [webhook.rows[0]!.id, accountId, status, new Date(NOW - ageMs), count])).rows.map((row) => row.id);
+    // More old rows than one batch (5,000): they go in several.
+    const oldDelivered = await deliveries(20 * DAY, 'delivered', 5_200);
+    const oldFailed = await deliveries(15 * DAY, 'failed', 3);
+    const oldPending = await deliveries(15 * DAY, 'pending', 2);
+    const recent = await deliveries(13 * DAY, 'delivered', 4);
+
+    const report = await applyRequestLogRetention(deps.db, { recordsDays: 30, bodiesDays: 7, routingDecisionsDays: 30, webhookDeliveriesDays: 14 }, NOW);
+
+    expect(report.webhookDeliveriesDeleted).toBe(oldDelivered.length + oldFailed.length);
+    const kept = (await deps.db.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE account_id = $1', [accountId])).rows.map((row) => row.id);
+    expect(new Set(kept)).toEqual(new Set([...oldPending, ...recent]));
   });
 });

@@ -40,8 +40,9 @@ describe('the request log records every authenticated request', () => {
     return { status: response.status, requestId: response.headers.get('x-request-id') ?? '', text: await response.text() };
   }
 
+  // The final record (a provisional one, appended before the answer ended, comes first).
   const record = (requestId: string) => eventually(`record ${requestId}`,
-    async () => (await gateway.deps.db.query<Row>('SELECT * FROM request_records WHERE request_id = $1', [requestId])).rows[0],
+    async () => (await gateway.deps.db.query<Row>('SELECT * FROM request_records WHERE request_id = $1 AND NOT provisional', [requestId])).rows[0],
     (row) => row !== undefined);
 
   async function groupWith(name: string, prefixes: string[], options: { models?: string[] } = {}): Promise<{ groupId: number; ids: number[] }> {

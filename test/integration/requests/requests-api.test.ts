@@ -58,7 +58,7 @@ describe('request log API', () => {
     ids.failed = await chat(failingKey);
     ids.other = await chat(otherKey);
     const all = [...ids.ok, ids.invalid, ids.failed, ids.other];
-    await eventually('the records', async () => (await gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = ANY($1)', [all])).rowCount,
+    await eventually('the final records', async () => (await gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = ANY($1) AND NOT provisional', [all])).rowCount,
       (count) => count === all.length);
   });
   afterAll(async () => {

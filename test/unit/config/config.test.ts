@@ -40,6 +40,8 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'short', 'ENCRYPTION_KEY'],
     ['HMAC_SECRET', 'short', 'HMAC_SECRET'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL'],
+    ['WEBHOOK_DELIVERIES_RETENTION_DAYS', '0', 'WEBHOOK_DELIVERIES_RETENTION_DAYS'],
+    ['WEBHOOK_DELIVERIES_RETENTION_DAYS', '2.5', 'WEBHOOK_DELIVERIES_RETENTION_DAYS'],
   ])('names the bad variable %s', (name, value, expected) => {
     const found = problems({ ...secrets, [name]: value });
     expect(found).toHaveLength(1);
@@ -62,6 +64,11 @@ describe('loadConfig', () => {
   it('listens on loopback unless HOST says otherwise', () => {
     expect(loadConfig(secrets).host).toBe('127.0.0.1');
     expect(loadConfig({ ...secrets, HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  it('keeps the webhook delivery log 30 days unless told otherwise', () => {
+    expect(loadConfig(secrets).webhooks.deliveriesRetentionDays).toBe(30);
+    expect(loadConfig({ ...secrets, WEBHOOK_DELIVERIES_RETENTION_DAYS: '7' }).webhooks.deliveriesRetentionDays).toBe(7);
   });
 
   it('treats an empty variable as unset', () => {

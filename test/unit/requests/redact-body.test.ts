@@ -27,4 +27,14 @@ describe('kept bodies are redacted', () => {
     expect(cut.text).not.toContain('\uFFFD');
     expect(redactTextBody('data: token sk-abcdefghijklmnopqrs\n\n', [], 1000).text).toBe('data: token [redacted]\n\n');
   });
+
+  it('finds credential fields however the JSON is spaced, whatever their case, and only scalar values of those names', () => {
+    const pretty = '{\n  "Password" : "p\\"w:d",\n  "note": "a: b, \\"token\\": c",\n  "client_secret":\t12.5e3,\n  "ok": true,\n  "credentials": {"id_token": false}\n}';
+    const { text } = redactTextBody(pretty, [], 10_000);
+    expect(JSON.parse(text)).toEqual({ Password: '[redacted]', note: 'a: b, "token": c', client_secret: '[redacted]', ok: true, credentials: { id_token: '[redacted]' } });
+    expect(text).toContain('"Password" : "[redacted]"');
+    // Nothing to redact: the very same text back.
+    const plain = JSON.stringify({ messages: [{ role: 'user', content: 'lorem: ipsum '.repeat(300) }] });
+    expect(redactTextBody(plain, [], 100_000).text).toBe(plain);
+  });
 });
