@@ -25,6 +25,8 @@ const schema = z.object({
   /** Where the quick start's embedded PostgreSQL keeps its data. */
   EMBEDDED_POSTGRES_DIR: z.string().default('.local/postgres'),
   DATABASE_POOL_SIZE: integer(10),
+  /** Optional: a read replica for the console's aggregates and listings (usage, daily usage, key windows, exports, the request log). */
+  DATABASE_READ_URL: z.string().refine((url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url), 'must be a postgres:// or postgresql:// URL').optional(),
   /** One Redis server (default redis://127.0.0.1:6379, where `npm start` runs redis-server from the PATH when nothing answers). Set only one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES. */
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   /** Redis behind Sentinel: the sentinels as `host:port,…` (`rediss://host:port` for TLS), with REDIS_SENTINEL_NAME. */
@@ -138,6 +140,8 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
+  /** A read replica for console aggregates and listings; unset: the primary serves them. */
+  databaseReadUrl?: string;
   /** Whether DATABASE_URL / REDIS_URL were set (the quick start only starts local services for defaults). */
   explicit: { databaseUrl: boolean; redisUrl: boolean };
   embeddedPostgresDir: string;
@@ -281,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${e.POSTGRES_PORT}/gateway`,
+    databaseReadUrl: e.DATABASE_READ_URL,
     explicit: { databaseUrl: e.DATABASE_URL !== undefined, redisUrl: present.REDIS_URL !== undefined || redis.kind !== 'server' },
     embeddedPostgresDir: e.EMBEDDED_POSTGRES_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,

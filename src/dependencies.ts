@@ -18,7 +18,13 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export interface Dependencies {
   config: Config;
+  /** The primary: every write, and every read that must see them (money, auth, admission). */
   db: Pool;
+  /**
+   * DATABASE_READ_URL's pool (a replica), when set: the console's aggregates and listings, which
+   * may lag the primary by the replica's delay. Read through {@link readPool}.
+   */
+  readDb?: Pool;
   /** Commands and scripts. */
   redis: Redis;
   /** A second connection in subscriber mode (pub/sub). */
@@ -30,4 +36,9 @@ export interface Dependencies {
   clock: Clock;
   catalog: Catalog;
   crypto: SecretCrypto;
+}
+
+/** The pool for console aggregates and listings: the read replica when configured, else the primary. */
+export function readPool(deps: Pick<Dependencies, 'db' | 'readDb'>): Pool {
+  return deps.readDb ?? deps.db;
 }

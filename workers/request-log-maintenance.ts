@@ -1,9 +1,12 @@
 /**
- * Runs request-log retention (and the partitions ahead; also the webhook delivery log's) at start and every `everyMs` (default 1 h).
+ * Runs request-log retention (and the partitions ahead, of the request log and of usage rows, ledger
+ * entries and routing decisions; also the webhook delivery log's retention) at start and every
+ * `everyMs` (default 1 h).
  * Several maintenance workers may run: a PostgreSQL advisory lock lets one of them do it at a time.
  */
 import type { Dependencies } from '../src/dependencies';
 import { applyRequestLogRetention } from './request-log-retention';
+import { maintainTimePartitions } from './time-partitions';
 
 const LOCK_ID = 7_349_222;
 
@@ -17,6 +20,9 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
       const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_ID]);
       if (!locked.rows[0]?.ok) return;
       try {
+        // Partitions ahead of usage rows, ledger entries and routing decisions: independent of the request log's retention.
+        await maintainTimePartitions(deps.db, deps.clock.now())
+          .catch((error: unknown) => logger.warn({ err: error }, 'time partitions not created ahead; retried next run'));
         const report = await applyRequestLogRetention(deps.db, {
           recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
           webhookDeliveriesDays: deps.config.webhooks.deliveriesRetentionDays,

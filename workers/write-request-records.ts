@@ -7,6 +7,7 @@
  * created and the batch is tried again.
  */
 import type { Pool } from 'pg';
+import { isMissingPartition } from '../src/db/partitions';
 import { inTransaction } from '../src/db/transaction';
 import type { RequestRecord } from '../src/requests/request-record';
 
@@ -34,10 +35,6 @@ const INSERT_BODIES = `INSERT INTO request_bodies (request_id, account_id, reque
   ON CONFLICT DO NOTHING`;
 
 const DAY_MS = 86_400_000;
-
-function isMissingPartition(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '23514' && /no partition/i.test((error as Error).message);
-}
 
 /** Creates the day partitions (both tables) from `fromMs`'s day to `toMs`'s day (UTC). */
 export async function ensureRequestPartitions(db: Pool, fromMs: number, toMs: number): Promise<void> {

@@ -5,11 +5,11 @@
  */
 import express, { type RequestHandler, type Router } from 'express';
 import { managementPrincipal } from '../auth/management-auth';
-import type { Dependencies } from '../dependencies';
+import { readPool, type Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { DEFAULT_TRANSACTION_KINDS, parseQuery, seriesQuerySchema, transactionsQuerySchema, usageQuerySchema, type UsageQuery } from './account-query-schemas';
 import { keyWindows } from './key-windows';
-import { usageCsv } from './usage-csv';
+import { writeUsageCsv } from './usage-csv';
 import { usageSeries } from './usage-series';
 import { listLedgerEntries } from './list-ledger-entries';
 import { listUsageRows, type UsageFilters } from './list-usage-rows';
@@ -24,11 +24,22 @@ import { listUsableGroups } from '../auth/group-access';
 import { createAccountAuditRouter } from './audit-router';
 import { routableModels } from './routable-models';
 
-type AccountDependencies = Pick<Dependencies, 'db' | 'catalog' | 'clock'>;
+type AccountDependencies = Pick<Dependencies, 'db' | 'readDb' | 'catalog' | 'clock'>;
+
+/** Writes a chunk, waiting while the client's buffer is full; rejects when the client went away. */
+function writeToClient(res: express.Response, chunk: string): Promise<void> {
+  if (res.destroyed) return Promise.reject(new Error('the client went away'));
+  if (res.write(chunk)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const drained = () => { res.off('close', closed); resolve(); };
+    const closed = () => { res.off('drain', drained); reject(new Error('the client went away')); };
+    res.once('drain', drained);
+    res.once('close', closed);
+  });
+}
 
 const USAGE_CURSOR = 'usage';
 const LEDGER_CURSOR = 'ledger';
-const CSV_MAX_ROWS = 10_000;
 
 export function createAccountRouter(deps: AccountDependencies, options: { managementAuth: RequestHandler }): Router {
   const router = express.Router();
@@ -56,24 +67,25 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
   const usage: RequestHandler = async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
-    const rows = await listUsageRows(deps.db, usageFilters(principal.accountId, query, query.limit));
+    const rows = await listUsageRows(readPool(deps), usageFilters(principal.accountId, query, query.limit));
     res.json(page(rows, query.limit, USAGE_CURSOR, presentUsageRow));
   };
 
-  // The usage rows matching the listing's filters as CSV, newest first, at most CSV_MAX_ROWS.
+  // The usage rows matching the listing's filters as CSV, newest first, all of them, streamed.
   router.get('/api/v1/me/usage/export', managementAuth, async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
-    const rows = await listUsageRows(deps.db, usageFilters(principal.accountId, query, CSV_MAX_ROWS));
     res.setHeader('content-type', 'text/csv; charset=utf-8');
     res.setHeader('content-disposition', 'attachment; filename="usage.csv"');
-    res.send(usageCsv(rows.slice(0, CSV_MAX_ROWS)));
+    // The page size is writeUsageCsv's own: the listing's `limit` does not apply to an export.
+    await writeUsageCsv(readPool(deps), usageFilters(principal.accountId, query, 0), (chunk) => writeToClient(res, chunk));
+    res.end();
   });
 
   router.get('/api/v1/me/usage/daily', managementAuth, async (req, res) => {
     const principal = managementPrincipal(res);
     const query = parseQuery(seriesQuerySchema, req.query);
-    res.json(await usageSeries(deps.db, principal.accountId, deps.clock.now(), query.days));
+    res.json(await usageSeries(readPool(deps), principal.accountId, deps.clock.now(), query.days));
   });
 
   // The groups a key can be created in (the key form's choices): public ones and those granted to the account.
@@ -84,7 +96,7 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
 
   router.get('/api/v1/me/key-windows', managementAuth, async (_req, res) => {
     const principal = managementPrincipal(res);
-    res.json({ object: 'list', data: await keyWindows(deps.db, principal.accountId, deps.clock.now()) });
+    res.json({ object: 'list', data: await keyWindows(readPool(deps), principal.accountId, deps.clock.now()) });
   });
   router.get('/api/v1/me/usage', managementAuth, usage);
   router.get('/api/v1/usage', managementAuth, usage);

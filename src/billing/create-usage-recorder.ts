@@ -20,7 +20,7 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
     streamOf: (event) => deps.redisKeys.accountUsageStream(event.accountId),
     channel: deps.redisKeys.billingSettledChannel(),
     written: async (requestIds) => {
-      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE request_id = ANY($1::text[])', [requestIds]);
+      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM usage_request_ids WHERE request_id = ANY($1::text[])', [requestIds]);
       return written.rows.map((row) => row.request_id);
     },
   }, options);

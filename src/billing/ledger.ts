@@ -1,7 +1,8 @@
 /**
  * The ledger: every balance change is a row with the balance after it, written in the same
  * transaction as the wallet update, so the wallet always equals the sum of its rows.
- * Entries are idempotent on (kind, reference): replaying an event writes nothing twice.
+ * Entries are idempotent on (kind, reference): replaying an event writes nothing twice. The table is
+ * partitioned by time, so that uniqueness is a claim in `ledger_references`, inserted with the entry.
  */
 import type { PoolClient } from 'pg';
 
@@ -47,9 +48,13 @@ export async function applyLedgerEntry(client: PoolClient, entry: LedgerEntryInp
   const balanceAfter = updated.rows[0]?.balance_credits;
   if (balanceAfter === undefined) throw new Error(`account ${entry.accountId} not found`);
   const inserted = await client.query<{ id: number }>(
-    `INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, api_key_id, description)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (kind, reference) DO NOTHING RETURNING id`,
+    `WITH claimed AS (
+       INSERT INTO ledger_references (kind, reference) SELECT $2, $5 WHERE $5::text IS NOT NULL
+       ON CONFLICT DO NOTHING RETURNING reference
+     )
+     INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, api_key_id, description)
+     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
+     RETURNING id`,
     [entry.accountId, entry.kind, entry.amountCredits, balanceAfter, entry.reference, entry.apiKeyId ?? null, entry.description ?? null],
   );
   if (!inserted.rows[0]) {

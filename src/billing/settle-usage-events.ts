@@ -1,6 +1,6 @@
 /**
  * Durable settlement of a batch of usage events, in ONE PostgreSQL transaction: the usage rows
- * (unique request id: a replayed event inserts nothing and is charged nothing), a `charge` ledger
+ * (unique request id, claimed in `usage_request_ids`: a replayed event inserts nothing and is charged nothing), a `charge` ledger
  * entry per new row (reference = request id) that moves the wallet, and each key's lifetime spend.
  * Locks are taken in a fixed order (request ids, then accounts, then keys, each ascending) so
  * concurrent batches from several workers never deadlock one another.
@@ -16,20 +16,27 @@ export interface SettlementOutcome {
 }
 
 const INSERT_ROWS = `
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::int[],
+    $8::int[], $9::int[], $10::int[], $11::int[], $12::int[], $13::int[], $14::bigint[], $15::bool[],
+    $16::text[], $17::float8[])
+    AS t(request_id, account_id, api_key_id, model, protocol, upstream_account_id, prompt_tokens,
+         completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images,
+         video_seconds, credits, stream, status, started_ms)
+), claimed AS (
+  -- The request id's claim (usage_rows is partitioned, so its uniqueness lives here): a replay claims nothing.
+  INSERT INTO usage_request_ids (request_id) SELECT request_id FROM input ORDER BY request_id
+  ON CONFLICT DO NOTHING
+  RETURNING request_id
+)
 INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, upstream_account_id,
   prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images,
   video_seconds, credits, stream, status, started_at)
-SELECT request_id, account_id, api_key_id, model, protocol, upstream_account_id, prompt_tokens,
+SELECT i.request_id, account_id, api_key_id, model, protocol, upstream_account_id, prompt_tokens,
   completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images, video_seconds,
   credits, stream, status, to_timestamp(started_ms / 1000.0)
-FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::int[],
-  $8::int[], $9::int[], $10::int[], $11::int[], $12::int[], $13::int[], $14::bigint[], $15::bool[],
-  $16::text[], $17::float8[])
-  AS t(request_id, account_id, api_key_id, model, protocol, upstream_account_id, prompt_tokens,
-       completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, images,
-       video_seconds, credits, stream, status, started_ms)
-ORDER BY request_id
-ON CONFLICT (request_id) DO NOTHING
+FROM input i JOIN claimed c ON c.request_id = i.request_id
+ORDER BY i.request_id
 RETURNING request_id`;
 
 /**
@@ -43,6 +50,11 @@ WITH entries AS (
     WITH ORDINALITY AS t(account_id, amount, reference, api_key_id, description, ord)
 ), totals AS (
   SELECT account_id, sum(amount) AS total FROM entries GROUP BY account_id
+), claimed AS (
+  -- The (kind, reference) claims (ledger_entries is partitioned, so its uniqueness lives here).
+  INSERT INTO ledger_references (kind, reference) SELECT 'charge', reference FROM entries ORDER BY reference
+  ON CONFLICT DO NOTHING
+  RETURNING reference
 ), moved AS (
   UPDATE accounts a SET balance_credits = a.balance_credits + t.total FROM totals t
    WHERE a.id = t.account_id RETURNING a.id, a.balance_credits - t.total AS before
@@ -52,8 +64,8 @@ SELECT e.account_id, 'charge', e.amount,
        m.before + sum(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.ord),
        e.reference, e.api_key_id, e.description
 FROM entries e JOIN moved m ON m.id = e.account_id
+WHERE e.reference IN (SELECT reference FROM claimed)
 ORDER BY e.ord
-ON CONFLICT (kind, reference) DO NOTHING
 RETURNING id`;
 
 async function writeCharges(client: PoolClient, fresh: readonly UsageEvent[]): Promise<void> {

@@ -9,14 +9,20 @@ import { Client } from 'pg';
 const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
 const LOCK_ID = 7_349_201;
 
-export async function migrate(databaseUrl: string): Promise<string[]> {
+export interface MigrateOptions {
+  /** Stops after this file (tests migrate to an earlier version, write rows, then migrate up). */
+  through?: string;
+}
+
+export async function migrate(databaseUrl: string, options: MigrateOptions = {}): Promise<string[]> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
-    const files = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+    const files = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
+      .filter((f) => options.through === undefined || f <= options.through);
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;

@@ -16,11 +16,18 @@ import { createObjectStorage } from '../storage/object-storage';
 
 export class ServiceUnreachableError extends Error {}
 
-export async function checkReachable(config: Config, dependencies: Pick<Dependencies, 'db' | 'redis'>): Promise<void> {
+export async function checkReachable(config: Config, dependencies: Pick<Dependencies, 'db' | 'readDb' | 'redis'>): Promise<void> {
   try {
     await dependencies.db.query('SELECT 1');
   } catch (error) {
     throw new ServiceUnreachableError(`PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
+  }
+  if (dependencies.readDb && config.databaseReadUrl) {
+    try {
+      await dependencies.readDb.query('SELECT 1');
+    } catch (error) {
+      throw new ServiceUnreachableError(`DATABASE_READ_URL: PostgreSQL is not reachable at ${redactUrl(config.databaseReadUrl)} (${(error as Error).message})`);
+    }
   }
   try {
     await Promise.race([dependencies.redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
@@ -53,6 +60,7 @@ export function buildDependencies(config: Config, options: { processName: string
   return {
     config,
     db: createPool(config.databaseUrl, config.databasePoolSize),
+    ...(config.databaseReadUrl ? { readDb: createPool(config.databaseReadUrl, config.databasePoolSize) } : {}),
     redis: createRedis(config.redis, { name: `${options.processName}-commands` }),
     subscriber: createRedis(config.redis, { waits: true, name: `${options.processName}-subscriber` }),
     redisKeys: createRedisKeys(config.redisPrefix),
@@ -73,4 +81,5 @@ export async function closeDependencies(deps: Dependencies): Promise<void> {
   deps.redis.disconnect();
   deps.storage.destroy();
   await deps.db.end().catch(() => undefined);
+  await deps.readDb?.end().catch(() => undefined);
 }

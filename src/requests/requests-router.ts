@@ -7,7 +7,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { parseQuery } from '../account/account-query-schemas';
 import { managementPrincipal } from '../auth/management-auth';
-import type { Dependencies } from '../dependencies';
+import { readPool, type Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { createRequireOperator } from '../operator/operator-auth';
 import { encodeRequestCursor, listRequestRecords } from './list-request-records';
@@ -27,7 +27,7 @@ export function createRequestsRouter(deps: Dependencies, options: { managementAu
   const list = (accountId: (res: express.Response) => number | undefined, schema: typeof requestsQuerySchema | typeof operatorRequestsQuerySchema): RequestHandler =>
     async (req, res) => {
       const query = parseQuery(schema, req.query);
-      const rows = await listRequestRecords(deps.db, accountId(res), query);
+      const rows = await listRequestRecords(readPool(deps), accountId(res), query);
       const shown = rows.slice(0, query.limit);
       const last = shown[shown.length - 1];
       res.json({
@@ -40,7 +40,7 @@ export function createRequestsRouter(deps: Dependencies, options: { managementAu
 
   const stats = (accountId: (res: express.Response) => number | undefined): RequestHandler => async (req, res) => {
     const query = parseQuery(statsQuerySchema, req.query);
-    res.json(await requestStats(deps.db, accountId(res), query, deps.clock.now()));
+    res.json(await requestStats(readPool(deps), accountId(res), query, deps.clock.now()));
   };
 
   const detail = (accountId: (res: express.Response) => number | undefined): RequestHandler => async (req, res) => {

@@ -2,7 +2,8 @@
  * Stored decision chains (`routing_decisions`): written by the API process for every request whose
  * routing was eventful (fire and forget: a lost record never fails a request), read by the
  * management API for the account that made the request. What is stored and shown names upstream
- * accounts by id and protocol only: never their names, credentials or URLs.
+ * accounts by id and protocol only: never their names, credentials or URLs. One decision per request
+ * id: the table is partitioned by day, so the uniqueness is a claim in `routing_decision_ids`.
  */
 import type { Pool } from 'pg';
 import type { RoutingStep } from './routing-trace';
@@ -30,10 +31,25 @@ function publicStep(step: RoutingStep): Record<string, unknown> {
   return out;
 }
 
+/** Writes the decision once per request id; a day without its partition yet gets it, and the write is tried again. */
 export async function recordRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
+  try {
+    await insertRoutingDecision(db, decision);
+  } catch (error) {
+    // 23514: no partition for the row (or a check constraint, which the second write fails again).
+    if ((error as { code?: unknown } | null)?.code !== '23514') throw error;
+    await db.query("SELECT ensure_time_partitions('routing_decisions', 'day', now() - interval '1 day', now() + interval '1 day')");
+    await insertRoutingDecision(db, decision);
+  }
+}
+
+async function insertRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
   await db.query(
-    `INSERT INTO routing_decisions (request_id, account_id, api_key_id, model, outcome, steps)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (request_id) DO NOTHING`,
+    `WITH claimed AS (
+       INSERT INTO routing_decision_ids (request_id, created_at) VALUES ($1, now()) ON CONFLICT DO NOTHING RETURNING request_id
+     )
+     INSERT INTO routing_decisions (request_id, account_id, api_key_id, model, outcome, steps, created_at)
+     SELECT $1, $2, $3, $4, $5, $6, now() FROM claimed`,
     [decision.requestId, decision.accountId, decision.apiKeyId, decision.model, decision.outcome, JSON.stringify(decision.steps.map(publicStep))]);
 }
 

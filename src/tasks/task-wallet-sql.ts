@@ -7,8 +7,9 @@
  *
  * They write exactly the rows those functions write (docs/tasks.md): the wallet change and a ledger
  * entry with its balance after, in the same statement, so the wallet still equals the sum of its
- * entries; `(kind, reference)` stays unique (a duplicate fails the statement and its transaction);
- * the usage row (request id = task id) and the key's lifetime spend like a settled usage event.
+ * entries; `(kind, reference)` stays unique (its claim in `ledger_references`: a duplicate fails the
+ * statement and its transaction); the usage row (request id = task id, claimed in
+ * `usage_request_ids` the same way) and the key's lifetime spend like a settled usage event.
  */
 import type { UsageEvent } from '../billing/usage-event';
 import type { TaskEvent } from './task-event';
@@ -31,6 +32,8 @@ WITH task AS (
   UPDATE accounts SET balance_credits = balance_credits - $7::bigint, held_credits = held_credits + $7::bigint
    WHERE id = $2 AND $7::bigint > 0 AND EXISTS (SELECT 1 FROM task)
   RETURNING balance_credits
+), claim AS (
+  INSERT INTO ledger_references (kind, reference) SELECT 'hold', $1 FROM wallet
 )
 INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, api_key_id, description)
 SELECT $2, 'hold', -$7::bigint, balance_credits, $1, $3, $11 FROM wallet`;
@@ -50,15 +53,21 @@ WITH event AS (
   UPDATE accounts SET balance_credits = balance_credits + $6::bigint - $7::bigint, held_credits = held_credits - $6::bigint
    WHERE id = $5 AND ($6::bigint > 0 OR $7::bigint > 0)
   RETURNING balance_credits
-), entries AS (
-  INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, api_key_id, description)
-  SELECT $5, e.kind, e.amount, wallet.balance_credits - e.later, $1, $8, e.description
-    FROM wallet CROSS JOIN (VALUES
+), planned AS (
+  SELECT e.* FROM wallet CROSS JOIN (VALUES
       (1, 'hold_release', $6::bigint, -$7::bigint, $9::text),
       (2, 'charge', -$7::bigint, 0::bigint, $10::text)) AS e(ord, kind, amount, later, description)
    WHERE e.amount <> 0
+), entry_claims AS (
+  INSERT INTO ledger_references (kind, reference) SELECT kind, $1 FROM planned ORDER BY ord
+), entries AS (
+  INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, api_key_id, description)
+  SELECT $5, e.kind, e.amount, wallet.balance_credits - e.later, $1, $8, e.description
+    FROM wallet CROSS JOIN planned e
    ORDER BY e.ord
   RETURNING id
+), usage_claim AS (
+  INSERT INTO usage_request_ids (request_id) SELECT $1 WHERE $17::boolean
 ), usage AS (
   INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, upstream_account_id, images, video_seconds, credits, stream, status, started_at)
   SELECT $1, $5, $8, $11, $12, $13, $14, $15, $7::bigint, false, 'ok', to_timestamp($16::float8 / 1000.0) WHERE $17::boolean

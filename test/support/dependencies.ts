@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { systemClock, type Dependencies } from '../../src/dependencies';
 import { createLogger } from '../../src/http/logger';
 import { createMetrics } from '../../src/http/metrics';
+import { createPool } from '../../src/db/pool';
 import { createRedis } from '../../src/redis/connection';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../src/storage/embedded-s3';
 import { createObjectStorage } from '../../src/storage/object-storage';
@@ -48,9 +49,12 @@ export async function createTestDependencies(options: { s3?: boolean; env?: Reco
   const storage = createObjectStorage({ endpoint: config.s3.endpoint ?? 'http://127.0.0.1:1', region: config.s3.region, bucket: config.s3.bucket, accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey });
   if (s3) await storage.ensureBucket();
   const subscriber = createRedis(TEST_REDIS_URL, { waits: true });
+  // DATABASE_READ_URL given: a pool of its own, as buildDependencies makes.
+  const readDb = config.databaseReadUrl ? createPool(config.databaseReadUrl, 4) : undefined;
   const deps: TestDependencies = {
     config,
     db: testDb.pool,
+    ...(readDb ? { readDb } : {}),
     redis: testRedis.redis,
     subscriber,
     redisKeys: testRedis.keys,
@@ -67,6 +71,7 @@ export async function createTestDependencies(options: { s3?: boolean; env?: Reco
     async close() {
       subscriber.disconnect();
       storage.destroy();
+      await readDb?.end().catch(() => undefined);
       await s3?.close().catch(() => undefined);
       await testRedis.cleanup();
       await testDb.drop();

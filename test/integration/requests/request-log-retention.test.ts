@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../../../src/requests/request-record';
+import { ensureTimePartitions } from '../../../src/db/partitions';
 import { createAccount } from '../../../src/process/seed';
 import { applyRequestLogRetention } from '../../../workers/request-log-retention';
 import { writeRequestRecords } from '../../../workers/write-request-records';
@@ -31,6 +32,8 @@ describe('request log retention', () => {
     const records = Object.fromEntries(Object.entries(ages).map(([name, age]) => [name, record(age, true)])) as Record<keyof typeof ages, RequestRecord>;
     await writeRequestRecords(deps.db, Object.values(records));
     const accountId = await createAccount(deps.db, { name: 'r', tier: 'pro' });
+    // Routing decisions are partitioned by day (migration 080): the days of these, in the past, get theirs.
+    await ensureTimePartitions(deps.db, 'routing_decisions', 'day', NOW - 31 * DAY, NOW);
     for (const [id, age] of [['old-decision', 31 * DAY], ['new-decision', 29 * DAY]] as const) {
       await deps.db.query("INSERT INTO routing_decisions (request_id, account_id, model, outcome, steps, created_at) VALUES ($1, $2, 'm', 'served', '[]', $3)",
         [id, accountId, new Date(NOW - age)]);

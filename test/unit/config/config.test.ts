@@ -23,11 +23,19 @@ describe('loadConfig', () => {
     expect(config.redis).toEqual({ kind: 'server', url: 'redis://127.0.0.1:6379' });
     expect(config.s3.endpoint).toBeUndefined();
     expect(config.encryptionKey).toHaveLength(32);
+    expect(config.databaseReadUrl).toBeUndefined();
+  });
+
+  it('takes a read replica for the console from DATABASE_READ_URL', () => {
+    const config = loadConfig({ ...secrets, DATABASE_READ_URL: 'postgresql://reader:pw@replica:5432/gateway' });
+    expect(config.databaseReadUrl).toBe('postgresql://reader:pw@replica:5432/gateway');
   });
 
   it.each([
     ['PORT', 'eighty', 'PORT'],
     ['DATABASE_URL', 'not a url', 'DATABASE_URL'],
+    ['DATABASE_READ_URL', 'not a url', 'DATABASE_READ_URL'],
+    ['DATABASE_READ_URL', 'mysql://replica:3306/gateway', 'DATABASE_READ_URL'],
     ['REDIS_URL', '::', 'REDIS_URL'],
     ['ENCRYPTION_KEY', 'short', 'ENCRYPTION_KEY'],
     ['HMAC_SECRET', 'short', 'HMAC_SECRET'],
