@@ -3,32 +3,15 @@
  * records it still held (not yet in Redis, or in Redis but not written) are in Redis before it exits,
  * and the request-log worker writes every one. The API runs as its own process (test/chaos/api-process.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
 import { bootstrap } from '../../../src/process/bootstrap';
 import { startRequestLogWorker } from '../../../workers/request-log-worker';
+import { startApiChild } from '../../support/api-child';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { eventually } from '../billing/billing-fixtures';
 
 jest.setTimeout(120_000);
 
-const ROOT = path.resolve(__dirname, '../../..');
-
-function startApi(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/chaos/api-process.ts')], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /LISTENING (\S+)/.exec(chunk.toString());
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`api exited early (${String(code)}): ${stderr}`)));
-  });
-}
 
 describe('an API process stopped right after answering', () => {
   let deps: TestDependencies;
@@ -46,7 +29,7 @@ describe('an API process stopped right after answering', () => {
 
   it('loses no record: every answered request is written once the worker runs', async () => {
     const boot = await bootstrap(deps.db, deps.crypto, deps.catalog, { simulatorUrl: sim.url, simulatorKey: 'sim-key' });
-    const api = await startApi(deps.env);
+    const api = await startApiChild(deps.env);
     afterStop = () => { if (api.child.exitCode === null && api.child.signalCode === null) api.child.kill('SIGKILL'); };
     const call = async (index: number) => {
       const response = await fetch(`${api.url}/v1/chat/completions`, {

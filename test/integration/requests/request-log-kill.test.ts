@@ -5,35 +5,19 @@
  * upstream error. No request-log worker runs meanwhile, so each record had to be in Redis before the
  * client got the answer's last byte; a worker started afterwards writes every one to PostgreSQL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import path from 'node:path';
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
 import { bootstrap } from '../../../src/process/bootstrap';
 import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { startRequestLogWorker } from '../../../workers/request-log-worker';
+import { startApiChild } from '../../support/api-child';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { eventually } from '../billing/billing-fixtures';
 
 jest.setTimeout(180_000);
 
-const ROOT = path.resolve(__dirname, '../../..');
-
-function startApi(env: Record<string, string>): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/chaos/api-process.ts')], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const match = /LISTENING (\S+)/.exec(chunk.toString());
-      if (match) resolve({ child, url: new URL(match[1]!) });
-    });
-    child.once('exit', (code) => reject(new Error(`api exited early (${String(code)}): ${stderr}`)));
-  });
-}
 
 interface Answer { status: number; requestId: string; body: string }
 
@@ -93,7 +77,8 @@ describe('an API process SIGKILLed right after answering', () => {
 
     const answers: Array<{ name: string; answer: Answer; expected: object }> = [];
     for (const { name, key, body, expected } of cases) {
-      const api = await startApi(deps.env);
+      const started = await startApiChild(deps.env);
+      const api = { child: started.child, url: new URL(started.url) };
       children.push(api.child);
       const answer = await callThenKill(api, key, body);
       await exited(api.child);
