@@ -1,7 +1,7 @@
 /** A provider's error answer (status, body, headers) → GatewayError with its message and retry hints. */
 import { GatewayError, kindForUpstreamStatus } from '../../errors/gateway-error';
 import { chatErrorBodySchema } from './chat-upstream-schema';
-import { parseRetryAfterSeconds, type HeaderBag } from './parse-retry-after';
+import { retryAfterSeconds, type HeaderBag } from '../shared/retry-after';
 import { parseJson } from '../shared/read-json';
 import { openAiContextOverflow } from '../shared/openai-context-overflow';
 
@@ -42,7 +42,7 @@ export function decodeChatError(status: number, body: string, headers: HeaderBag
     // Overloaded keeps the provider's 503/529; every other kind takes its own status.
     status: kind === 'overloaded' ? status : undefined,
     param: kind === 'invalid_request' ? details.param : undefined,
-    retryAfterSeconds: parseRetryAfterSeconds(headers, message),
+    retryAfterSeconds: retryAfterSeconds(headers, message),
     upstream: { status, body },
   });
 }

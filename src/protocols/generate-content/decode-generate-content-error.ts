@@ -5,8 +5,7 @@
  */
 import { GatewayError, kindForUpstreamStatus, type ContextOverflow } from '../../errors/gateway-error';
 import { isRecord } from '../shared/read-json';
-
-type Headers = Record<string, string | string[] | undefined>;
+import { retryAfterSeconds as readRetryAfter, type HeaderBag } from '../shared/retry-after';
 
 /** google.rpc status names → HTTP, for error frames inside a stream that carry no numeric code. */
 const HTTP_FOR_STATUS: Record<string, number> = {
@@ -15,7 +14,7 @@ const HTTP_FOR_STATUS: Record<string, number> = {
   UNKNOWN: 500, DATA_LOSS: 500, NOT_IMPLEMENTED: 501, UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
 };
 
-export function decodeGenerateContentError(status: number, body: string, headers: Headers): GatewayError {
+export function decodeGenerateContentError(status: number, body: string, headers: HeaderBag): GatewayError {
   let payload: unknown;
   try {
     payload = JSON.parse(body);
@@ -61,33 +60,16 @@ export function generateContentContextOverflow(status: number, message: string):
   return /exceeds the maximum number of tokens allowed/i.test(message) ? {} : undefined;
 }
 
-function buildError(status: number, message: string, error: Record<string, unknown> | undefined, headers: Headers, body: string): GatewayError {
+function buildError(status: number, message: string, error: Record<string, unknown> | undefined, headers: HeaderBag, body: string): GatewayError {
   const contextOverflow = generateContentContextOverflow(status, message);
   if (contextOverflow) return new GatewayError('invalid_request', message, { contextOverflow, upstream: { status, body } });
   const kind = credentialRejected(error?.details) ? 'upstream_error' : kindForUpstreamStatus(status);
-  const retryAfterSeconds = retryAfterFromHeaders(headers) ?? retryAfterFromDetails(error?.details);
+  const retryAfterSeconds = readRetryAfter(headers) ?? retryAfterFromDetails(error?.details);
   return new GatewayError(kind, message, {
     ...(kind === 'overloaded' ? { status } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     upstream: { status, body },
   });
-}
-
-function header(headers: Headers, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
-
-function retryAfterFromHeaders(headers: Headers): number | undefined {
-  const millis = header(headers, 'retry-after-ms');
-  if (millis !== undefined && /^\d+(\.\d+)?$/.test(millis.trim())) return Number(millis) / 1000;
-  const seconds = header(headers, 'retry-after');
-  // An HTTP-date form would need a clock; codecs have none, so only the seconds form is read.
-  if (seconds !== undefined && /^\d+(\.\d+)?$/.test(seconds.trim())) return Number(seconds);
-  return undefined;
 }
 
 function retryAfterFromDetails(details: unknown): number | undefined {

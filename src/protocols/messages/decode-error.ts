@@ -1,31 +1,7 @@
 /** A Messages provider's error answer (HTTP error body or mid-stream `event: error`) → GatewayError. */
 import { GatewayError, kindForUpstreamStatus, type ContextOverflow, type ErrorKind } from '../../errors/gateway-error';
 import { isRecord, parseJson, readRecord, readString } from '../shared/read-json';
-
-type HeaderBag = Record<string, string | string[] | undefined>;
-
-function header(headers: HeaderBag, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
-
-/**
- * `retry-after-ms` wins (it is the more precise), then `retry-after` in seconds. The HTTP-date form
- * of `retry-after` is ignored: a codec has no clock to subtract it from.
- */
-export function readRetryAfterSeconds(headers: HeaderBag): number | undefined {
-  const milliseconds = Number(header(headers, 'retry-after-ms'));
-  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(milliseconds) && milliseconds >= 0) {
-    return milliseconds / 1000;
-  }
-  const secondsText = header(headers, 'retry-after');
-  if (secondsText === undefined || secondsText.trim() === '') return undefined;
-  const seconds = Number(secondsText);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
-}
+import { retryAfterSeconds, type HeaderBag } from '../shared/retry-after';
 
 /** Error `type` of a Messages envelope → our kind, for frames that carry no HTTP status (mid-stream). */
 const KIND_FOR_TYPE: Record<string, ErrorKind> = {
@@ -71,7 +47,7 @@ export function decodeMessagesError(status: number, body: string, headers: Heade
   }
   return new GatewayError(kind, message, {
     status: kind === 'overloaded' ? (status === 503 || status === 529 ? status : 529) : undefined,
-    retryAfterSeconds: readRetryAfterSeconds(headers),
+    retryAfterSeconds: retryAfterSeconds(headers),
     upstream: { status, body },
   });
 }

@@ -7,31 +7,7 @@
 import { GatewayError } from '../../errors/gateway-error';
 import { kindForResponsesError } from './kind-for-responses-error';
 import { openAiContextOverflow } from '../shared/openai-context-overflow';
-
-type Headers = Record<string, string | string[] | undefined>;
-
-function header(headers: Headers, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
-
-function positive(value: number): number | undefined {
-  return Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-/** Seconds to wait, when the upstream said. An HTTP-date `retry-after` needs a clock: ignored. */
-export function retryAfterFrom(headers: Headers, message: string | undefined): number | undefined {
-  const ms = header(headers, 'retry-after-ms');
-  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return positive(Number(ms) / 1000);
-  const seconds = header(headers, 'retry-after');
-  if (seconds !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(seconds)) return positive(Number(seconds));
-  const hint = message === undefined ? null : /try again in (\d+(?:\.\d+)?)\s*(ms|s)\b/i.exec(message);
-  if (hint) return positive(hint[2].toLowerCase() === 'ms' ? Number(hint[1]) / 1000 : Number(hint[1]));
-  return undefined;
-}
+import { retryAfterSeconds as readRetryAfter, type HeaderBag } from '../shared/retry-after';
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -53,7 +29,7 @@ interface UpstreamFailure {
   /** The HTTP status the error came with; absent when it came inside a 200 answer. */
   status?: number;
   payload: unknown;
-  headers: Headers;
+  headers: HeaderBag;
   fallbackMessage: string;
   upstream: { status: number; body?: string };
 }
@@ -65,7 +41,7 @@ function gatewayErrorFor({ status, payload, headers, fallbackMessage, upstream }
     return new GatewayError('invalid_request', message ?? fallbackMessage, { ...(param !== undefined ? { param } : {}), contextOverflow, upstream });
   }
   const kind = kindForResponsesError({ status, code, type });
-  const retryAfterSeconds = retryAfterFrom(headers, message);
+  const retryAfterSeconds = readRetryAfter(headers, message);
   return new GatewayError(kind, message ?? fallbackMessage, {
     // An upstream 529 stays a 529; an in-band overload takes the kind's own status.
     ...(kind === 'overloaded' && status !== undefined ? { status } : {}),
@@ -75,7 +51,7 @@ function gatewayErrorFor({ status, payload, headers, fallbackMessage, upstream }
   });
 }
 
-export function decodeResponsesError(status: number, body: string, headers: Headers): GatewayError {
+export function decodeResponsesError(status: number, body: string, headers: HeaderBag): GatewayError {
   let payload: unknown;
   try {
     payload = JSON.parse(body);
