@@ -3,6 +3,7 @@
  * Times (`from` inclusive, `to` exclusive) are ISO 8601 dates or date-times, or Unix seconds.
  */
 import { z } from 'zod';
+import { invalidRequestFrom } from '../auth/parse-body';
 import { GatewayError } from '../errors/gateway-error';
 import type { LedgerKind } from '../billing/ledger';
 import { PROTOCOLS } from '../ir/protocol';
@@ -100,7 +101,5 @@ export function parseQuery<Schema extends z.ZodType>(schema: Schema, query: unkn
   }
   const parsed = schema.safeParse(flat);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const param = issue?.path.map(String).join('.') || 'query';
-  throw new GatewayError('invalid_request', `${param}: ${issue?.message ?? 'invalid'}`, { param });
+  throw invalidRequestFrom(parsed.error.issues[0], 'query');
 }

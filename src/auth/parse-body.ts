@@ -11,11 +11,18 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return text;
 }
 
+/** The one zod issue → 400 of the gateway's own routes: `field: message`, the field as `param`. */
+export function invalidRequestFrom(issue: z.core.$ZodIssue | undefined, whole: string): GatewayError {
+  if (!issue) return new GatewayError('invalid_request', `${whole}: invalid`, { param: whole });
+  const field = fieldPath(issue.path) || whole;
+  return new GatewayError('invalid_request', `${field}: ${issue.message}`, { param: field });
+}
+
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = fieldPath(issue.path);
-  if (!field && issue.code === 'invalid_type') throw new GatewayError('invalid_request', 'the request body must be a JSON object');
-  throw new GatewayError('invalid_request', field ? `${field}: ${issue.message}` : issue.message, field ? { param: field } : {});
+  if (issue.path.length === 0 && issue.code === 'invalid_type') throw new GatewayError('invalid_request', 'the request body must be a JSON object');
+  if (issue.path.length === 0) throw new GatewayError('invalid_request', issue.message);
+  throw invalidRequestFrom(issue, 'body');
 }

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { createRequireSession, managementPrincipal } from '../auth/management-auth';
+import { invalidRequestFrom } from '../auth/parse-body';
 import type { Dependencies } from '../dependencies';
-import { GatewayError } from '../errors/gateway-error';
 import { isProtocol, type Protocol } from '../ir/protocol';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
@@ -36,10 +36,7 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
   const caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
   router.post('/api/v1/dial/test', createRequireSession(deps), async (req, res) => {
     const parsed = bodySchema.safeParse(req.body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new GatewayError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`, { param: issue.path.join('.') });
-    }
+    if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
     const principal = managementPrincipal(res);
     const stages: Stage[] = [];
     const answer = (ok: boolean) => res.status(200).json({ ok, stages });
