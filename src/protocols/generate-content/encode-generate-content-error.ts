@@ -1,5 +1,6 @@
 import { assertNever } from '../../ir/assert-never';
 import type { ContextOverflow, ErrorKind, GatewayError } from '../../errors/gateway-error';
+import { errorHeaders } from '../../errors/error-headers';
 import type { RenderedError } from '../codec';
 
 /** The google.rpc status name a Generate-Content client expects for each kind (lead's table). */
@@ -61,7 +62,5 @@ export function generateContentErrorBody(error: GatewayError): Record<string, un
 }
 
 export function encodeGenerateContentError(error: GatewayError): RenderedError {
-  const headers: Record<string, string> = { ...(error.headers ?? {}) };
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
-  return { status: generateContentErrorHttpStatus(error), body: generateContentErrorBody(error), headers };
+  return { status: generateContentErrorHttpStatus(error), body: generateContentErrorBody(error), headers: errorHeaders(error) };
 }

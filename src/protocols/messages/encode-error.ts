@@ -1,5 +1,6 @@
 /** GatewayError → the Messages error envelope `{type:'error', error:{type, message}}` (lead's table). */
 import type { ContextOverflow, ErrorKind, GatewayError } from '../../errors/gateway-error';
+import { errorHeaders } from '../../errors/error-headers';
 import type { RenderedError } from '../codec';
 
 const MESSAGES_ERROR_TYPE: Record<ErrorKind, string> = {
@@ -40,10 +41,6 @@ export function messagesErrorBody(error: GatewayError): { type: 'error'; error: 
 }
 
 export function encodeMessagesError(error: GatewayError): RenderedError {
-  const headers: Record<string, string> = { ...(error.headers ?? {}) };
-  if (error.retryAfterSeconds !== undefined) {
-    // The SDKs read whole seconds from `retry-after`; round up so a client never retries early.
-    headers['retry-after'] = String(Math.max(0, Math.ceil(error.retryAfterSeconds)));
-  }
-  return { status: error.status, body: messagesErrorBody(error), headers };
+  // The SDKs read whole seconds from `retry-after`: rounded up, so a client never retries early.
+  return { status: error.status, body: messagesErrorBody(error), headers: errorHeaders(error) };
 }
