@@ -3,7 +3,7 @@
  * the publish and the wallet-cache update: success (charge the actual cost, release the hold) and
  * failure (release the hold).
  */
-import type { UsageEvent } from '../src/billing/usage-event';
+import { mediaUsageEvent } from '../src/billing/charge-call';
 import { commitTaskChange } from '../src/tasks/commit-task-change';
 import type { TaskError, TaskMedia, TaskRow } from '../src/tasks/task-record';
 import type { TaskChange, TaskChangeOutcome } from '../src/tasks/task-repository';
@@ -22,12 +22,11 @@ export async function failTask(context: TaskContext, task: TaskRow, error: TaskE
 export async function succeedTask(context: TaskContext, task: TaskRow, input: {
   items: TaskMedia[]; credits: number; upstreamAccountId: number | null; images: number; videoSeconds: number;
 }): Promise<boolean> {
-  const charge: UsageEvent = {
+  const charge = mediaUsageEvent({
     requestId: task.id, accountId: task.account_id, apiKeyId: task.api_key_id, model: task.model, protocol: 'tasks',
-    upstreamAccountId: input.upstreamAccountId, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
-    reasoningTokens: 0, images: input.images, videoSeconds: input.videoSeconds, credits: input.credits, stream: false,
-    status: 'ok', startedAt: task.created_at.getTime(),
-  };
+    upstreamAccountId: input.upstreamAccountId, images: input.images, videoSeconds: input.videoSeconds, credits: input.credits,
+    startedAt: task.created_at.getTime(),
+  });
   const outcome = await applyAndPublish(context, task.id, {
     from: ['running'], status: 'succeeded', progress: 100, result: { items: input.items }, actualCredits: input.credits, charge,
   });

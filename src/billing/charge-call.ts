@@ -47,6 +47,13 @@ export function tokenCallCharge(input: {
   };
 }
 
+type TokenCounts = 'promptTokens' | 'completionTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens';
+
+/** The usage event of a media call (images now, an image or video task when it succeeds): no tokens, never a stream, always whole. */
+export function mediaUsageEvent(input: Omit<UsageEvent, TokenCounts | 'stream' | 'status'>): UsageEvent {
+  return { ...input, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, stream: false, status: 'ok' };
+}
+
 /** Charges the call; returns the accounting headers after the charge (as of admission when Redis cannot say). */
 export async function chargeCall(ticket: AdmissionTicket, recorder: UsageRecorder, charge: CallCharge): Promise<Record<string, string>> {
   if (!charge.usage) return ticket.settle(charge.credits).catch(() => ticket.headers());

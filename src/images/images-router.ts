@@ -8,7 +8,7 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { assertModelAllowed } from '../auth/model-allowlist';
 import { computeImageCost } from '../billing/compute-cost';
 import { runPaidCall } from '../billing/run-paid-call';
-import type { UsageEvent } from '../billing/usage-event';
+import { mediaUsageEvent } from '../billing/charge-call';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { jsonBody } from '../http/json-body';
@@ -63,11 +63,10 @@ export function createImagesRouter(deps: Dependencies, services: MediaServices):
         const outcome = await generateImages(upstreamContext, accounts, generation, abort.signal);
         const stored = await storeImages(deps.storage, outcome.images, (index, extension) => `${objectKeyPrefix(startedAt, requestId)}-${index}.${extension}`);
         const credits = computeImageCost(generation.model.prices, generation.size, billedQuality(generation.quality), stored.length);
-        const usage: UsageEvent = {
+        const usage = mediaUsageEvent({
           requestId, accountId: key.accountId, apiKeyId: key.keyId, model: generation.model.id, protocol: 'images',
-          upstreamAccountId: outcome.account.id, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
-          reasoningTokens: 0, images: stored.length, videoSeconds: 0, credits, stream: false, status: 'ok', startedAt,
-        };
+          upstreamAccountId: outcome.account.id, images: stored.length, videoSeconds: 0, credits, startedAt,
+        });
         noteCharge(res, usage);
         return {
           kind: 'settle',
