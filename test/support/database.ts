@@ -16,7 +16,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A fresh database with no schema (a test that migrates it itself, step by step). */
+export async function createEmptyDatabase(): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = `gw_test_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect();
@@ -24,18 +25,29 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(ADMIN_DATABASE_URL);
   url.pathname = `/${name}`;
-  await migrate(url.toString());
-  const pool = createPool(url.toString(), 10);
   return {
     url: url.toString(),
     name,
-    pool,
     async drop() {
-      await pool.end().catch(() => undefined);
       const client = new Client({ connectionString: ADMIN_DATABASE_URL });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await client.end();
+    },
+  };
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const empty = await createEmptyDatabase();
+  await migrate(empty.url);
+  const pool = createPool(empty.url, 10);
+  return {
+    url: empty.url,
+    name: empty.name,
+    pool,
+    async drop() {
+      await pool.end().catch(() => undefined);
+      await empty.drop();
     },
   };
 }

@@ -5,8 +5,7 @@
  * holds exactly as before, concurrent writers included; rows outside the partitions land in the
  * default partition and move into theirs when it is created; routing decisions go by whole days.
  */
-import { randomBytes } from 'node:crypto';
-import { Client, type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { applyLedgerEntry } from '../../../src/billing/ledger';
 import { settleUsageEvents, writeUsageEvents } from '../../../src/billing/settle-usage-events';
 import { loadConfig } from '../../../src/config';
@@ -18,30 +17,11 @@ import { createLogger } from '../../../src/http/logger';
 import { recordRoutingDecision } from '../../../src/routing/routing-decisions';
 import { startRequestLogMaintenance } from '../../../workers/request-log-maintenance';
 import { maintainTimePartitions, applyRoutingDecisionsRetention } from '../../../workers/time-partitions';
-import { ADMIN_DATABASE_URL } from '../../support/database';
+import { createEmptyDatabase } from '../../support/database';
 import { usageEvent } from '../billing/billing-fixtures';
 
 const DAY = 86_400_000;
 const BEFORE_PARTITIONING = '070_alerts_webhooks.sql';
-
-async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `gw_test_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(ADMIN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new Client({ connectionString: ADMIN_DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 const SNAPSHOTS = {
   usage_rows: 'SELECT * FROM usage_rows ORDER BY id',
@@ -89,7 +69,7 @@ describe('usage rows, ledger entries and routing decisions partitioned by time',
   const now = Date.now();
 
   beforeAll(async () => {
-    database = await emptyDatabase();
+    database = await createEmptyDatabase();
     await migrate(database.url, { through: BEFORE_PARTITIONING });
     db = createPool(database.url, 6);
     accountId = await fillOldInstall(db, now);
