@@ -304,8 +304,10 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
       return {
         payload: JSON.stringify(event),
         appended: (entryId) => {
-          if (entryId === '') notAppended();
-          else pending.markEnqueued([event.requestId], deps.clock.now(), [entryId]);
+          if (entryId === '') return notAppended();
+          pending.markEnqueued([event.requestId], deps.clock.now(), [entryId]);
+          // Appended by the holder: shed as the producer's own appends are.
+          spec.shedAfterAppend?.(event);
         },
         notAppended,
       };

@@ -10,18 +10,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dependencies } from '../dependencies';
-import type { RequestCloseListener, RequestEndHold, RequestObserver, RequestTiming } from '../http/access-log';
+import type { RequestEndHold, RequestObserver, RequestTiming } from '../http/access-log';
 import { locals, type RequestFacts } from '../http/request-context';
 import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer } from '../redis/durable-stream-producer';
 import { createRecordsBeforeEnd } from './records-before-end';
 import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
 import type { RequestBodies, RequestRecord } from './request-record';
 
+/** Given to the access log: `onClose` records the request when its response closes; `holdEnd` puts the record in Redis before the answer's last byte leaves. */
 export interface RequestLog extends RequestObserver {
-  /** Given to the access log: records the request when its response closes. */
-  onClose: RequestCloseListener;
-  /** Given to the access log: the record reaches Redis before the answer's last byte leaves. */
-  holdEnd?: RequestEndHold;
   /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
   producer?: DurableStreamProducer<RequestRecord>;
   close(): Promise<void>;
@@ -120,8 +117,8 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       const held = producer.hold(record);
       if (!held) return false;
       recordedAtEnd.add(res);
-      // Kept bodies are not held in memory once in Redis (as the producer's own appends shed them).
-      if (beforeEnd.hold(held.payload, release, record.bodies ? { ...held, appended: (entryId) => { held.appended(entryId); delete record.bodies; } } : held)) return true;
+      // Once appended, the producer sheds the kept bodies (shedAfterAppend), as after its own appends.
+      if (beforeEnd.hold(held.payload, release, held)) return true;
       held.notAppended();
       return false;
     } catch (error) {
