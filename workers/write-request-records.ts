@@ -7,7 +7,7 @@
  * created and the batch is tried again.
  */
 import type { Pool } from 'pg';
-import { isMissingPartition } from '../src/db/partitions';
+import { ensureTimePartitions, isMissingPartition } from '../src/db/partitions';
 import { inTransaction } from '../src/db/transaction';
 import type { RequestRecord } from '../src/requests/request-record';
 
@@ -34,12 +34,9 @@ const INSERT_BODIES = `INSERT INTO request_bodies (request_id, account_id, reque
   WHERE r.bodies IS NOT NULL
   ON CONFLICT DO NOTHING`;
 
-const DAY_MS = 86_400_000;
-
-/** Creates the day partitions (both tables) from `fromMs`'s day to `toMs`'s day (UTC). */
+/** Creates the day partitions (both tables) from `fromMs`'s day to `toMs`'s day (UTC), as every time-partitioned table's. */
 export async function ensureRequestPartitions(db: Pool, fromMs: number, toMs: number): Promise<void> {
-  const day = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
-  await db.query('SELECT request_log_ensure_partitions($1::date, $2::date)', [day(fromMs), day(toMs)]);
+  for (const parent of ['request_records', 'request_bodies']) await ensureTimePartitions(db, parent, 'day', fromMs, toMs);
 }
 
 /** One record per request: the final one over a provisional one (one statement may not touch a row twice). */
