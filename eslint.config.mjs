@@ -27,7 +27,7 @@ const LAYERS = {
   db: [],
   errors: [],
   // http/ renders errors in the caller's protocol envelope, so it knows the codec interface.
-  http: ['dependencies', 'errors', 'ir', 'protocols'],
+  http: ['db', 'dependencies', 'errors', 'ir', 'protocols'],
   idempotency: ['auth', 'dependencies', 'errors', 'http', 'redis'],
   images: ['auth', 'billing', 'catalog', 'config', 'dependencies', 'errors', 'http', 'idempotency', 'ir', 'limits', 'net', 'protocols', 'relay', 'routing', 'storage', 'upstream'],
   // Exception: ir/stream-event.ts carries a GatewayError in its error event (a type import only;
@@ -36,7 +36,7 @@ const LAYERS = {
   keys: ['audit', 'auth', 'catalog', 'db', 'dependencies', 'errors', 'http', 'limits'],
   // The outbound URL guard (image URLs, webhooks): address classification only, a leaf.
   net: [],
-  limits: ['auth', 'dependencies', 'errors', 'http', 'redis'],
+  limits: ['auth', 'db', 'dependencies', 'errors', 'http', 'redis'],
   openapi: ['alerts'],
   operator: ['account', 'audit', 'auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'ir', 'limits', 'process', 'protocols', 'redis', 'relay', 'upstream'],
   process: ['auth', 'billing', 'catalog', 'config', 'db', 'dependencies', 'http', 'ir', 'keys', 'redis', 'storage', 'upstream'],
@@ -44,13 +44,13 @@ const LAYERS = {
   // Exception: the connection names the Redis target type of the config (a type import only, through
   // TYPE_ONLY below).
   redis: [],
-  relay: ['auth', 'billing', 'catalog', 'dependencies', 'errors', 'http', 'ir', 'limits', 'net', 'protocols', 'redis', 'routing', 'upstream'],
+  relay: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'ir', 'limits', 'net', 'protocols', 'redis', 'routing', 'upstream'],
   requests: ['account', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
-  routing: ['auth', 'dependencies', 'errors', 'http', 'ir', 'redis', 'upstream'],
+  routing: ['auth', 'db', 'dependencies', 'errors', 'http', 'ir', 'redis', 'upstream'],
   storage: [],
   tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'net', 'protocols', 'redis', 'upstream'],
   types: [],
-  upstream: ['dependencies', 'errors', 'ir', 'redis'],
+  upstream: ['db', 'dependencies', 'errors', 'ir', 'redis'],
 };
 
 /** Imports allowed only as `import type` (documented exceptions). */
