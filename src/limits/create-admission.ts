@@ -19,7 +19,9 @@ import { buildAccountingHeaders, buildMessagesRateLimitHeaders, formatUsd, rateL
 import { loadKeyCounters, loadKeyCountersScript, loadWalletCache } from './rebuild-counters';
 import { markKeySecret } from './mark-key-secret';
 import { REQUEST_REDIS_DEADLINE_MS, withinDeadline } from '../redis/connection';
+import { usageShard } from '../redis/keys';
 import { loadRedisScript, runRedisScript } from '../redis/redis-script';
+import { createSettlementBatch } from './settlement-batch';
 import { COUNTER_IDLE_TTL_MS, SPEND_WINDOWS, type WindowName } from './spend-windows';
 
 export interface GatewayAdmissionRequest extends AdmissionRequest {
@@ -54,7 +56,7 @@ function credits(value: number, what: string): number {
 
 export function createAdmission(deps: Dependencies): GatewayAdmission {
   const admitScript = loadRedisScript('admit-6');
-  const settleScript = loadRedisScript('settle-record-7');
+  const settlements = createSettlementBatch(deps.redis);
   const loadScript = loadKeyCountersScript();
   const evaluateIp = createIpRuleEvaluator();
 
@@ -169,10 +171,11 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
     let ending: Promise<Record<string, string>> | undefined;
 
     async function end(mode: 'settle' | 'release', actual: number, record?: SettlementRecord): Promise<Record<string, string>> {
-      const raw = await redisCall(() => runRedisScript(deps.redis, settleScript, [...keys, deps.redisKeys.accountUsageStream(key.accountId)], [
+      // Shared with the other settlements of this turn on the account's shard: one script call.
+      const raw = await redisCall(() => settlements.settle(usageShard(key.accountId), [...keys, deps.redisKeys.accountUsageStream(key.accountId)], [
         mode, deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key), record?.payload ?? '',
       ]));
-      if (record && Array.isArray(raw)) record.appended(String(raw[raw.length - 1]));
+      if (record) record.appended(String(raw[raw.length - 1]));
       const reply = parseScriptReply(raw);
       // Counters vanished mid-request (Redis flushed): the peek reloads them from PostgreSQL.
       const figures = reply.status === 'ok' ? reply.figures : await peekFigures(key);

@@ -1,5 +1,5 @@
 /**
- * Lua scripts from `src/redis/scripts/<name>-<numberOfKeys>.lua`, with BullMQ-style
+ * Lua scripts from `src/redis/scripts/<name>-<numberOfKeys>.lua` (`-n`: as many keys as given), with BullMQ-style
  * `--- @include "includes/<file>"` lines inlined, run by EVALSHA (EVAL once after a NOSCRIPT,
  * e.g. when Redis restarted and forgot the script).
  */
@@ -13,16 +13,17 @@ const INCLUDE = /^--- @include "([A-Za-z0-9_/-]+)"\s*$/gm;
 
 export interface RedisScript {
   readonly name: string;
-  readonly numberOfKeys: number;
+  /** Undefined for a `-n` script, which takes any number of keys. */
+  readonly numberOfKeys: number | undefined;
   readonly source: string;
   readonly sha: string;
 }
 
 export function loadRedisScript(name: string): RedisScript {
-  const match = /-(\d+)$/.exec(name);
-  if (!match) throw new Error(`script name ${name} must end with -<numberOfKeys>`);
+  const match = /-(\d+|n)$/.exec(name);
+  if (!match) throw new Error(`script name ${name} must end with -<numberOfKeys> or -n`);
   const source = inlineIncludes(readFileSync(path.join(SCRIPTS_DIR, `${name}.lua`), 'utf8'), new Set());
-  return { name, numberOfKeys: Number(match[1]), source, sha: createHash('sha1').update(source).digest('hex') };
+  return { name, numberOfKeys: match[1] === 'n' ? undefined : Number(match[1]), source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
 /** Each file is inlined once (an include of an include it already has is dropped). */
@@ -35,11 +36,11 @@ function inlineIncludes(text: string, seen: Set<string>): string {
 }
 
 export async function runRedisScript(redis: Redis, script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {
-  if (keys.length !== script.numberOfKeys) throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
+  if (script.numberOfKeys !== undefined && keys.length !== script.numberOfKeys) throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
   try {
-    return await redis.evalsha(script.sha, script.numberOfKeys, ...keys, ...args);
+    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return redis.eval(script.source, script.numberOfKeys, ...keys, ...args);
+    return redis.eval(script.source, keys.length, ...keys, ...args);
   }
 }

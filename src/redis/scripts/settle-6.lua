@@ -17,4 +17,4 @@ Reply: { status, wasOpen (1|0), 0, wallet, spent, leases, reservedKey, reservedA
 --- @include "includes/admission-state"
 --- @include "includes/settle-admission"
 
-return settle_admission()
+return settle_admission(KEYS, ARGV)

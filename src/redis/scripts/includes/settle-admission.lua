@@ -1,16 +1,17 @@
 --[[
-The body of settle-6 and settle-record-7 (see settle-6.lua for the keys and arguments), inlined
-after includes/admission-state: ends one admission and returns the reply.
+The body of settle-6 and settle-batch-n (see settle-6.lua for the keys and arguments), inlined
+after includes/admission-state: ends one admission and returns the reply. K and A are that
+admission's keys and arguments (KEYS and ARGV for settle-6; a slice of them in a batch).
 ]]
-local function settle_admission()
-  local accountHash, leases, reservations, keyHash, spendHash, spendIndex = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-  local mode = ARGV[1]
-  local now = tonumber(ARGV[2])
-  local keyId = ARGV[3]
-  local requestId = ARGV[4]
-  local actual = tonumber(ARGV[5])
-  local stateTtl = tonumber(ARGV[6])
-  local limits = { tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]) }
+local function settle_admission(K, A)
+  local accountHash, leases, reservations, keyHash, spendHash, spendIndex = K[1], K[2], K[3], K[4], K[5], K[6]
+  local mode = A[1]
+  local now = tonumber(A[2])
+  local keyId = A[3]
+  local requestId = A[4]
+  local actual = tonumber(A[5])
+  local stateTtl = tonumber(A[6])
+  local limits = { tonumber(A[7]), tonumber(A[8]), tonumber(A[9]) }
   local minute = math.floor(now / 60000)
 
   local wasOpen = drop_reservation(accountHash, requestId)
