@@ -27,6 +27,8 @@ const ROUNDS = Number(process.env.REQUEST_LOG_BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 8;
 /** Log off and log on loaded at the same time (each its own connections): both see the same machine noise. */
 const PAIRED = process.env.REQUEST_LOG_BENCH_PAIRED === '1';
+/** Writes a V8 CPU profile of the log-on process to bench-results/ (summarize it with summarize-profile.ts). */
+const PROFILE = process.env.REQUEST_LOG_BENCH_PROFILE === '1';
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const freePort = () => 20_000 + Math.floor(Math.random() * 20_000);
@@ -61,7 +63,8 @@ async function main(): Promise<void> {
     await db.end();
 
     const off = startProcess('src/server.ts', { ...env, PORT: String(offPort), REQUEST_LOG_ENABLED: 'false' });
-    const on = startProcess('src/server.ts', { ...env, PORT: String(onPort), REQUEST_LOG_ENABLED: 'true' });
+    const on = startProcess('src/server.ts', { ...env, PORT: String(onPort), REQUEST_LOG_ENABLED: 'true' }, [],
+      PROFILE ? ['--cpu-prof', '--cpu-prof-dir', 'bench-results'] : []);
     started.push(off, on, startProcess('workers/index.ts', env, ['--queues', 'billing']));
     const offUrl = `http://127.0.0.1:${offPort}`;
     const onUrl = `http://127.0.0.1:${onPort}`;
