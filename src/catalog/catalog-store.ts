@@ -27,7 +27,7 @@ export async function saveCatalogModel(db: Queryable, model: CatalogModel): Prom
 export async function seedCatalogIfEmpty(db: Pool, defaults: readonly CatalogModel[]): Promise<boolean> {
   if (await catalogHasModels(db)) return false;
   return inTransaction(db, async (client) => {
-    await lockCatalogModels(client);
+    await lockCatalogModels(client, 'EXCLUSIVE');
     if (await catalogHasModels(client)) return false;
     for (const model of defaults) await saveCatalogModel(client, parseCatalogModel(model));
     return true;

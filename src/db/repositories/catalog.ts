@@ -24,7 +24,10 @@ export async function catalogHasModels(db: Queryable): Promise<boolean> {
   return ((await db.query('SELECT 1 FROM catalog_models LIMIT 1')).rowCount ?? 0) > 0;
 }
 
-/** Inside a transaction: concurrent writers of the catalog wait until it ends. */
-export async function lockCatalogModels(client: PoolClient): Promise<void> {
-  await client.query('LOCK TABLE catalog_models IN EXCLUSIVE MODE');
+/**
+ * Inside a transaction, until it ends: concurrent writers of the catalog wait. `EXCLUSIVE` (the
+ * first start's seeding) or `SHARE ROW EXCLUSIVE` (an operator's change); plain reads go on under both.
+ */
+export async function lockCatalogModels(client: PoolClient, mode: 'EXCLUSIVE' | 'SHARE ROW EXCLUSIVE'): Promise<void> {
+  await client.query(`LOCK TABLE catalog_models IN ${mode} MODE`);
 }
