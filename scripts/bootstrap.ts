@@ -11,6 +11,9 @@ import { Catalog } from '../src/catalog/catalog';
 import { loadCatalogModels, seedCatalogIfEmpty } from '../src/catalog/catalog-store';
 import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
 import { ConfigError, loadConfig } from '../src/config';
+import { findFirstAccountId } from '../src/db/repositories/accounts';
+import { findBootstrapKey } from '../src/db/repositories/api-keys';
+import { findConsoleUserByEmail, updateConsoleUserRole } from '../src/db/repositories/console-users';
 import { ensureDatabase, migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
 import { bootstrap } from '../src/process/bootstrap';
@@ -48,14 +51,12 @@ async function main(): Promise<void> {
 
 async function ensureOperator(db: ReturnType<typeof createPool>, operator: { email: string; password?: string }): Promise<string> {
   const email = operator.email.toLowerCase();
-  const existing = await db.query('SELECT 1 FROM console_users WHERE email = $1', [email]);
-  if (existing.rowCount) return `bootstrap: operator login ${email} exists`;
+  if (await findConsoleUserByEmail(db, email)) return `bootstrap: operator login ${email} exists`;
   if (!operator.password) return 'bootstrap: no operator login (set BOOTSTRAP_OPERATOR_PASSWORD, or: admin user create --role operator)';
-  const account = await db.query<{ account_id: string }>("SELECT account_id FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
-  const accountId = account.rows[0]?.account_id ?? (await db.query<{ id: string }>('SELECT id FROM accounts ORDER BY id LIMIT 1')).rows[0]?.id;
+  const accountId = (await findBootstrapKey(db))?.accountId ?? await findFirstAccountId(db);
   if (accountId === undefined) return 'bootstrap: no account to attach the operator login to';
-  const userId = await createConsoleUser(db, { accountId: Number(accountId), email, password: operator.password });
-  await db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
+  const userId = await createConsoleUser(db, { accountId, email, password: operator.password });
+  await updateConsoleUserRole(db, userId, 'operator');
   return `bootstrap: operator login ${email} created (password from BOOTSTRAP_OPERATOR_PASSWORD)`;
 }
 

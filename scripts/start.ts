@@ -16,6 +16,7 @@ import { ensurePostgres, ensureRedis, LocalServiceError, type LocalService } fro
 import { bootstrap } from '../src/process/bootstrap';
 import { migrate } from '../src/db/migrate';
 import { createPool } from '../src/db/pool';
+import { findBootstrapKey } from '../src/db/repositories/api-keys';
 import { ensureDemoLogin } from '../src/process/demo-login';
 import { ensureConsoleBuilt } from './build-console';
 import { describeRedisTarget, redactUrl } from '../src/process/build-dependencies';
@@ -121,8 +122,8 @@ async function main(): Promise<void> {
   const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
   const boot = await bootstrap(db, crypto, new Catalog(DEFAULT_CATALOG), { simulatorUrl, simulatorKey: config.sim.apiKey, apiKey: config.bootstrapApiKey });
   // The operator's own machine: show the bootstrap key again on later starts (decrypted from its reveal ciphertext).
-  const keyRow = await db.query<{ secret_encrypted: string }>("SELECT secret_encrypted FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
-  const key = boot.key ?? (keyRow.rows[0] ? crypto.decrypt(keyRow.rows[0].secret_encrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
+  const bootstrapKey = await findBootstrapKey(db);
+  const key = boot.key ?? (bootstrapKey ? crypto.decrypt(bootstrapKey.secretEncrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
   const demoLogin = await ensureDemoLogin(db, { ...config.consoleDemo, secretsFile: path.resolve(ROOT, config.secretsFile) });
   await db.end();
 

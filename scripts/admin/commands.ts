@@ -5,6 +5,9 @@
  */
 import { topUpAccount } from '../../src/billing/top-up-account';
 import { validateCustomKey } from '../../src/auth/key-secret';
+import { listAccounts } from '../../src/db/repositories/accounts';
+import { updateConsoleUserRole } from '../../src/db/repositories/console-users';
+import { listGroups } from '../../src/db/repositories/groups';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { createAccount, createConsoleUser, createGroup, type Tier } from '../../src/process/seed';
 import { announceUpstreamsChanged } from '../../src/upstream/announce-upstreams-changed';
@@ -40,9 +43,7 @@ const ACCOUNT_COMMANDS: AdminCommand[] = [
   {
     name: 'account list', summary: 'list accounts with their balance',
     async run(context) {
-      const result = await (await context.db()).query<{ id: string; name: string; tier: string; balance_credits: string }>(
-        'SELECT id, name, tier, balance_credits FROM accounts ORDER BY id');
-      const accounts = result.rows.map((r) => ({ id: Number(r.id), name: r.name, tier: r.tier, balance_usd: Number(r.balance_credits) / 1_000_000 }));
+      const accounts = (await listAccounts(await context.db())).map((a) => ({ id: a.id, name: a.name, tier: a.tier, balance_usd: a.balanceCredits / 1_000_000 }));
       context.print({ accounts }, accounts.map((a) => `${a.id}  ${a.name}  ${a.tier}  ${a.balance_usd} USD`).join('\n') || 'no accounts');
     },
   },
@@ -90,10 +91,7 @@ const GROUP_COMMANDS: AdminCommand[] = [
   {
     name: 'group list', summary: 'list routing groups',
     async run(context) {
-      const result = await (await context.db()).query<{ id: string; name: string; family: string | null; upstreams: string; keys: string }>(
-        `SELECT g.id, g.name, g.family, (SELECT count(*) FROM upstream_accounts u WHERE u.group_id = g.id) AS upstreams,
-                (SELECT count(*) FROM api_keys k WHERE k.group_id = g.id) AS keys FROM routing_groups g ORDER BY g.id`);
-      const groups = result.rows.map((r) => ({ id: Number(r.id), name: r.name, family: r.family, upstreams: Number(r.upstreams), keys: Number(r.keys) }));
+      const groups = (await listGroups(await context.db())).map((g) => ({ id: g.id, name: g.name, family: g.family, upstreams: g.upstreams, keys: g.keys }));
       context.print({ groups }, groups.map((g) => `${g.id}  ${g.name}  ${g.family ?? 'every family'}  upstreams ${g.upstreams}  keys ${g.keys}`).join('\n') || 'no groups');
     },
   },
@@ -157,7 +155,7 @@ const USER_COMMANDS: AdminCommand[] = [
         if (isUniqueViolation(error)) throw new AdminError(`a console user with email ${email.toLowerCase()} already exists`);
         throw error;
       }
-      await db.query('UPDATE console_users SET role = $2 WHERE id = $1', [userId, role]);
+      await updateConsoleUserRole(db, userId, role);
       context.print({ id: userId, role }, `user ${userId} created (${role})`);
     },
   },

@@ -1,11 +1,11 @@
 /** Accounts and routing groups named on the command line, refused in one line when they do not exist. */
+import { accountExists } from '../../src/db/repositories/accounts';
 import { findGroupId } from '../../src/process/seed';
 import { AdminError, id, type AdminContext } from './cli';
 
 export async function requireAccount(context: AdminContext, raw: string): Promise<number> {
   const accountId = id(raw, '--account');
-  const found = await (await context.db()).query('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
-  if (!found.rowCount) throw new AdminError(`account ${accountId} does not exist (npm run admin -- account list)`);
+  if (!(await accountExists(await context.db(), accountId))) throw new AdminError(`account ${accountId} does not exist (npm run admin -- account list)`);
   return accountId;
 }
 

@@ -3,8 +3,9 @@
  * saved; list them with their health; test, disable and enable them. Every change reaches the
  * running API processes at once (announced on Redis).
  */
+import { listActiveUpstreamIds, updateUpstreamAccount } from '../../src/db/repositories/upstream-accounts';
 import { isProtocol, PROTOCOLS } from '../../src/ir/protocol';
-import { listUpstreams, updateUpstream } from '../../src/operator/operator-repository';
+import { listUpstreams } from '../../src/operator/list-upstreams';
 import { addUpstream, checkStoredUpstream, UpstreamVerificationError } from '../../src/operator/save-upstream';
 import { announceUpstreamsChanged } from '../../src/upstream/announce-upstreams-changed';
 import { PROVIDER_NAMES, PROVIDER_PRESETS, resolveUpstream, UpstreamConfigError } from '../../src/upstream/provider-presets';
@@ -13,7 +14,7 @@ import { requireGroup } from './lookups';
 
 async function setStatus(context: AdminContext, raw: string, status: 'active' | 'disabled'): Promise<void> {
   const upstreamId = id(raw, '<id>');
-  if (!(await updateUpstream(await context.db(), upstreamId, { status }))) throw new AdminError(`upstream account ${upstreamId} does not exist (npm run admin -- upstream list)`);
+  if (!(await updateUpstreamAccount(await context.db(), upstreamId, { status }))) throw new AdminError(`upstream account ${upstreamId} does not exist (npm run admin -- upstream list)`);
   await announceUpstreamsChanged(context.redis(), context.redisKeys());
   context.print({ id: upstreamId, status }, `upstream account ${upstreamId} ${status === 'active' ? 'enabled' : 'disabled'}`);
 }
@@ -79,8 +80,7 @@ export const UPSTREAM_COMMANDS: AdminCommand[] = [
     async run(context, { flags }) {
       if (flags.check === true) {
         const deps = await context.upstreamDeps();
-        const active = await deps.db.query<{ id: string }>("SELECT id FROM upstream_accounts WHERE status = 'active' ORDER BY id");
-        for (const row of active.rows) await checkStoredUpstream(deps, Number(row.id));
+        for (const upstreamId of await listActiveUpstreamIds(deps.db)) await checkStoredUpstream(deps, upstreamId);
       }
       const upstreams = await listUpstreams(await context.db());
       context.print({ upstreams }, upstreams.map((u) => {

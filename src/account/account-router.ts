@@ -20,7 +20,7 @@ import { presentLedgerEntry } from './present-ledger-entry';
 import { presentUsageRow } from './present-usage-row';
 import { readAccount } from './read-account';
 import { readRoutingGroups } from './read-routing-groups';
-import { listUsableGroups } from '../auth/group-access';
+import { listUsableGroups } from '../db/repositories/groups';
 import { createAccountAuditRouter } from './audit-router';
 import { routableModels } from './routable-models';
 

@@ -10,7 +10,8 @@ import { limit, parseQuery, positiveId, time, timeRange } from './account-query-
 import { decodeCursor, page } from './page-cursor';
 import { managementPrincipal } from '../auth/management-auth';
 import type { Dependencies } from '../dependencies';
-import { listAuditEvents, presentAuditEvent, type AuditFilters } from '../audit/list-audit-events';
+import { listAuditEvents, type AuditFilters } from '../db/repositories/audit-events';
+import { presentAuditEvent } from '../audit/present-audit-event';
 
 const AUDIT_CURSOR = 'audit';
 const ACTOR_TYPES = ['console_user', 'api_key', 'cli', 'anonymous'] as const;

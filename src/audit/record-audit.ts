@@ -3,9 +3,8 @@
  * secrets already left out (a key's plaintext, an upstream credential, a password never reach this
  * table); `redactSecrets` is a second guard for field names that only ever hold secrets.
  */
-import type { Pool, PoolClient } from 'pg';
-
-export type AuditActorType = 'console_user' | 'api_key' | 'cli' | 'anonymous';
+import type { Queryable } from '../db/queryable';
+import { insertAuditEvent, type AuditActorType } from '../db/repositories/audit-events';
 
 export interface AuditActor {
   type: AuditActorType;
@@ -32,11 +31,11 @@ export function redactSecrets(value: Record<string, unknown> | null | undefined)
   return Object.fromEntries(Object.entries(value).filter(([name]) => !SECRET_FIELDS.has(name)));
 }
 
-export async function recordAudit(db: Pool | PoolClient, actor: AuditActor, entry: AuditEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_events (account_id, actor_type, actor_id, actor_label, action, target_type, target_id, address, before, after)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [entry.accountId, actor.type, actor.id ?? null, actor.label ?? null, entry.action, entry.targetType,
-      entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId), actor.address ?? null,
-      redactSecrets(entry.before), redactSecrets(entry.after)]);
+export async function recordAudit(db: Queryable, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await insertAuditEvent(db, {
+    accountId: entry.accountId, actorType: actor.type, actorId: actor.id ?? null, actorLabel: actor.label ?? null,
+    action: entry.action, targetType: entry.targetType,
+    targetId: entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId), address: actor.address ?? null,
+    before: redactSecrets(entry.before), after: redactSecrets(entry.after),
+  });
 }

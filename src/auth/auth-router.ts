@@ -10,7 +10,8 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Dependencies } from '../dependencies';
 import { hashPassword, needsRehash } from '../auth/hash-password';
-import { countSimulatedUpstreams } from '../db/simulated-upstreams';
+import { findConsoleUserByEmail, updatePasswordHash } from '../db/repositories/console-users';
+import { countSimulatedUpstreams } from '../db/repositories/upstream-accounts';
 import { GatewayError } from '../errors/gateway-error';
 import {
   createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,
@@ -47,9 +48,9 @@ export function createAuthRouter(deps: Dependencies): Router {
 
   const resolveIp = createClientIpResolver(deps.config.trustedProxies);
   /** Every console login, successful or not, goes to the audit log (issue 21). */
-  const auditLogin = (req: Request, email: string, user: { id: number; account_id: number } | undefined, outcome: 'console.login' | 'console.login_failed', reason?: string) =>
-    recordAudit(deps.db, { type: user && outcome === 'console.login' ? 'console_user' : 'anonymous', id: user ? Number(user.id) : null, label: email, address: requestAddress(resolveIp, req) },
-      { accountId: user ? Number(user.account_id) : null, action: outcome, targetType: 'console_user', targetId: user ? Number(user.id) : null, after: reason ? { reason } : null });
+  const auditLogin = (req: Request, email: string, user: { id: number; accountId: number } | undefined, outcome: 'console.login' | 'console.login_failed', reason?: string) =>
+    recordAudit(deps.db, { type: user && outcome === 'console.login' ? 'console_user' : 'anonymous', id: user ? user.id : null, label: email, address: requestAddress(resolveIp, req) },
+      { accountId: user ? user.accountId : null, action: outcome, targetType: 'console_user', targetId: user ? user.id : null, after: reason ? { reason } : null });
 
   function failuresKey(email: string): string {
     return deps.redisKeys.loginFailures(createHash('sha256').update(email).digest('hex'));
@@ -79,10 +80,8 @@ export function createAuthRouter(deps: Dependencies): Router {
       await auditLogin(req, email, undefined, 'console.login_failed', 'throttled');
       throw error;
     }
-    const found = await deps.db.query<{ id: number; account_id: number; email: string; password_hash: string }>(
-      'SELECT id, account_id, email, password_hash FROM console_users WHERE email = $1', [email]);
-    const user = found.rows[0];
-    const valid = await verifyPassword(password, user?.password_hash ?? await decoy());
+    const user = await findConsoleUserByEmail(deps.db, email);
+    const valid = await verifyPassword(password, user?.passwordHash ?? await decoy());
     if (!user || !valid) {
       await deps.redis.multi().incr(failuresKey(email)).pexpire(failuresKey(email), FAILED_LOGIN_WINDOW_MS)
         .incr(addressKey).pexpire(addressKey, FAILED_LOGIN_WINDOW_MS).exec();
@@ -91,19 +90,16 @@ export function createAuthRouter(deps: Dependencies): Router {
     }
     await deps.redis.del(failuresKey(email));
     // A record below today's cost is replaced now that the password is known (unless it changed meanwhile).
-    if (needsRehash(user.password_hash)) {
-      await deps.db.query('UPDATE console_users SET password_hash = $1 WHERE id = $2 AND password_hash = $3',
-        [await hashPassword(password), user.id, user.password_hash]);
-    }
-    const session = await createConsoleSession(deps.db, Number(user.id), deps.clock.now());
+    if (needsRehash(user.passwordHash)) await updatePasswordHash(deps.db, user.id, await hashPassword(password), user.passwordHash);
+    const session = await createConsoleSession(deps.db, user.id, deps.clock.now());
     await auditLogin(req, email, user, 'console.login');
     res.setHeader('set-cookie', sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)));
     res.status(200).json({
       object: 'session',
       csrf_token: session.csrfToken,
       expires_at: session.expiresAt.toISOString(),
-      account_id: Number(user.account_id),
-      user: { id: Number(user.id), email: user.email },
+      account_id: user.accountId,
+      user: { id: user.id, email: user.email },
       upstreams: await countSimulatedUpstreams(deps.db),
     });
   });

@@ -4,17 +4,14 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';
+import {
+  deleteConsoleSessionByHash, findLiveConsoleSession, insertConsoleSession, type ConsoleSessionRecord,
+} from '../db/repositories/console-users';
 
 export const SESSION_COOKIE = 'gw_session';
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface ConsoleSession {
-  userId: number;
-  accountId: number;
-  email: string;
-  csrfToken: string;
-  expiresAt: Date;
-}
+export type ConsoleSession = ConsoleSessionRecord;
 
 export function hashSessionToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -24,24 +21,16 @@ export async function createConsoleSession(db: Pool, userId: number, nowMs: numb
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   const expiresAt = new Date(nowMs + SESSION_TTL_MS);
-  await db.query('INSERT INTO console_sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)',
-    [hashSessionToken(token), userId, csrfToken, expiresAt]);
+  await insertConsoleSession(db, { idHash: hashSessionToken(token), userId, csrfToken, expiresAt });
   return { token, csrfToken, expiresAt };
 }
 
-export async function findConsoleSession(db: Pool, token: string, nowMs: number): Promise<ConsoleSession | undefined> {
-  const result = await db.query<{ user_id: number; account_id: number; email: string; csrf_token: string; expires_at: Date }>(
-    `SELECT s.user_id, u.account_id, u.email, s.csrf_token, s.expires_at
-       FROM console_sessions s JOIN console_users u ON u.id = s.user_id
-      WHERE s.id_hash = $1 AND s.expires_at > $2`,
-    [hashSessionToken(token), new Date(nowMs)]);
-  const row = result.rows[0];
-  if (!row) return undefined;
-  return { userId: Number(row.user_id), accountId: Number(row.account_id), email: row.email, csrfToken: row.csrf_token, expiresAt: row.expires_at };
+export function findConsoleSession(db: Pool, token: string, nowMs: number): Promise<ConsoleSession | undefined> {
+  return findLiveConsoleSession(db, hashSessionToken(token), new Date(nowMs));
 }
 
 export async function deleteConsoleSession(db: Pool, token: string): Promise<void> {
-  await db.query('DELETE FROM console_sessions WHERE id_hash = $1', [hashSessionToken(token)]);
+  await deleteConsoleSessionByHash(db, hashSessionToken(token));
 }
 
 export function csrfTokenMatches(expected: string, presented: string | undefined): boolean {

@@ -5,6 +5,7 @@
  * streams) fire only when the key really stopped being valid, so renaming a key cuts nothing.
  */
 import type { Dependencies } from '../dependencies';
+import { touchKeyLastUsed } from '../db/repositories/api-keys';
 import { GatewayError } from '../errors/gateway-error';
 import { looksLikeKey } from './key-secret';
 import { assertKeyActive, inactiveReason } from './assert-key-active';
@@ -80,7 +81,7 @@ export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthentica
     lastUsedWrites.set(keyId, now);
     if (lastUsedWrites.size > MAX_CACHED_KEYS) lastUsedWrites.clear();
     // Not awaited: the client does not wait for a console hint.
-    track(deps.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch((error: unknown) => {
+    track(touchKeyLastUsed(deps.db, keyId).catch((error: unknown) => {
       deps.logger.warn({ err: error, keyId }, 'could not record key last use');
     }));
   }

@@ -6,6 +6,7 @@
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import type { RedisKeys } from '../redis/keys';
+import { lockCatalogModels } from '../db/repositories/catalog';
 import { inTransaction } from '../db/transaction';
 import { CatalogValidationError, checkUniqueNames, parseCatalogModel } from './catalog-model-schema';
 import { loadCatalogModels, saveCatalogModel } from './catalog-store';
@@ -24,7 +25,7 @@ export function createCatalogService(deps: { db: Pool; redis: Redis; redisKeys: 
   /** One change: read all, apply, check the whole catalog still holds together, write one row, announce. */
   const change = async (id: string | undefined, apply: (current: CatalogModel | undefined) => unknown): Promise<CatalogModel> => {
     const saved = await inTransaction(deps.db, async (client) => {
-      await client.query('LOCK TABLE catalog_models IN SHARE ROW EXCLUSIVE MODE');
+      await lockCatalogModels(client, 'SHARE ROW EXCLUSIVE');
       const models = await loadCatalogModels(client);
       const current = id === undefined ? undefined : models.find((m) => m.id === id);
       if (id !== undefined && !current) throw new CatalogValidationError(`no model ${id}`);

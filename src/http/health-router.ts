@@ -1,5 +1,6 @@
 /** `/healthz` (process alive), `/readyz` (PostgreSQL and Redis reachable), `/metrics` (Prometheus text). */
 import { Router } from 'express';
+import { pingDatabase } from '../db/repositories/health';
 import type { Dependencies } from '../dependencies';
 
 async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -16,7 +17,7 @@ export function createHealthRouter(deps: Pick<Dependencies, 'db' | 'redis' | 'me
   router.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   router.get('/readyz', async (_req, res) => {
     const [postgres, redis] = await Promise.all([
-      within(deps.db.query('SELECT 1'), 2_000).then(() => 'ok', (e: Error) => `unreachable: ${e.message}`),
+      within(pingDatabase(deps.db), 2_000).then(() => 'ok', (e: Error) => `unreachable: ${e.message}`),
       within(deps.redis.ping(), 2_000).then(() => 'ok', (e: Error) => `unreachable: ${e.message}`),
     ]);
     const ready = postgres === 'ok' && redis === 'ok';

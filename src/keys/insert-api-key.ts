@@ -1,6 +1,7 @@
 /** Inserts an API key row (the secret stored as HMAC + ciphertext); shared by the API, admin CLI and bootstrap. */
-import type { Pool, PoolClient } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
+import type { Queryable } from '../db/queryable';
+import { insertKey } from '../db/repositories/api-keys';
 import { GatewayError } from '../errors/gateway-error';
 import { generateKeySecret } from '../auth/key-secret';
 
@@ -25,18 +26,16 @@ export interface InsertedApiKey {
   createdAt: Date;
 }
 
-export async function insertApiKey(db: Pool | PoolClient, crypto: SecretCrypto, key: NewApiKey): Promise<InsertedApiKey> {
+export async function insertApiKey(db: Queryable, crypto: SecretCrypto, key: NewApiKey): Promise<InsertedApiKey> {
   const secret = key.secret ?? generateKeySecret();
   try {
-    const result = await db.query<{ id: number; created_at: Date }>(
-      `INSERT INTO api_keys (account_id, group_id, name, secret_hmac, secret_encrypted, secret_last4, quota_credits,
-         rate_limit_5h, rate_limit_1d, rate_limit_7d, ip_whitelist, ip_blacklist, expires_at, allowed_models)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id, created_at`,
-      [key.accountId, key.groupId, key.name, crypto.hmac(secret), crypto.encrypt(secret), secret.slice(-4),
-        key.quotaCredits ?? 0, key.rateLimit5h ?? 0, key.rateLimit1d ?? 0, key.rateLimit7d ?? 0,
-        key.ipWhitelist ?? [], key.ipBlacklist ?? [], key.expiresAt ?? null, key.allowedModels ?? []],
-    );
-    return { id: result.rows[0].id, secret, createdAt: result.rows[0].created_at };
+    const inserted = await insertKey(db, {
+      accountId: key.accountId, groupId: key.groupId, name: key.name,
+      secretHmac: crypto.hmac(secret), secretEncrypted: crypto.encrypt(secret), secretLast4: secret.slice(-4),
+      quotaCredits: key.quotaCredits ?? 0, rateLimit5h: key.rateLimit5h ?? 0, rateLimit1d: key.rateLimit1d ?? 0, rateLimit7d: key.rateLimit7d ?? 0,
+      ipWhitelist: key.ipWhitelist ?? [], ipBlacklist: key.ipBlacklist ?? [], expiresAt: key.expiresAt ?? null, allowedModels: key.allowedModels ?? [],
+    });
+    return { id: inserted.id, secret, createdAt: inserted.createdAt };
   } catch (error) {
     if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
     throw error;

@@ -17,7 +17,7 @@ import { GatewayError } from '../errors/gateway-error';
 import { markKeySecret } from '../limits/mark-key-secret';
 import { insertApiKey } from './insert-api-key';
 import { inTransaction } from '../db/transaction';
-import { deleteKey, findKey, listKeys, updateKey, type ApiKeyRow, type KeyChanges } from './key-repository';
+import { deleteKey, findKey, listKeys, updateKey, type ApiKeyRow, type KeyChanges } from '../db/repositories/api-keys';
 import { createKeySchema, rotateKeySchema, updateKeySchema } from './key-request-schemas';
 import { generateKeySecret } from '../auth/key-secret';
 import { presentKey } from './present-key';

@@ -1,5 +1,5 @@
 /** A key as the management API shows it: masked secret (unless this is the one plaintext answer), USD amounts, derived status. */
-import type { ApiKeyRow } from './key-repository';
+import type { ApiKeyRow } from '../db/repositories/api-keys';
 import { maskKey } from '../auth/key-secret';
 
 /** `group_not_granted`: the key's private routing group is no longer granted to the account (issue 21). */

@@ -9,6 +9,7 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { inactiveKeyError, inactiveReason } from '../auth/assert-key-active';
 import { ipRefusalMessage } from '../auth/ip-refusal';
 import { createIpRuleEvaluator } from '../auth/ip-rules';
+import { findKeySpendState } from '../db/repositories/api-keys';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import type { ErrorSurface } from '../http/request-context';
@@ -84,10 +85,8 @@ export function createAdmission(deps: Dependencies): GatewayAdmission {
    * if a key change could not be recorded in Redis, PostgreSQL knows better: repair and retry.
    */
   async function stillCurrent(key: AuthenticatedKey): Promise<boolean> {
-    const result = await deps.db.query<{ secret_hmac: string; status: string }>(
-      'SELECT secret_hmac, status FROM api_keys WHERE id = $1 AND account_id = $2', [key.keyId, key.accountId]);
-    const row = result.rows[0];
-    if (!row || row.status !== 'active' || row.secret_hmac !== key.secretHmac) return false;
+    const row = await findKeySpendState(deps.db, key.accountId, key.keyId);
+    if (!row || row.status !== 'active' || row.secretHmac !== key.secretHmac) return false;
     await redisCall(() => markKeySecret(deps, key.accountId, key.keyId, key.secretHmac));
     return true;
   }

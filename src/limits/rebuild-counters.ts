@@ -7,6 +7,8 @@
  * requests in flight. Charges settled in Redis but not yet written by the billing worker are not
  * in PostgreSQL, so a `replace` rebuild forgets them until the worker writes them.
  */
+import { findAccount } from '../db/repositories/accounts';
+import { findKeySpendState, listKeyIdsOfAccount } from '../db/repositories/api-keys';
 import type { Dependencies } from '../dependencies';
 import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 import { COUNTER_IDLE_TTL_MS } from './spend-windows';
@@ -21,9 +23,8 @@ export function loadKeyCountersScript(): RedisScript {
 }
 
 export async function loadWalletCache(deps: CounterDependencies, accountId: number, mode: LoadMode): Promise<void> {
-  const result = await deps.db.query<{ balance_credits: number }>('SELECT balance_credits FROM accounts WHERE id = $1', [accountId]);
   // A vanished account has nothing to spend.
-  const balance = result.rows[0]?.balance_credits ?? 0;
+  const balance = (await findAccount(deps.db, accountId))?.balanceCredits ?? 0;
   const key = deps.redisKeys.account(accountId);
   const transaction = deps.redis.multi();
   if (mode === 'replace') transaction.hset(key, 'wallet', balance);
@@ -34,9 +35,8 @@ export async function loadWalletCache(deps: CounterDependencies, accountId: numb
 
 export async function loadKeyCounters(deps: CounterDependencies, script: RedisScript, accountId: number, keyId: number, mode: LoadMode): Promise<void> {
   const now = deps.clock.now();
-  const key = await deps.db.query<{ spent_credits: number; secret_hmac: string; status: string }>(
-    'SELECT spent_credits, secret_hmac, status FROM api_keys WHERE id = $1 AND account_id = $2', [keyId, accountId]);
-  const row = key.rows[0];
+  const row = await findKeySpendState(deps.db, accountId, keyId);
+  // SQL-MOVE: usage-rows (the key's spend per minute over the last 7 days)
   const buckets = await deps.db.query<{ minute: string; credits: string }>(
     `SELECT floor(extract(epoch FROM started_at) / 60)::bigint::text AS minute, sum(credits)::bigint::text AS credits
        FROM usage_rows
@@ -45,18 +45,17 @@ export async function loadKeyCounters(deps: CounterDependencies, script: RedisSc
     [keyId, accountId, now]);
   const pairs = buckets.rows.flatMap((bucket) => [bucket.minute, bucket.credits]);
   // Expiry is checked in TypeScript on every request; only a status change makes the secret unusable here.
-  const allowedHmac = row && row.status === 'active' ? row.secret_hmac : '-';
+  const allowedHmac = row && row.status === 'active' ? row.secretHmac : '-';
   await runRedisScript(deps.redis, script, [
     deps.redisKeys.apiKey(accountId, keyId),
     deps.redisKeys.apiKeySpendWindow(accountId, keyId),
     deps.redisKeys.apiKeySpendIndex(accountId, keyId),
-  ], [mode, now, row?.spent_credits ?? 0, allowedHmac, COUNTER_IDLE_TTL_MS, ...pairs]);
+  ], [mode, now, row?.spentCredits ?? 0, allowedHmac, COUNTER_IDLE_TTL_MS, ...pairs]);
 }
 
 /** Rebuilds every Redis counter of the account and of each of its keys from PostgreSQL. */
 export async function rebuildAccountCounters(deps: CounterDependencies, accountId: number): Promise<void> {
   const script = loadKeyCountersScript();
   await loadWalletCache(deps, accountId, 'replace');
-  const keys = await deps.db.query<{ id: number }>('SELECT id FROM api_keys WHERE account_id = $1', [accountId]);
-  for (const key of keys.rows) await loadKeyCounters(deps, script, accountId, Number(key.id), 'replace');
+  for (const keyId of await listKeyIdsOfAccount(deps.db, accountId)) await loadKeyCounters(deps, script, accountId, keyId, 'replace');
 }

@@ -5,6 +5,7 @@
  */
 import type { RequestHandler } from 'express';
 import { createRequireSession, managementPrincipal } from '../auth/management-auth';
+import { findConsoleUserRole } from '../db/repositories/console-users';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 
@@ -16,8 +17,7 @@ export function createRequireOperator(deps: Dependencies): RequestHandler {
       Promise.resolve(requireSession(req, res, (error?: unknown) => (error ? reject(error) : resolve()))).catch(reject);
     });
     const { userId } = managementPrincipal(res);
-    const result = await deps.db.query<{ role: string }>('SELECT role FROM console_users WHERE id = $1', [userId]);
-    if (result.rows[0]?.role !== 'operator') throw new GatewayError('permission', 'this console user is not an operator');
+    if (userId === undefined || await findConsoleUserRole(deps.db, userId) !== 'operator') throw new GatewayError('permission', 'this console user is not an operator');
     next();
   };
 }

@@ -28,7 +28,10 @@ import {
 } from './operator-schemas';
 import { announceUpstreamsChanged } from '../upstream/announce-upstreams-changed';
 import { testUpstreamAccount } from './test-upstream-account';
-import { listOperatorAccounts, listUpstreams, updateAccount, updateUpstream } from './operator-repository';
+import { accountExists, findAccount, listAccounts, updateAccount } from '../db/repositories/accounts';
+import { findGroup, listGroups } from '../db/repositories/groups';
+import { findUpstreamAccount, updateUpstreamAccount } from '../db/repositories/upstream-accounts';
+import { listUpstreams } from './list-upstreams';
 import { healthByAccount, presentHealthMinutes, RECENT_MINUTES } from './upstream-health-view';
 
 function idParam(req: Request, what: string): number {
@@ -76,7 +79,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   });
 
   router.get('/api/v1/operator/accounts', async (_req, res) => {
-    const rows = await listOperatorAccounts(deps.db);
+    const rows = await listAccounts(deps.db);
     res.json({
       object: 'list',
       data: rows.map((row) => ({
@@ -98,17 +101,17 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   router.patch('/api/v1/operator/accounts/:id', async (req, res) => {
     const id = idParam(req, 'account');
     const input = parseBody(updateAccountSchema, req.body);
-    const before = await deps.db.query<{ tier: string; concurrency_cap: number | null }>('SELECT tier, concurrency_cap FROM accounts WHERE id = $1', [id]);
+    const account = await findAccount(deps.db, id);
+    const before = account ? { tier: account.tier, concurrency_cap: account.concurrencyCap } : null;
     if (!(await updateAccount(deps.db, id, { tier: input.tier, concurrencyCap: input.concurrency_cap }))) throw new GatewayError('not_found', 'account not found');
-    await recordAudit(deps.db, actorOf(req, res), { accountId: id, action: 'account.update', targetType: 'account', targetId: id, before: before.rows[0] ?? null, after: input });
+    await recordAudit(deps.db, actorOf(req, res), { accountId: id, action: 'account.update', targetType: 'account', targetId: id, before, after: input });
     res.json({ object: 'account', id, updated: true });
   });
 
   router.post('/api/v1/operator/accounts/:id/ledger', async (req, res) => {
     const id = idParam(req, 'account');
     const input = parseBody(ledgerEntrySchema, req.body);
-    const exists = await deps.db.query('SELECT 1 FROM accounts WHERE id = $1', [id]);
-    if (!exists.rowCount) throw new GatewayError('not_found', 'account not found');
+    if (!(await accountExists(deps.db, id))) throw new GatewayError('not_found', 'account not found');
     const result = await applyOperatorEntry(deps, {
       accountId: id, kind: input.kind, credits: toCredits(input.amount), reason: input.reason, operatorUserId: managementPrincipal(res).userId ?? 0,
     });
@@ -123,13 +126,8 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   });
 
   router.get('/api/v1/operator/groups', async (_req, res) => {
-    const result = await deps.db.query<{ id: string; name: string; family: string | null; visibility: string; grants: string; upstreams: string; keys: string }>(
-      `SELECT g.id, g.name, g.family, g.visibility,
-              (SELECT count(*) FROM routing_group_grants gg WHERE gg.group_id = g.id) AS grants,
-              (SELECT count(*) FROM upstream_accounts u WHERE u.group_id = g.id) AS upstreams,
-              (SELECT count(*) FROM api_keys k WHERE k.group_id = g.id) AS keys
-         FROM routing_groups g ORDER BY g.id`);
-    res.json({ object: 'list', data: result.rows.map((row) => ({ object: 'routing_group', id: Number(row.id), name: row.name, family: row.family, visibility: row.visibility, grants: Number(row.grants), upstreams: Number(row.upstreams), keys: Number(row.keys) })) });
+    const groups = await listGroups(deps.db);
+    res.json({ object: 'list', data: groups.map((group) => ({ object: 'routing_group', ...group })) });
   });
 
   router.post('/api/v1/operator/groups', async (req, res) => {
@@ -180,8 +178,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
 
   router.post('/api/v1/operator/upstreams', async (req, res) => {
     const input = parseBody(createUpstreamSchema, req.body);
-    const group = await deps.db.query('SELECT 1 FROM routing_groups WHERE id = $1', [input.group_id]);
-    if (!group.rowCount) throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
+    if (!(await findGroup(deps.db, input.group_id))) throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
     const saved = await upstreamErrors(() => addUpstream(upstreamDeps, {
       groupId: input.group_id, name: input.name, provider: input.provider, protocol: input.protocol, baseUrl: input.base_url,
       apiVersion: input.api_version, apiKey: input.api_key, models: input.models, priority: input.priority, weight: input.weight, verify: input.verify !== false,
@@ -198,7 +195,10 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
   router.patch('/api/v1/operator/upstreams/:id', async (req, res) => {
     const id = idParam(req, 'upstream account');
     const input = parseBody(updateUpstreamSchema, req.body);
-    const before = await deps.db.query('SELECT name, base_url, models, priority, weight, status FROM upstream_accounts WHERE id = $1', [id]);
+    const stored = await findUpstreamAccount(deps.db, id);
+    const before = stored
+      ? { name: stored.name, base_url: stored.baseUrl, models: stored.models, priority: stored.priority, weight: stored.weight, status: stored.status }
+      : null;
     let baseUrl = input.base_url?.replace(/\/+$/, '');
     const changesConnection = input.base_url !== undefined || input.api_key !== undefined || input.models !== undefined;
     if (changesConnection && input.verify !== false) {
@@ -206,7 +206,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
       if (!upstream) throw new GatewayError('not_found', 'upstream account not found');
       baseUrl = upstream.baseUrl;
     }
-    const updated = await updateUpstream(deps.db, id, {
+    const updated = await updateUpstreamAccount(deps.db, id, {
       name: input.name, baseUrl, credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
       models: input.models, priority: input.priority, weight: input.weight, status: input.status,
     });
@@ -214,7 +214,7 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     services.upstreams.invalidate();
     // The credential itself never enters the log: only that it changed.
     const after = { ...input, ...(input.api_key === undefined ? {} : { credential_changed: true }) };
-    await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.update', targetType: 'upstream_account', targetId: id, before: before.rows[0] ?? null, after });
+    await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.update', targetType: 'upstream_account', targetId: id, before, after });
     await announceUpstreamsChanged(deps.redis, deps.redisKeys);
     res.json({ object: 'upstream_account', id, updated: true });
   });

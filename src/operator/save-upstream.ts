@@ -8,6 +8,7 @@ import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Catalog } from '../catalog/catalog';
+import { findUpstreamAccount, recordUpstreamCheck } from '../db/repositories/upstream-accounts';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import { addUpstreamAccount } from '../process/seed';
@@ -55,20 +56,14 @@ export async function addUpstream(deps: UpstreamDeps, input: NewUpstream): Promi
   return { id, upstream, probe };
 }
 
-interface StoredRow {
-  provider: string | null; protocol: Protocol; base_url: string; api_version: string | null; credential_encrypted: string; models: string[];
-}
-
 export interface StoredUpstream { upstream: ResolvedUpstream; credential: string; models: string[] }
 
 export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto'>, id: number): Promise<StoredUpstream | undefined> {
-  const result = await deps.db.query<StoredRow>(
-    'SELECT provider, protocol, base_url, api_version, credential_encrypted, models FROM upstream_accounts WHERE id = $1', [id]);
-  const row = result.rows[0];
+  const row = await findUpstreamAccount<Protocol>(deps.db, id);
   if (!row) return undefined;
   // Accounts of no preset (added by protocol, or the bootstrap's simulator) follow their protocol's conventions.
-  const upstream = resolveUpstream({ provider: findPreset(row.provider ?? undefined)?.name, protocol: row.protocol, baseUrl: row.base_url, apiVersion: row.api_version ?? undefined });
-  return { upstream, credential: deps.crypto.decrypt(row.credential_encrypted), models: row.models };
+  const upstream = resolveUpstream({ provider: findPreset(row.provider ?? undefined)?.name, protocol: row.protocol, baseUrl: row.baseUrl, apiVersion: row.apiVersion ?? undefined });
+  return { upstream, credential: deps.crypto.decrypt(row.credentialEncrypted), models: row.models };
 }
 
 /**
@@ -95,6 +90,5 @@ export async function checkStoredUpstream(deps: UpstreamDeps, id: number): Promi
 }
 
 export async function recordCheck(db: Pool, id: number, probe: ProbeResult): Promise<void> {
-  await db.query('UPDATE upstream_accounts SET last_check_at = now(), last_check_ok = $2, last_check_message = $3 WHERE id = $1',
-    [id, probe.ok, probe.ok ? probe.detail : probe.message]);
+  await recordUpstreamCheck(db, id, { ok: probe.ok, message: probe.ok ? probe.detail : probe.message });
 }

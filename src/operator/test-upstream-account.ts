@@ -7,6 +7,7 @@
  * credential and no URL.
  */
 import type { CatalogModel } from '../catalog/model';
+import { findUpstreamAccount } from '../db/repositories/upstream-accounts';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { registerSecret } from '../errors/scrub-secrets';
@@ -16,11 +17,6 @@ import { dialUpstream, pingPlan } from '../relay/dial-upstream';
 import type { RelayServices } from '../relay/relay-services';
 import { checkStoredUpstream } from './save-upstream';
 
-interface Row {
-  id: string; group_id: string; name: string; protocol: Protocol; base_url: string; credential_encrypted: string;
-  models: string[]; priority: number; weight: number; provider: string | null; api_version: string | null;
-}
-
 function testModel(deps: Dependencies, protocol: Protocol, models: string[]): CatalogModel | undefined {
   const first = models[0];
   if (first !== undefined && first !== '*') return deps.catalog.find(first);
@@ -28,9 +24,7 @@ function testModel(deps: Dependencies, protocol: Protocol, models: string[]): Ca
 }
 
 export async function testUpstreamAccount(deps: Dependencies, services: Pick<RelayServices, 'upstreamClient'>, id: number): Promise<Record<string, unknown>> {
-  const result = await deps.db.query<Row>(
-    'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight, provider, api_version FROM upstream_accounts WHERE id = $1', [id]);
-  const row = result.rows[0];
+  const row = await findUpstreamAccount<Protocol>(deps.db, id);
   if (!row) throw new GatewayError('not_found', 'upstream account not found');
   const check = await checkStoredUpstream({ ...deps, upstreamClient: services.upstreamClient }, id);
   // A configuration fault (credential, base URL, network, models) is the answer; a provider failing
@@ -43,12 +37,12 @@ export async function testUpstreamAccount(deps: Dependencies, services: Pick<Rel
   }
   const model = testModel(deps, row.protocol, row.models);
   if (!model) throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
-  const credential = deps.crypto.decrypt(row.credential_encrypted);
+  const credential = deps.crypto.decrypt(row.credentialEncrypted);
   registerSecret(credential);
   const account = {
-    id: Number(row.id), groupId: Number(row.group_id), name: row.name, protocol: row.protocol, baseUrl: row.base_url,
+    id: row.id, groupId: row.groupId, name: row.name, protocol: row.protocol, baseUrl: row.baseUrl,
     credential: credential, models: row.models, priority: row.priority, weight: row.weight,
-    provider: row.provider ?? undefined, apiVersion: row.api_version ?? undefined,
+    provider: row.provider ?? undefined, apiVersion: row.apiVersion ?? undefined,
   };
   const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, row.protocol, createCodecContext(deps.clock)), account);
   return {

@@ -7,8 +7,9 @@ import type { Pool } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Catalog } from '../catalog/catalog';
 import type { Protocol } from '../ir/protocol';
+import { anyAccountExists } from '../db/repositories/accounts';
+import { SIMULATOR_PROVIDER } from '../db/repositories/upstream-accounts';
 import { insertApiKey } from '../keys/insert-api-key';
-import { SIMULATOR_PROVIDER } from '../db/simulated-upstreams';
 import { addUpstreamAccount, createAccount, createGroup, topUp } from './seed';
 
 export interface BootstrapResult {
@@ -23,8 +24,7 @@ export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog
   /** Undefined: no upstream accounts (the operator connects providers with `admin upstream add`). */
   simulatorUrl?: string; simulatorKey: string; apiKey?: string;
 }): Promise<BootstrapResult> {
-  const existing = await db.query('SELECT 1 FROM accounts LIMIT 1');
-  if (existing.rowCount) return { created: false };
+  if (await anyAccountExists(db)) return { created: false };
   const families = [...new Set(catalog.models.map((m) => m.family))];
   const defaultGroup = await createGroup(db, { name: 'default', family: null });
   const familyGroups = new Map<string, number>();

@@ -10,6 +10,7 @@ import { systemClock, type Dependencies } from '../dependencies';
 import { createLogger } from '../http/logger';
 import { createMetrics } from '../http/metrics';
 import { createPool } from '../db/pool';
+import { pingDatabase } from '../db/repositories/health';
 import { createRedis } from '../redis/connection';
 import { createRedisKeys } from '../redis/keys';
 import { createObjectStorage } from '../storage/object-storage';
@@ -18,13 +19,13 @@ export class ServiceUnreachableError extends Error {}
 
 export async function checkReachable(config: Config, dependencies: Pick<Dependencies, 'db' | 'readDb' | 'redis'>): Promise<void> {
   try {
-    await dependencies.db.query('SELECT 1');
+    await pingDatabase(dependencies.db);
   } catch (error) {
     throw new ServiceUnreachableError(`PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
   }
   if (dependencies.readDb && config.databaseReadUrl) {
     try {
-      await dependencies.readDb.query('SELECT 1');
+      await pingDatabase(dependencies.readDb);
     } catch (error) {
       throw new ServiceUnreachableError(`DATABASE_READ_URL: PostgreSQL is not reachable at ${redactUrl(config.databaseReadUrl)} (${(error as Error).message})`);
     }

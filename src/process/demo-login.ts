@@ -11,6 +11,8 @@ import path from 'node:path';
 import type { Pool } from 'pg';
 import { hashPassword } from '../auth/hash-password';
 import { verifyPassword } from '../auth/verify-password';
+import { findBootstrapKey } from '../db/repositories/api-keys';
+import { findConsoleUserByEmail, updateConsoleUserRole, updatePasswordHash } from '../db/repositories/console-users';
 import { createConsoleUser } from './seed';
 
 /** The password earlier versions printed in their README for every install. */
@@ -38,19 +40,18 @@ export async function ensureDemoLogin(db: Pool, options: { email: string; passwo
   const email = options.email.toLowerCase();
   const password = options.password ?? demoPassword(options.secretsFile);
   const where = options.password ? '(CONSOLE_DEMO_PASSWORD)' : `(generated for this install, kept in ${path.relative(process.cwd(), demoLoginFile(options.secretsFile)) || demoLoginFile(options.secretsFile)})`;
-  const existing = await db.query<{ id: string; password_hash: string }>('SELECT id, password_hash FROM console_users WHERE email = $1', [email]);
-  const user = existing.rows[0];
+  const user = await findConsoleUserByEmail(db, email);
   if (user) {
-    if (await verifyPassword(PUBLISHED_PASSWORD, user.password_hash)) {
-      await db.query('UPDATE console_users SET password_hash = $2 WHERE id = $1', [user.id, await hashPassword(password)]);
-    } else if (!(await verifyPassword(password, user.password_hash))) {
+    if (await verifyPassword(PUBLISHED_PASSWORD, user.passwordHash)) {
+      await updatePasswordHash(db, user.id, await hashPassword(password));
+    } else if (!(await verifyPassword(password, user.passwordHash))) {
       return `login ${email} (its password was changed; not shown)`;
     }
     return `login ${email} / ${password} ${where}`;
   }
-  const account = await db.query<{ account_id: string }>("SELECT account_id FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
-  if (!account.rows[0]) return '(no demo login: create one with npm run admin -- user create --role operator)';
-  const userId = await createConsoleUser(db, { accountId: Number(account.rows[0].account_id), email, password });
-  await db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [userId]);
+  const bootstrapKey = await findBootstrapKey(db);
+  if (!bootstrapKey) return '(no demo login: create one with npm run admin -- user create --role operator)';
+  const userId = await createConsoleUser(db, { accountId: bootstrapKey.accountId, email, password });
+  await updateConsoleUserRole(db, userId, 'operator');
   return `login ${email} / ${password} ${where}, operator of this install`;
 }

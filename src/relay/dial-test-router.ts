@@ -9,6 +9,7 @@ import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { createCallerAuthentication } from '../auth/authenticate-caller';
 import { createRequireSession, managementPrincipal } from '../auth/management-auth';
 import { invalidRequestFrom } from '../auth/parse-body';
+import { findKeySecret } from '../db/repositories/api-keys';
 import type { Dependencies } from '../dependencies';
 import { isProtocol, type Protocol } from '../ir/protocol';
 import { CODECS } from './codec-registry';
@@ -41,14 +42,14 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     const stages: Stage[] = [];
     const answer = (ok: boolean) => res.status(200).json({ ok, stages });
 
-    const row = await deps.db.query<{ secret_encrypted: string; account_id: number }>('SELECT secret_encrypted, account_id FROM api_keys WHERE id = $1', [parsed.data.keyId]);
-    if (!row.rows[0] || row.rows[0].account_id !== principal.accountId) {
+    const stored = await findKeySecret(deps.db, parsed.data.keyId);
+    if (!stored || stored.accountId !== principal.accountId) {
       stages.push({ stage: 'key', ok: false, detail: `key ${parsed.data.keyId} not found` });
       return answer(false);
     }
     let key: AuthenticatedKey;
     try {
-      key = await caller.authenticateSecret(deps.crypto.decrypt(row.rows[0].secret_encrypted), req);
+      key = await caller.authenticateSecret(deps.crypto.decrypt(stored.secretEncrypted), req);
       stages.push({ stage: 'key', ok: true, detail: `key ${key.keyId} is ${key.status}` });
     } catch (error) {
       stages.push({ stage: 'key', ok: false, detail: (error as Error).message });

@@ -3,6 +3,7 @@
  * and including the answer, so `previous_response_id` chains for every family, not only the native one.
  */
 import type { Pool } from 'pg';
+import { findStoredConversation, insertStoredResponse } from '../db/repositories/responses';
 import { GatewayError } from '../errors/gateway-error';
 import type { Turn } from '../ir/parts';
 import type { SystemPart } from '../ir/request';
@@ -22,21 +23,18 @@ export interface ResponsesStore {
 export function createResponsesStore(db: Pool): ResponsesStore {
   return {
     async save(input) {
-      await db.query(
-        `INSERT INTO stored_responses (id, account_id, model, conversation, response) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (id) DO NOTHING`,
+      await insertStoredResponse(db, {
+        id: input.id, accountId: input.accountId, model: input.model,
         // NUL is legal in a prompt but not in jsonb: the stored copy is made storable (docs/reliability.md).
-        [input.id, input.accountId, input.model, storableJson(input.conversation), storableJson(input.response)],
-      );
+        conversation: storableJson(input.conversation), response: storableJson(input.response),
+      });
     },
     async load(id, accountId) {
       // PostgreSQL text cannot hold U+0000: such an id can exist nowhere, and must not reach the query.
       if (!isStorableText(id)) throw new GatewayError('invalid_request', `previous_response_id ${UNSTORABLE_TEXT_MESSAGE}`, { param: 'previous_response_id' });
-      const result = await db.query<{ conversation: StoredConversation }>(
-        'SELECT conversation FROM stored_responses WHERE id = $1 AND account_id = $2', [id, accountId]);
-      const row = result.rows[0];
-      if (!row) throw new GatewayError('invalid_request', `previous_response_id ${id} was not found`, { param: 'previous_response_id' });
-      return row.conversation;
+      const conversation = await findStoredConversation<StoredConversation>(db, id, accountId);
+      if (!conversation) throw new GatewayError('invalid_request', `previous_response_id ${id} was not found`, { param: 'previous_response_id' });
+      return conversation;
     },
   };
 }

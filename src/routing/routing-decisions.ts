@@ -6,7 +6,11 @@
  * id: the table is partitioned by day, so the uniqueness is a claim in `routing_decision_ids`.
  */
 import type { Pool } from 'pg';
+import { ensureTimePartitions, isMissingPartition } from '../db/partitions';
+import { findRoutingDecisionRecord, insertRoutingDecision } from '../db/repositories/routing-decisions';
 import type { RoutingStep } from './routing-trace';
+
+const DAY_MS = 86_400_000;
 
 export type RoutingOutcome = 'served' | 'refused' | 'abandoned';
 
@@ -33,34 +37,23 @@ function publicStep(step: RoutingStep): Record<string, unknown> {
 
 /** Writes the decision once per request id; a day without its partition yet gets it, and the write is tried again. */
 export async function recordRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
+  const row = { ...decision, steps: decision.steps.map(publicStep) };
   try {
-    await insertRoutingDecision(db, decision);
+    await insertRoutingDecision(db, row);
   } catch (error) {
-    // 23514: no partition for the row (or a check constraint, which the second write fails again).
-    if ((error as { code?: unknown } | null)?.code !== '23514') throw error;
-    await db.query("SELECT ensure_time_partitions('routing_decisions', 'day', now() - interval '1 day', now() + interval '1 day')");
-    await insertRoutingDecision(db, decision);
+    if (!isMissingPartition(error)) throw error;
+    // The database's clock stamps the row; this process's is close enough for a day either side.
+    const now = Date.now();
+    await ensureTimePartitions(db, 'routing_decisions', 'day', now - DAY_MS, now + DAY_MS);
+    await insertRoutingDecision(db, row);
   }
 }
 
-async function insertRoutingDecision(db: Pool, decision: RoutingDecision): Promise<void> {
-  await db.query(
-    `WITH claimed AS (
-       INSERT INTO routing_decision_ids (request_id, created_at) VALUES ($1, now()) ON CONFLICT DO NOTHING RETURNING request_id
-     )
-     INSERT INTO routing_decisions (request_id, account_id, api_key_id, model, outcome, steps, created_at)
-     SELECT $1, $2, $3, $4, $5, $6, now() FROM claimed`,
-    [decision.requestId, decision.accountId, decision.apiKeyId, decision.model, decision.outcome, JSON.stringify(decision.steps.map(publicStep))]);
-}
-
 export async function findRoutingDecision(db: Pool, accountId: number, requestId: string): Promise<Record<string, unknown> | undefined> {
-  const result = await db.query<{ request_id: string; api_key_id: string | null; model: string; outcome: string; steps: unknown; created_at: Date }>(
-    'SELECT request_id, api_key_id, model, outcome, steps, created_at FROM routing_decisions WHERE request_id = $1 AND account_id = $2',
-    [requestId, accountId]);
-  const row = result.rows[0];
-  if (!row) return undefined;
+  const found = await findRoutingDecisionRecord(db, accountId, requestId);
+  if (!found) return undefined;
   return {
-    object: 'routing_decision', request_id: row.request_id, api_key_id: row.api_key_id === null ? null : Number(row.api_key_id),
-    model: row.model, outcome: row.outcome, steps: row.steps, created_at: row.created_at.toISOString(),
+    object: 'routing_decision', request_id: found.requestId, api_key_id: found.apiKeyId,
+    model: found.model, outcome: found.outcome, steps: found.steps, created_at: found.createdAt.toISOString(),
   };
 }

@@ -14,6 +14,7 @@
  */
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
+import { listUpstreamAccounts } from '../db/repositories/upstream-accounts';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import type { UpstreamAccount } from './upstream-account';
@@ -52,12 +53,6 @@ export interface UpstreamDirectory {
   close(): void;
 }
 
-interface Row {
-  id: number; group_id: number; name: string; protocol: Protocol; base_url: string;
-  credential_encrypted: string; models: string[]; priority: number; weight: number; status: 'active' | 'disabled';
-  provider: string | null; api_version: string | null;
-}
-
 interface Directory {
   active: Map<number, UpstreamAccount[]>;
   /** Disabled accounts by group: only what a refusal may name (their credentials stay encrypted). */
@@ -84,24 +79,23 @@ export function createUpstreamDirectory(options: {
   let loading: { seq: number; promise: Promise<Directory> } | undefined;
 
   async function load(): Promise<Directory> {
-    const result = await options.db.query<Row>(
-      'SELECT id, group_id, name, protocol, base_url, credential_encrypted, models, priority, weight, status, provider, api_version FROM upstream_accounts');
+    const rows = await listUpstreamAccounts<Protocol>(options.db);
     const byGroup = new Map<number, UpstreamAccount[]>();
     const disabled = new Map<number, Array<AccountRef & { models: string[] }>>();
-    for (const row of result.rows) {
+    for (const row of rows) {
       // Every account's secret, disabled ones included, is scrubbed from whatever leaves the process.
-      const credential = options.crypto.decrypt(row.credential_encrypted);
+      const credential = options.crypto.decrypt(row.credentialEncrypted);
       registerSecret(credential);
       if (row.status !== 'active') {
-        disabled.set(row.group_id, [...(disabled.get(row.group_id) ?? []), { id: row.id, name: row.name, protocol: row.protocol, models: row.models }]);
+        disabled.set(row.groupId, [...(disabled.get(row.groupId) ?? []), { id: row.id, name: row.name, protocol: row.protocol, models: row.models }]);
         continue;
       }
       const account: UpstreamAccount = {
-        id: row.id, groupId: row.group_id, name: row.name, protocol: row.protocol, baseUrl: row.base_url,
+        id: row.id, groupId: row.groupId, name: row.name, protocol: row.protocol, baseUrl: row.baseUrl,
         credential: credential, models: row.models, priority: row.priority, weight: row.weight,
-        provider: row.provider ?? undefined, apiVersion: row.api_version ?? undefined,
+        provider: row.provider ?? undefined, apiVersion: row.apiVersion ?? undefined,
       };
-      byGroup.set(row.group_id, [...(byGroup.get(row.group_id) ?? []), account]);
+      byGroup.set(row.groupId, [...(byGroup.get(row.groupId) ?? []), account]);
     }
     return { active: byGroup, disabled };
   }

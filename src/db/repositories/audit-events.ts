@@ -1,7 +1,29 @@
-/** One page of audit events, newest first, with the listings' filters (keyset pagination on id). */
-import type { Pool } from 'pg';
-import { sqlConditions } from '../db/sql-conditions';
-import type { AuditActorType } from './record-audit';
+/** The audit log (`audit_events`): append one event; list a page of them with the listings' filters. */
+import type { Queryable } from '../queryable';
+import { sqlConditions } from '../sql-conditions';
+
+export type AuditActorType = 'console_user' | 'api_key' | 'cli' | 'anonymous';
+
+export interface NewAuditEvent {
+  accountId: number | null;
+  actorType: AuditActorType;
+  actorId: number | null;
+  actorLabel: string | null;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  address: string | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+export async function insertAuditEvent(db: Queryable, event: NewAuditEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_events (account_id, actor_type, actor_id, actor_label, action, target_type, target_id, address, before, after)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [event.accountId, event.actorType, event.actorId, event.actorLabel, event.action, event.targetType,
+      event.targetId, event.address, event.before, event.after]);
+}
 
 export interface AuditFilters {
   /** Undefined only for the operator's listing of every account. */
@@ -37,8 +59,8 @@ interface Row {
   target_type: string; target_id: string | null; address: string | null; before: unknown; after: unknown; created_at: Date;
 }
 
-/** Up to `limit + 1` events: the extra one only tells whether another page exists. */
-export async function listAuditEvents(db: Pool, filters: AuditFilters): Promise<AuditEventRecord[]> {
+/** Up to `limit + 1` events, newest first (keyset pagination on id): the extra one only tells whether another page exists. */
+export async function listAuditEvents(db: Queryable, filters: AuditFilters): Promise<AuditEventRecord[]> {
   const sql = sqlConditions('id > ?', 0);
   const add = sql.add;
   if (filters.accountId !== undefined) add('account_id = ?', filters.accountId);
@@ -62,19 +84,4 @@ export async function listAuditEvents(db: Pool, filters: AuditFilters): Promise<
     actorId: row.actor_id === null ? null : Number(row.actor_id), actorLabel: row.actor_label, action: row.action,
     targetType: row.target_type, targetId: row.target_id, address: row.address, before: row.before, after: row.after, createdAt: row.created_at,
   }));
-}
-
-export function presentAuditEvent(event: AuditEventRecord): Record<string, unknown> {
-  return {
-    object: 'audit_event',
-    id: event.id,
-    account_id: event.accountId,
-    actor: { type: event.actorType, id: event.actorId, label: event.actorLabel },
-    action: event.action,
-    target: { type: event.targetType, id: event.targetId },
-    address: event.address,
-    before: event.before,
-    after: event.after,
-    created_at: event.createdAt.toISOString(),
-  };
 }
