@@ -7,9 +7,9 @@
  * Every statement runs with a short lock timeout: a busy table is retried next run.
  */
 import type { Pool } from 'pg';
-import { deleteOlder } from '../src/db/partitions';
 import { deleteBodiesBefore } from '../src/db/repositories/request-bodies';
 import { deleteRecordsBefore, ensureRequestLogPartitions } from '../src/db/repositories/request-records';
+import { deleteSettledDeliveriesBefore } from '../src/db/repositories/webhooks';
 import { applyRoutingDecisionsRetention } from './time-partitions';
 
 const DAY_MS = 86_400_000;
@@ -40,6 +40,6 @@ export async function applyRequestLogRetention(db: Pool, periods: RetentionPerio
   const decisions = await applyRoutingDecisionsRetention(db, periods.routingDecisionsDays, nowMs);
   report.partitionsDropped.push(...decisions.partitionsDropped);
   report.routingDecisionsDeleted = decisions.rowsDeleted;
-  report.webhookDeliveriesDeleted = await deleteOlder(db, 'webhook_deliveries', 'id', nowMs - periods.webhookDeliveriesDays * DAY_MS, "status <> 'pending'");
+  report.webhookDeliveriesDeleted = await deleteSettledDeliveriesBefore(db, nowMs - periods.webhookDeliveriesDays * DAY_MS);
   return report;
 }
