@@ -42,5 +42,5 @@ function filtersOf(accountId: number | undefined, query: RequestsQuery): RecordF
 
 /** Up to `limit + 1` rows (the extra one tells whether another page exists); `accountId` undefined: every account (operators). */
 export async function listRequestRecords(db: Queryable, accountId: number | undefined, query: RequestsQuery): Promise<RequestRecordRow[]> {
-  return listRecordsNewestFirst(db, { ...filtersOf(accountId, query), limit: query.limit + 1 });
+  return listRecordsNewestFirst(db, { ...filtersOf(accountId, query), limit: query.limit + 1, nowMs: Date.now() });
 }

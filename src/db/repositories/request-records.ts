@@ -9,6 +9,8 @@ import { deleteOlder, dropPartitionsBefore, ensureTimePartitions } from '../part
 import type { Queryable } from '../queryable';
 import { sqlConditions, type SqlConditions } from '../sql-conditions';
 
+const DAY_MS = 86_400_000;
+
 export interface RequestRecordRow {
   request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
   status: number; outcome: string; error_class: string | null; duration_ms: number; ttfb_ms: number | null; input_tokens: number;
@@ -45,6 +47,8 @@ export interface RecordFilters {
 export interface RecordListing extends RecordFilters {
   /** Rows returned at most. */
   limit: number;
+  /** Now (unix ms): where the listing's recent end is when neither the cursor nor `until` bounds it. */
+  nowMs: number;
 }
 
 function listingConditions(filters: RecordFilters): SqlConditions {
@@ -69,17 +73,48 @@ function listingConditions(filters: RecordFilters): SqlConditions {
   return sql;
 }
 
-async function selectPage(db: Queryable, listing: RecordListing): Promise<RequestRecordRow[]> {
+/** A slice of the time line: created_at >= from (when given) and created_at < below (when given). */
+interface TimeSlice { from?: Date; below?: Date }
+
+async function selectPage(db: Queryable, listing: RecordListing, slice: TimeSlice): Promise<RequestRecordRow[]> {
   const sql = listingConditions(listing);
+  if (slice.from !== undefined) sql.add('created_at >= ?', slice.from);
+  if (slice.below !== undefined) sql.add('created_at < ?', slice.below);
   const limit = sql.param(listing.limit);
   const result = await db.query<RequestRecordRow>(
     `SELECT ${RECORD_COLUMNS} FROM request_records WHERE ${sql.where()} ORDER BY created_at DESC, request_id DESC LIMIT ${limit}`, sql.values);
   return result.rows;
 }
 
-/** Up to `limit` records, newest first. */
+/** How far back from the listing's newest end each statement reaches before the last one (which has no lower bound). */
+const RECENT_WINDOWS_MS = [DAY_MS, 7 * DAY_MS, 31 * DAY_MS];
+
+/**
+ * Up to `limit` records, newest first. Planning one statement over every day partition (90 days:
+ * ~97 partitions, 10 indexes each) costs far more than running it (tens of ms against a few), so the
+ * time line is read backwards in slices: the last day, the six days before, the 24 before those,
+ * then the rest; each slice's bounds are constants that prune the other partitions at plan time, so
+ * no partition is planned twice. Slices follow each other until `limit` rows are found; the rows of a
+ * slice are all older than those of the slices before it, so the pages are the one statement's:
+ * same rows, same order, same cursor. (Each slice is its own statement: a record written meanwhile
+ * is seen as by a listing made a moment earlier or later, as between two pages.)
+ */
 export async function listRecordsNewestFirst(db: Queryable, listing: RecordListing): Promise<RequestRecordRow[]> {
-  return selectPage(db, listing);
+  const ends = [listing.nowMs];
+  if (listing.before !== undefined) ends.push(Date.parse(listing.before.time));
+  if (listing.until !== undefined) ends.push(listing.until.getTime());
+  const newest = Math.min(...ends);
+  const rows: RequestRecordRow[] = [];
+  let below: Date | undefined;
+  for (const windowMs of [...RECENT_WINDOWS_MS, undefined]) {
+    const fromMs = windowMs === undefined ? undefined : newest - windowMs;
+    // `since` bounds the listing at least as tightly: this slice is the last.
+    const from = fromMs === undefined || (listing.since !== undefined && fromMs <= listing.since.getTime()) ? undefined : new Date(fromMs);
+    rows.push(...await selectPage(db, { ...listing, limit: listing.limit - rows.length }, { from, below }));
+    if (rows.length >= listing.limit || from === undefined) break;
+    below = from;
+  }
+  return rows;
 }
 
 /** One record by id (`accountId`: only if it is that account's). */
