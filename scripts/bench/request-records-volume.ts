@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       ['account, since 3 days ago', 1, { since: new Date(now.getTime() - 3 * 86_400_000).toISOString() }],
       ['account, until 20 days ago', 1, { until: new Date(now.getTime() - 20 * 86_400_000).toISOString() }],
       ['small account, status=error', 77, { status: 'error' }],
+      ['small account, error_class=upstream_error', 77, { error_class: 'upstream_error' }],
       ['operator, no filter', undefined, {}],
       ['operator, status=error', undefined, { status: 'error' }],
       ['operator, model=o3', undefined, { model: 'o3' }],
