@@ -4,11 +4,10 @@
  * `everyMs` (default 1 h).
  * Several maintenance workers may run: a PostgreSQL advisory lock lets one of them do it at a time.
  */
+import { releaseMaintenanceLock, tryMaintenanceLock } from '../src/db/repositories/request-records';
 import type { Dependencies } from '../src/dependencies';
 import { applyRequestLogRetention } from './request-log-retention';
 import { maintainTimePartitions } from './time-partitions';
-
-const LOCK_ID = 7_349_222;
 
 export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | 'db' | 'logger' | 'clock'>, everyMs = 3_600_000): { close(): Promise<void> } {
   const logger = deps.logger.child({ component: 'request-log-retention' });
@@ -17,8 +16,7 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
   const run = async () => {
     const client = await deps.db.connect();
     try {
-      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_ID]);
-      if (!locked.rows[0]?.ok) return;
+      if (!(await tryMaintenanceLock(client))) return;
       try {
         // Partitions ahead of usage rows, ledger entries and routing decisions: independent of the request log's retention.
         await maintainTimePartitions(deps.db, deps.clock.now())
@@ -29,7 +27,7 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
         }, deps.clock.now());
         logger.info(report, 'request log retention applied');
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]);
+        await releaseMaintenanceLock(client);
       }
     } finally {
       client.release();

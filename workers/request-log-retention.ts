@@ -7,9 +7,10 @@
  * Every statement runs with a short lock timeout: a busy table is retried next run.
  */
 import type { Pool } from 'pg';
-import { deleteOlder, dropPartitionsBefore } from '../src/db/partitions';
+import { deleteBodiesBefore } from '../src/db/repositories/request-bodies';
+import { deleteRecordsBefore, ensureRequestLogPartitions } from '../src/db/repositories/request-records';
+import { deleteSettledDeliveriesBefore } from '../src/db/repositories/webhooks';
 import { applyRoutingDecisionsRetention } from './time-partitions';
-import { ensureRequestPartitions } from './write-request-records';
 
 const DAY_MS = 86_400_000;
 
@@ -29,19 +30,16 @@ export interface RetentionReport {
 }
 
 export async function applyRequestLogRetention(db: Pool, periods: RetentionPeriods, nowMs: number): Promise<RetentionReport> {
-  await ensureRequestPartitions(db, nowMs - DAY_MS, nowMs + 7 * DAY_MS);
+  await ensureRequestLogPartitions(db, nowMs - DAY_MS, nowMs + 7 * DAY_MS);
   const report: RetentionReport = { partitionsDropped: [], recordsDeleted: 0, bodiesDeleted: 0, routingDecisionsDeleted: 0, webhookDeliveriesDeleted: 0 };
-  const tables = [
-    { parent: 'request_records', cutoff: nowMs - periods.recordsDays * DAY_MS, counter: 'recordsDeleted' as const },
-    { parent: 'request_bodies', cutoff: nowMs - Math.min(periods.bodiesDays, periods.recordsDays) * DAY_MS, counter: 'bodiesDeleted' as const },
-  ];
-  for (const { parent, cutoff, counter } of tables) {
-    report.partitionsDropped.push(...await dropPartitionsBefore(db, parent, cutoff));
-    report[counter] = await deleteOlder(db, parent, 'request_id, created_at', cutoff);
-  }
+  const records = await deleteRecordsBefore(db, nowMs - periods.recordsDays * DAY_MS);
+  const bodies = await deleteBodiesBefore(db, nowMs - Math.min(periods.bodiesDays, periods.recordsDays) * DAY_MS);
+  report.partitionsDropped.push(...records.partitionsDropped, ...bodies.partitionsDropped);
+  report.recordsDeleted = records.rowsDeleted;
+  report.bodiesDeleted = bodies.rowsDeleted;
   const decisions = await applyRoutingDecisionsRetention(db, periods.routingDecisionsDays, nowMs);
   report.partitionsDropped.push(...decisions.partitionsDropped);
   report.routingDecisionsDeleted = decisions.rowsDeleted;
-  report.webhookDeliveriesDeleted = await deleteOlder(db, 'webhook_deliveries', 'id', nowMs - periods.webhookDeliveriesDays * DAY_MS, "status <> 'pending'");
+  report.webhookDeliveriesDeleted = await deleteSettledDeliveriesBefore(db, nowMs - periods.webhookDeliveriesDays * DAY_MS);
   return report;
 }

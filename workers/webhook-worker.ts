@@ -10,7 +10,7 @@ import { TEST_EVENT } from '../src/alerts/alert-rule';
 import { attemptDelivery } from '../src/alerts/deliver-webhook';
 import { evaluateAlerts, type AlertEvaluation } from '../src/alerts/evaluate-alerts';
 import { createWebhookQueue, DELIVER_JOB_NAME, EVALUATE_JOB_NAME, WEBHOOK_QUEUE_NAME, type DeliverJobData } from '../src/alerts/webhook-queue';
-import { loadDeliveryTarget, recordAttempt, stalePendingDeliveries } from '../src/alerts/webhook-repository';
+import { loadDeliveryTarget, recordAttempt, stalePendingDeliveries } from '../src/db/repositories/webhooks';
 import type { Dependencies } from '../src/dependencies';
 import { createRedis } from '../src/redis/connection';
 

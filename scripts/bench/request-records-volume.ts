@@ -1,15 +1,17 @@
 /**
  * `npx tsx scripts/bench/request-records-volume.ts`: fills `request_records` of a fresh database with
- * `REQUEST_VOLUME_ROWS` records (default 5,000,000) spread over 30 days of day partitions (one
+ * `REQUEST_VOLUME_ROWS` records (default 5,000,000) spread over `REQUEST_VOLUME_DAYS` days (default 90)
+ * of day partitions, plus the 7 days ahead the maintenance worker keeps (one
  * account holding a third of them, 500 others; 8 models, 4 protocols, a realistic mix of outcomes,
  * statuses and error classes), then times the listing the API runs (`listRequestRecords`): the
  * newest 50 with each single filter, for the big account and across accounts (operators). Prints
  * p50/p95 per query over `REQUEST_VOLUME_SAMPLES` runs (default 40). Keep the database with
- * `REQUEST_VOLUME_KEEP=1`.
+ * `REQUEST_VOLUME_KEEP=1`; time a kept one again (no fill) with `REQUEST_VOLUME_DATABASE=<name>`.
  */
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import { migrate } from '../../src/db/migrate';
+import { ensureTimePartitions } from '../../src/db/partitions';
 import { createPool } from '../../src/db/pool';
 import { listRequestRecords } from '../../src/requests/list-request-records';
 import { operatorRequestsQuerySchema, type RequestsQuery } from '../../src/requests/request-query-schemas';
@@ -18,7 +20,10 @@ const ROWS = Number(process.env.REQUEST_VOLUME_ROWS ?? 5_000_000);
 const SAMPLES = Number(process.env.REQUEST_VOLUME_SAMPLES ?? 40);
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CHUNK = 250_000;
-const DAYS = 30;
+const DAYS = Number(process.env.REQUEST_VOLUME_DAYS ?? 90);
+const DAYS_AHEAD = 7;
+const DAY_MS = 86_400_000;
+const REUSE = process.env.REQUEST_VOLUME_DATABASE;
 
 const FILL = `INSERT INTO request_records (request_id, account_id, api_key_id, protocol, model, upstream_account_id, status, outcome, error_class,
     duration_ms, ttfb_ms, input_tokens, output_tokens, cost_credits, stream, created_at)
@@ -39,24 +44,37 @@ const FILL = `INSERT INTO request_records (request_id, account_id, api_key_id, p
     (499, 'aborted', 'client_abort'), (429, 'error', 'upstream_rate_limit'), (402, 'error', 'insufficient_balance'), (503, 'error', 'no_available_account')
   ) AS v(status, outcome, error_class) OFFSET (g * 2654435761) % 23 LIMIT 1) AS s`;
 
+/** Fills the records over `DAYS` days before `now`, with the day partitions the maintenance worker keeps (7 days ahead). */
+async function fill(db: Pool, now: Date): Promise<void> {
+  for (const parent of ['request_records', 'request_bodies']) {
+    await ensureTimePartitions(db, parent, 'day', now.getTime() - (DAYS + 1) * DAY_MS, now.getTime() + DAYS_AHEAD * DAY_MS);
+  }
+  const fillStarted = Date.now();
+  for (let start = 1; start <= ROWS; start += CHUNK) {
+    await db.query(FILL, [start, Math.min(ROWS, start + CHUNK - 1), now, ROWS]);
+    process.stdout.write(`\r${Math.min(ROWS, start + CHUNK - 1).toLocaleString()} rows`);
+  }
+  await db.query('ANALYZE request_records');
+  console.log(`\nfilled ${ROWS.toLocaleString()} rows over ${DAYS} days in ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
+}
+
 async function main(): Promise<void> {
-  const name = `gw_reqvol_${randomBytes(4).toString('hex')}`;
+  const name = REUSE ?? `gw_reqvol_${randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
+  if (!REUSE) await admin.query(`CREATE DATABASE "${name}"`);
   const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
   const db = createPool(databaseUrl, 2);
   try {
     await migrate(databaseUrl);
-    const now = new Date();
-    await db.query('SELECT request_log_ensure_partitions(($1::timestamptz AT TIME ZONE \'UTC\')::date - $2::int, ($1::timestamptz AT TIME ZONE \'UTC\')::date)', [now, DAYS + 1]);
-    const fillStarted = Date.now();
-    for (let start = 1; start <= ROWS; start += CHUNK) {
-      await db.query(FILL, [start, Math.min(ROWS, start + CHUNK - 1), now, ROWS]);
-      process.stdout.write(`\r${Math.min(ROWS, start + CHUNK - 1).toLocaleString()} rows`);
-    }
-    await db.query('ANALYZE request_records');
-    console.log(`\nfilled ${ROWS.toLocaleString()} rows in ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
+    // A kept database: its newest record stands for "now" (the filters' times follow it).
+    const now = REUSE
+      ? (await db.query<{ at: Date }>('SELECT max(created_at) AS at FROM request_records')).rows[0]!.at
+      : new Date();
+    if (!REUSE) await fill(db, now);
+    const partitions = await db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'request_records'::regclass");
+    console.log(`${partitions.rows[0]!.n} partitions of request_records`);
 
     const cases: Array<[string, number | undefined, Record<string, string>]> = [
       ['account, no filter', 1, {}],
@@ -70,6 +88,7 @@ async function main(): Promise<void> {
       ['account, since 3 days ago', 1, { since: new Date(now.getTime() - 3 * 86_400_000).toISOString() }],
       ['account, until 20 days ago', 1, { until: new Date(now.getTime() - 20 * 86_400_000).toISOString() }],
       ['small account, status=error', 77, { status: 'error' }],
+      ['small account, error_class=upstream_error', 77, { error_class: 'upstream_error' }],
       ['operator, no filter', undefined, {}],
       ['operator, status=error', undefined, { status: 'error' }],
       ['operator, model=o3', undefined, { model: 'o3' }],
@@ -91,7 +110,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await db.end();
-    if (process.env.REQUEST_VOLUME_KEEP !== '1') await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+    if (process.env.REQUEST_VOLUME_KEEP !== '1' && !REUSE) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
     else console.log(`kept database ${name}`);
     await admin.end();
   }

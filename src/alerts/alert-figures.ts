@@ -1,10 +1,11 @@
 /**
- * The figures alert rules watch, read from what settlement already wrote to PostgreSQL: a key's
- * lifetime spend and quota, its settled spend in each window (the console's gauges), the wallet
- * balance, and the account's requests and errors over a window from the request log.
+ * The figures alert rules watch that need more than one read: a key's settled spend in each window
+ * (the console's gauges) and the account's requests and errors over a window from the request log.
+ * A key's quota and the wallet balance are read straight from db/repositories/alerts.
  */
 import type { Pool } from 'pg';
 import { keyWindows } from '../account/key-windows';
+import { accountRequestOutcomes } from '../db/repositories/request-records';
 import type { SpendWindow } from './alert-rule';
 
 export interface RequestOutcomes { requests: number; errors: number }
@@ -22,23 +23,12 @@ const UNDEFINED_TABLE = '42P01';
 export function requestRecordOutcomes(db: Pool): RequestOutcomeSource {
   return async (accountId, since) => {
     try {
-      const result = await db.query<{ requests: string; errors: string }>(
-        `SELECT count(*) AS requests, count(*) FILTER (WHERE outcome = 'error') AS errors
-           FROM request_records WHERE account_id = $1 AND created_at >= $2`, [accountId, since]);
-      return { requests: Number(result.rows[0]?.requests ?? 0), errors: Number(result.rows[0]?.errors ?? 0) };
+      return await accountRequestOutcomes(db, accountId, since);
     } catch (error) {
       if ((error as { code?: string }).code === UNDEFINED_TABLE) return { requests: 0, errors: 0 };
       throw error;
     }
   };
-}
-
-/** Each key's lifetime quota and settled spend, credits. */
-export async function keyQuotas(db: Pool, keyIds: readonly number[]): Promise<Map<number, { quota: number; spent: number }>> {
-  if (keyIds.length === 0) return new Map();
-  const result = await db.query<{ id: string; quota_credits: string; spent_credits: string }>(
-    'SELECT id, quota_credits, spent_credits FROM api_keys WHERE id = ANY($1::bigint[])', [keyIds]);
-  return new Map(result.rows.map((row) => [Number(row.id), { quota: Number(row.quota_credits), spent: Number(row.spent_credits) }]));
 }
 
 /** Share of each window's limit spent, per key of the account (no entry: unlimited window). */
@@ -51,9 +41,3 @@ export async function keyWindowShares(db: Pool, accountId: number, nowMs: number
 }
 
 export const windowShareKey = (keyId: number, window: SpendWindow) => `${keyId}:${window}`;
-
-export async function walletBalances(db: Pool, accountIds: readonly number[]): Promise<Map<number, number>> {
-  if (accountIds.length === 0) return new Map();
-  const result = await db.query<{ id: string; balance_credits: string }>('SELECT id, balance_credits FROM accounts WHERE id = ANY($1::bigint[])', [accountIds]);
-  return new Map(result.rows.map((row) => [Number(row.id), Number(row.balance_credits)]));
-}

@@ -12,15 +12,15 @@ import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
 import { decodeCursor, encodeCursor } from '../account/page-cursor';
 import { parseQuery } from '../account/account-query-schemas';
+import { accountHasApiKey, deleteAlertRule, insertAlertRule, listAlertRules } from '../db/repositories/alerts';
+import { deleteWebhook, findWebhook, insertDeliveries, insertWebhook, listDeliveries, listWebhooks, updateWebhook } from '../db/repositories/webhooks';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { presentAlertRule, TEST_EVENT, WEBHOOK_EVENTS } from './alert-rule';
-import { deleteAlertRule, insertAlertRule, listAlertRules } from './alert-repository';
-import { createAlertRuleSchema, createWebhookSchema, updateWebhookSchema } from './alert-schemas';
+import { createAlertRuleSchema, createWebhookSchema, newAlertRule, updateWebhookSchema } from './alert-schemas';
 import { presentDelivery, presentWebhook } from './present-webhook';
 import { checkWebhookUrl } from './webhook-url';
 import { createWebhookQueue, type WebhookQueue } from './webhook-queue';
-import { deleteWebhook, findWebhook, insertDeliveries, insertWebhook, listDeliveries, listWebhooks, updateWebhook } from './webhook-repository';
 
 type AlertsDependencies = Pick<Dependencies, 'config' | 'db' | 'redisKeys' | 'crypto' | 'clock'>;
 
@@ -54,11 +54,10 @@ export function createAlertsRouter(deps: AlertsDependencies, options: { manageme
   router.post('/api/v1/me/alerts', managementAuth, async (req, res) => {
     const accountId = managementPrincipal(res).accountId;
     const input = parseBody(createAlertRuleSchema, req.body);
-    if ('api_key_id' in input) {
-      const key = await deps.db.query('SELECT 1 FROM api_keys WHERE id = $1 AND account_id = $2', [input.api_key_id, accountId]);
-      if (!key.rowCount) throw new GatewayError('invalid_request', 'api_key_id: no API key of this account has this id', { param: 'api_key_id' });
+    if ('api_key_id' in input && !(await accountHasApiKey(deps.db, accountId, input.api_key_id))) {
+      throw new GatewayError('invalid_request', 'api_key_id: no API key of this account has this id', { param: 'api_key_id' });
     }
-    res.status(201).json(presentAlertRule(await insertAlertRule(deps.db, accountId, input)));
+    res.status(201).json(presentAlertRule(await insertAlertRule(deps.db, newAlertRule(accountId, input))));
   });
 
   router.delete('/api/v1/me/alerts/:id', managementAuth, async (req, res) => {

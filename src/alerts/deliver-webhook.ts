@@ -10,7 +10,7 @@ import type { Config } from '../config';
 import { isGatewayError } from '../errors/gateway-error';
 import { checkWebhookUrl } from './webhook-url';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, signWebhook, SIGNATURE_HEADER } from './webhook-signature';
-import type { DeliveryRow, WebhookRow } from './webhook-repository';
+import type { DeliveryRow, WebhookRow } from '../db/repositories/webhooks';
 
 export type AttemptResult =
   | { ok: true; httpStatus: number }

@@ -5,12 +5,12 @@
  * ones whose figure went back. Returns the new deliveries for the caller to enqueue.
  */
 import type { Pool } from 'pg';
+import { alertRulesAfter, keyQuotas, markFiring, recordAlertValue, walletBalances } from '../db/repositories/alerts';
+import { insertDeliveries } from '../db/repositories/webhooks';
 import { inTransaction } from '../db/transaction';
 import type { Clock } from '../dependencies';
+import { keyWindowShares, windowShareKey, type RequestOutcomeSource } from './alert-figures';
 import { ALERT_EVENTS, isCrossed, presentAlertRule, type AlertRule } from './alert-rule';
-import { alertRulesAfter, markFiring, recordAlertValue } from './alert-repository';
-import { keyQuotas, keyWindowShares, walletBalances, windowShareKey, type RequestOutcomeSource } from './alert-figures';
-import { insertDeliveries } from './webhook-repository';
 
 const RULES_PER_PAGE = 200;
 

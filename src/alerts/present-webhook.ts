@@ -1,5 +1,5 @@
 /** Webhooks and deliveries as the API shows them: never the secret after creation, only its last 4 characters. */
-import type { DeliveryRow, WebhookRow } from './webhook-repository';
+import type { DeliveryRow, WebhookRow } from '../db/repositories/webhooks';
 
 export function presentWebhook(webhook: WebhookRow): Record<string, unknown> {
   return {

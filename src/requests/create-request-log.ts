@@ -9,6 +9,7 @@
  * counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { finalRecordIds } from '../db/repositories/request-records';
 import type { Dependencies } from '../dependencies';
 import type { RequestEndHold, RequestObserver, RequestTiming } from '../http/access-log';
 import { locals, type RequestFacts } from '../http/request-context';
@@ -77,11 +78,8 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     lingerMs: 5,
     // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
     shedAfterAppend: (record) => { delete record.bodies; },
-    written: async (requestIds) => {
-      // A provisional row does not count: the final record is still to be written over it.
-      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[]) AND NOT provisional', [requestIds]);
-      return written.rows.map((row) => row.request_id);
-    },
+    // A provisional row does not count: the final record is still to be written over it.
+    written: (requestIds) => finalRecordIds(deps.db, requestIds),
   }, options);
   const redactPaths = parseRedactPaths(settings.redactPaths);
 

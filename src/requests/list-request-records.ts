@@ -1,24 +1,13 @@
 /**
  * One page of request records, newest first (keyset pagination on created_at, request_id), with the
- * listing's filters. Every filter has an index with the account and the time behind it (migration
- * 060), so the newest page of any one filter reads a few index pages, whatever the table's size.
+ * listing's filters: the query parameters and the cursor become the repository's filters
+ * (db/repositories/request-records: every filter has an index with the account and the time behind
+ * it, and the statement is bounded to recent day partitions first).
  */
-import type { Pool } from 'pg';
-import { sqlConditions } from '../db/sql-conditions';
+import type { Queryable } from '../db/queryable';
+import { listRecordsNewestFirst, type RecordFilters, type RequestRecordRow } from '../db/repositories/request-records';
 import { GatewayError } from '../errors/gateway-error';
 import type { RequestsQuery } from './request-query-schemas';
-
-export interface RequestRecordRow {
-  request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
-  status: number; outcome: string; error_class: string | null; duration_ms: number; ttfb_ms: number | null; input_tokens: number;
-  output_tokens: number; cost_credits: number; stream: boolean; replayed: boolean; warnings: string[]; has_bodies: boolean; provisional: boolean; created_at: Date;
-  /** created_at to the microsecond, for the cursor. */
-  cursor_time: string;
-}
-
-export const RECORD_COLUMNS = `request_id, account_id, api_key_id, protocol, model, upstream_account_id, status, outcome, error_class, duration_ms,
-  ttfb_ms, input_tokens, output_tokens, cost_credits, stream, replayed, warnings, has_bodies, provisional, created_at,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`;
 
 const CURSOR_KIND = 'requests';
 
@@ -32,33 +21,26 @@ function decodeRequestCursor(cursor: string): { time: string; requestId: string 
   return { time: match[1]!, requestId: match[2]! };
 }
 
-/** Up to `limit + 1` rows (the extra one tells whether another page exists); `accountId` undefined: every account (operators). */
-export async function listRequestRecords(db: Pool, accountId: number | undefined, query: RequestsQuery): Promise<RequestRecordRow[]> {
-  const sql = sqlConditions();
-  const add = sql.add;
-  const account = accountId ?? query.account_id;
-  if (account !== undefined) add('account_id = ?', account);
-  if (query.cursor !== undefined) {
-    const cursor = decodeRequestCursor(query.cursor);
-    add('created_at <= ?::timestamptz', cursor.time);
-    add(`(created_at, request_id) < ($${sql.values.length}::timestamptz, ?)`, cursor.requestId);
-  }
+function filtersOf(accountId: number | undefined, query: RequestsQuery): RecordFilters {
   const status = query.status;
-  if (status && 'outcome' in status) add('outcome = ?', status.outcome);
-  if (status && 'status' in status) add('status = ?', status.status);
-  if (status && 'statusClass' in status) {
-    add('status >= ?', status.statusClass * 100);
-    add('status < ?', status.statusClass * 100 + 100);
-  }
-  if (query.error_class !== undefined) add('error_class = ?', query.error_class);
-  if (query.model !== undefined) add('model = ?', query.model);
-  if (query.api_key_id !== undefined) add('api_key_id = ?', query.api_key_id);
-  if (query.protocol !== undefined) add('protocol = ?', query.protocol);
-  if (query.upstream_account_id !== undefined) add('upstream_account_id = ?', query.upstream_account_id);
-  if (query.since !== undefined) add('created_at >= ?', query.since);
-  if (query.until !== undefined) add('created_at < ?', query.until);
-  const limit = sql.param(query.limit + 1);
-  const result = await db.query<RequestRecordRow>(
-    `SELECT ${RECORD_COLUMNS} FROM request_records WHERE ${sql.where()} ORDER BY created_at DESC, request_id DESC LIMIT ${limit}`, sql.values);
-  return result.rows;
+  return {
+    accountId: accountId ?? query.account_id,
+    before: query.cursor === undefined ? undefined : decodeRequestCursor(query.cursor),
+    outcome: status && 'outcome' in status ? status.outcome : undefined,
+    status: status && 'status' in status ? status.status : undefined,
+    statusFrom: status && 'statusClass' in status ? status.statusClass * 100 : undefined,
+    statusBelow: status && 'statusClass' in status ? status.statusClass * 100 + 100 : undefined,
+    errorClass: query.error_class,
+    model: query.model,
+    apiKeyId: query.api_key_id,
+    protocol: query.protocol,
+    upstreamAccountId: query.upstream_account_id,
+    since: query.since,
+    until: query.until,
+  };
+}
+
+/** Up to `limit + 1` rows (the extra one tells whether another page exists); `accountId` undefined: every account (operators). */
+export async function listRequestRecords(db: Queryable, accountId: number | undefined, query: RequestsQuery): Promise<RequestRecordRow[]> {
+  return listRecordsNewestFirst(db, { ...filtersOf(accountId, query), limit: query.limit + 1, nowMs: Date.now() });
 }

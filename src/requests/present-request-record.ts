@@ -1,6 +1,6 @@
 /** One request record as the API shows it (`object: request`). */
 import { creditsToUsd } from '../account/credits-to-usd';
-import type { RequestRecordRow } from './list-request-records';
+import type { RequestRecordRow } from '../db/repositories/request-records';
 
 export function presentRequestRecord(row: RequestRecordRow): Record<string, unknown> {
   return {

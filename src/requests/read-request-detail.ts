@@ -7,26 +7,24 @@ import { listLedgerEntries } from '../account/list-ledger-entries';
 import { listUsageRows } from '../account/list-usage-rows';
 import { presentLedgerEntry } from '../account/present-ledger-entry';
 import { presentUsageRow } from '../account/present-usage-row';
+import { findRequestBodies } from '../db/repositories/request-bodies';
+import { findRequestRecord } from '../db/repositories/request-records';
 import { findRoutingDecision } from '../routing/routing-decisions';
-import { RECORD_COLUMNS, type RequestRecordRow } from './list-request-records';
 import { presentRequestRecord } from './present-request-record';
-
-interface BodiesRow { request_body: string | null; response_body: string | null; stream_events: number | null; truncated: boolean }
 
 /** undefined when no such request (or, with `accountId`, not one of that account's). */
 export async function readRequestDetail(db: Pool, requestId: string, accountId: number | undefined): Promise<Record<string, unknown> | undefined> {
-  const found = await db.query<RequestRecordRow>(
-    `SELECT ${RECORD_COLUMNS} FROM request_records WHERE request_id = $1 AND ($2::bigint IS NULL OR account_id = $2) LIMIT 1`, [requestId, accountId ?? null]);
-  const row = found.rows[0];
+  const row = await findRequestRecord(db, requestId, accountId);
   if (!row) return undefined;
   const owner = Number(row.account_id);
-  const [routing, usage, ledger, bodies] = await Promise.all([
+  const [routing, usage, ledger, kept] = await Promise.all([
     findRoutingDecision(db, owner, requestId),
+    // SQL-MOVE: usage-rows (the statement is in account/list-usage-rows.ts)
     listUsageRows(db, { accountId: owner, requestId, limit: 1 }),
+    // SQL-MOVE: ledger (the statement is in account/list-ledger-entries.ts)
     listLedgerEntries(db, { accountId: owner, reference: requestId, limit: 20 }),
-    db.query<BodiesRow>('SELECT request_body, response_body, stream_events, truncated FROM request_bodies WHERE request_id = $1 AND created_at = $2', [requestId, row.created_at]),
+    findRequestBodies(db, requestId, row.created_at),
   ]);
-  const kept = bodies.rows[0];
   return {
     ...presentRequestRecord(row),
     routing: routing ?? null,

@@ -8,6 +8,9 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import { z } from 'zod';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
+import {
+  accountMayKeepBodies, readBodySettings, setAccountKeepsBodies, setKeyKeepsBodies, setOperatorBodySettings,
+} from '../db/repositories/request-bodies';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 
@@ -22,18 +25,14 @@ function idParam(req: Request, what: string): number {
 }
 
 async function readSettings(db: Dependencies['db'], accountId: number): Promise<Record<string, unknown> | undefined> {
-  const account = await db.query<{ request_bodies_allowed: boolean; keep_request_bodies: boolean }>(
-    'SELECT request_bodies_allowed, keep_request_bodies FROM accounts WHERE id = $1', [accountId]);
-  const row = account.rows[0];
-  if (!row) return undefined;
-  const keys = await db.query<{ id: number; keep_request_bodies: boolean | null }>(
-    'SELECT id, keep_request_bodies FROM api_keys WHERE account_id = $1 AND keep_request_bodies IS NOT NULL ORDER BY id', [accountId]);
+  const settings = await readBodySettings(db, accountId);
+  if (!settings) return undefined;
   return {
     object: 'request_body_settings',
     account_id: accountId,
-    allowed: row.request_bodies_allowed,
-    keep: row.keep_request_bodies,
-    key_overrides: keys.rows.map((key) => ({ api_key_id: Number(key.id), keep: key.keep_request_bodies })),
+    allowed: settings.allowed,
+    keep: settings.keep,
+    key_overrides: settings.keyOverrides.map((key) => ({ api_key_id: key.apiKeyId, keep: key.keep })),
   };
 }
 
@@ -50,8 +49,7 @@ export function createRequestBodiesRouter(deps: Pick<Dependencies, 'db'>, option
   router.put('/api/v1/me/request-bodies', options.managementAuth, async (req, res) => {
     const input = parseBody(accountSchema, req.body);
     const { accountId } = managementPrincipal(res);
-    const updated = await deps.db.query('UPDATE accounts SET keep_request_bodies = $2 WHERE id = $1 AND (request_bodies_allowed OR NOT $2)', [accountId, input.keep]);
-    if (updated.rowCount === 0) throw new GatewayError('permission', 'keeping request bodies is not allowed for this account (an operator allows it)', { param: 'keep' });
+    if (!(await setAccountKeepsBodies(deps.db, accountId, input.keep))) throw new GatewayError('permission', 'keeping request bodies is not allowed for this account (an operator allows it)', { param: 'keep' });
     await answer(res, accountId);
   });
 
@@ -59,20 +57,16 @@ export function createRequestBodiesRouter(deps: Pick<Dependencies, 'db'>, option
     const input = parseBody(keySchema, req.body);
     const { accountId } = managementPrincipal(res);
     const keyId = idParam(req, 'key');
-    const allowed = await deps.db.query<{ ok: boolean }>('SELECT request_bodies_allowed AS ok FROM accounts WHERE id = $1', [accountId]);
-    if (input.keep === true && !allowed.rows[0]?.ok) throw new GatewayError('permission', 'keeping request bodies is not allowed for this account (an operator allows it)', { param: 'keep' });
-    const updated = await deps.db.query('UPDATE api_keys SET keep_request_bodies = $3, updated_at = now() WHERE id = $1 AND account_id = $2', [keyId, accountId, input.keep]);
-    if (updated.rowCount === 0) throw new GatewayError('not_found', 'key not found');
+    const allowed = await accountMayKeepBodies(deps.db, accountId);
+    if (input.keep === true && !allowed) throw new GatewayError('permission', 'keeping request bodies is not allowed for this account (an operator allows it)', { param: 'keep' });
+    if (!(await setKeyKeepsBodies(deps.db, accountId, keyId, input.keep))) throw new GatewayError('not_found', 'key not found');
     await answer(res, accountId);
   });
 
   router.put('/api/v1/operator/accounts/:id/request-bodies', options.requireOperator, async (req, res) => {
     const input = parseBody(operatorSchema, req.body);
     const accountId = idParam(req, 'account');
-    const updated = await deps.db.query(
-      'UPDATE accounts SET request_bodies_allowed = coalesce($2, request_bodies_allowed), keep_request_bodies = coalesce($3, keep_request_bodies) WHERE id = $1',
-      [accountId, input.allowed ?? null, input.keep ?? null]);
-    if (updated.rowCount === 0) throw new GatewayError('not_found', 'account not found');
+    if (!(await setOperatorBodySettings(deps.db, accountId, input))) throw new GatewayError('not_found', 'account not found');
     await answer(res, accountId);
   });
   return router;
