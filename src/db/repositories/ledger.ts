@@ -11,8 +11,8 @@
  * - `insertTaskWithHold`: a task submitted, its estimate held (`hold`), in ONE statement.
  * - `settleTask`: a task finished: its event, the hold released (`hold_release`) and on success the
  *   `charge` with its usage row and the key's lifetime spend, in ONE statement (docs/tasks.md).
- * Reads: `listLedgerEntries` (an account's transactions) and `writtenRequestIds` (which usage events
- * are settled).
+ * Reads: `listLedgerEntries` (an account's transactions), `writtenRequestIds` (which usage events are
+ * settled) and the figures the billing reconciler compares with Redis.
  *
  * Invariants every movement keeps:
  * - The wallet is the sum of its entries: `balance_credits` changes only in the statement (or the
@@ -33,9 +33,10 @@
  * - Account rows are locked in a fixed order (a usage batch: request ids, then accounts, then keys,
  *   each ascending), and a task statement locks its account only while PostgreSQL runs it.
  */
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Queryable } from '../queryable';
 import { sqlConditions } from '../sql-conditions';
+import { inTransaction } from '../transaction';
 
 // ---------------------------------------------------------------------------------------------
 // The fragments every shape (one entry, a usage batch, a task statement) spells the same way.
@@ -449,4 +450,50 @@ export async function listLedgerEntries(db: Queryable, filters: LedgerFilters): 
     reference: row.reference, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id), description: row.description,
     createdAt: row.created_at,
   }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads: what the billing reconciler compares with the Redis counters (workers/reconciler.ts).
+
+/** Runs `read` in one read-only REPEATABLE READ snapshot, so its reads see the same commits. */
+export async function inLedgerSnapshot<T>(db: Pool, read: (client: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(db, read, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
+}
+
+/** Up to `limit` account ids after `afterId`, ascending: the reconciler's batches. */
+export async function listAccountIdsAfter(db: Queryable, afterId: number, limit: number): Promise<number[]> {
+  const result = await db.query<{ id: number }>('SELECT id FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit]);
+  return result.rows.map((row) => Number(row.id));
+}
+
+/** The keys of these accounts, by key id. */
+export async function listAccountsKeyIds(db: Queryable, accountIds: readonly number[]): Promise<Array<{ keyId: number; accountId: number }>> {
+  const result = await db.query<{ id: number; account_id: number }>('SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id', [accountIds]);
+  return result.rows.map((row) => ({ keyId: Number(row.id), accountId: Number(row.account_id) }));
+}
+
+/** The wallets of these accounts. */
+export async function readAccountBalances(db: Queryable, accountIds: readonly number[]): Promise<Array<{ accountId: number; balanceCredits: number }>> {
+  const result = await db.query<{ id: number; balance_credits: number }>('SELECT id, balance_credits FROM accounts WHERE id = ANY($1::bigint[])', [accountIds]);
+  return result.rows.map((row) => ({ accountId: Number(row.id), balanceCredits: row.balance_credits }));
+}
+
+/** The lifetime spend of every key of these accounts. */
+export async function readKeysSpent(db: Queryable, accountIds: readonly number[]): Promise<Array<{ keyId: number; accountId: number; spentCredits: number }>> {
+  const result = await db.query<{ id: number; account_id: number; spent_credits: number }>(
+    'SELECT id, account_id, spent_credits FROM api_keys WHERE account_id = ANY($1::bigint[])', [accountIds]);
+  return result.rows.map((row) => ({ keyId: Number(row.id), accountId: Number(row.account_id), spentCredits: row.spent_credits }));
+}
+
+/** The keys' spend per minute (unix minutes) over the last `minutes` before `nowMs`, from their usage rows. */
+export async function readRecentKeySpend(db: Queryable, accountIds: readonly number[], nowMs: number, minutes: number):
+  Promise<Array<{ accountId: number; keyId: number; minute: number; credits: number }>> {
+  const result = await db.query<{ account_id: number; api_key_id: number; minute: number; credits: number }>(
+    `SELECT account_id, api_key_id, floor(extract(epoch FROM started_at) / 60)::bigint AS minute, sum(credits)::bigint AS credits
+       FROM usage_rows
+      WHERE account_id = ANY($1::bigint[]) AND api_key_id IS NOT NULL
+        AND started_at > to_timestamp($2::double precision / 1000) - make_interval(mins => $3)
+      GROUP BY 1, 2, 3`,
+    [accountIds, nowMs, minutes]);
+  return result.rows.map((row) => ({ accountId: Number(row.account_id), keyId: Number(row.api_key_id), minute: Number(row.minute), credits: row.credits }));
 }
