@@ -13,7 +13,8 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { settleUsageEvents, type SettlementOutcome } from '../src/billing/settle-usage-events';
+import { settleUsageEvents } from '../src/billing/settle-usage-events';
+import type { SettlementOutcome } from '../src/db/repositories/ledger';
 import type { UsageEvent } from '../src/billing/usage-event';
 import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';

@@ -11,7 +11,6 @@
  * and then re-applies the charges that were unsettled both before and after the rebuild.
  */
 import { randomUUID } from 'node:crypto';
-import { inTransaction } from '../src/db/transaction';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type Redis from 'ioredis';
 import type { PoolClient } from 'pg';
@@ -27,6 +26,9 @@ import { loadRedisScript, runRedisScript, type RedisScript } from '../src/redis/
 import { COUNTER_IDLE_TTL_MS } from '../src/limits/spend-windows';
 import { createWalletCache } from '../src/limits/wallet-cache';
 import { createRedis } from '../src/redis/connection';
+import {
+  inLedgerSnapshot, listAccountIdsAfter, listAccountsKeyIds, readAccountBalances, readKeysSpent, readRecentKeySpend, writtenRequestIds,
+} from '../src/db/repositories/ledger';
 import { readUnsettledEvents } from './billing-unsettled-events';
 
 export const MAINTENANCE_QUEUE_NAME = 'maintenance';
@@ -104,49 +106,38 @@ interface LedgerFigures {
 /** PostgreSQL's side, read in one snapshot together with which unsettled request ids it already has. */
 async function readLedgerFigures(client: PoolClient, accountIds: readonly number[], candidates: readonly string[], nowMs: number): Promise<{ figures: Map<number, LedgerFigures>; written: Set<string> }> {
   const figures = new Map<number, LedgerFigures>();
-  const accounts = await client.query<{ id: number; balance_credits: number }>('SELECT id, balance_credits FROM accounts WHERE id = ANY($1::bigint[])', [accountIds]);
-  for (const row of accounts.rows) figures.set(Number(row.id), { balance: row.balance_credits, keys: new Map(), recentUsage: false });
-  const keys = await client.query<{ id: number; account_id: number; spent_credits: number }>(
-    'SELECT id, account_id, spent_credits FROM api_keys WHERE account_id = ANY($1::bigint[])', [accountIds]);
-  for (const row of keys.rows) figures.get(Number(row.account_id))?.keys.set(Number(row.id), { spent: row.spent_credits, buckets: new Map() });
-  const buckets = await client.query<{ account_id: number; api_key_id: number; minute: number; credits: number }>(
-    `SELECT account_id, api_key_id, floor(extract(epoch FROM started_at) / 60)::bigint AS minute, sum(credits)::bigint AS credits
-       FROM usage_rows
-      WHERE account_id = ANY($1::bigint[]) AND api_key_id IS NOT NULL
-        AND started_at > to_timestamp($2::double precision / 1000) - make_interval(mins => $3)
-      GROUP BY 1, 2, 3`,
-    [accountIds, nowMs, LONGEST_WINDOW_MINUTES]);
-  for (const row of buckets.rows) {
-    const account = figures.get(Number(row.account_id));
+  for (const account of await readAccountBalances(client, accountIds)) figures.set(account.accountId, { balance: account.balanceCredits, keys: new Map(), recentUsage: false });
+  for (const key of await readKeysSpent(client, accountIds)) figures.get(key.accountId)?.keys.set(key.keyId, { spent: key.spentCredits, buckets: new Map() });
+  for (const bucket of await readRecentKeySpend(client, accountIds, nowMs, LONGEST_WINDOW_MINUTES)) {
+    const account = figures.get(bucket.accountId);
     if (!account) continue;
     account.recentUsage = true;
-    account.keys.get(Number(row.api_key_id))?.buckets.set(Number(row.minute), row.credits);
+    account.keys.get(bucket.keyId)?.buckets.set(bucket.minute, bucket.credits);
   }
-  return { figures, written: await writtenRequestIds(client, candidates) };
+  return { figures, written: await settledAmong(client, candidates) };
 }
 
-async function writtenRequestIds(client: PoolClient, candidates: readonly string[]): Promise<Set<string>> {
+/** Which candidates are in PostgreSQL: their request ids' claims, committed with their usage rows. */
+async function settledAmong(client: PoolClient, candidates: readonly string[]): Promise<Set<string>> {
   if (candidates.length === 0) return new Set();
-  const found = await client.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE request_id = ANY($1::text[])', [candidates]);
-  return new Set(found.rows.map((row) => row.request_id));
+  return new Set(await writtenRequestIds(client, candidates));
 }
 
 async function withSnapshot<T>(deps: ReconcilerDependencies, read: (client: PoolClient) => Promise<T>): Promise<T> {
-  return inTransaction(deps.db, read, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
+  return inLedgerSnapshot(deps.db, read);
 }
 
 /** Charges of these accounts still in the usage stream and not yet in PostgreSQL. */
 async function unsettledFor(deps: ReconcilerDependencies, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
   const { charges } = await readUnsettledEvents(deps);
   const mine = charges.filter((charge) => accountIds.has(charge.accountId));
-  const written = await withSnapshot(deps, (client) => writtenRequestIds(client, mine.map((charge) => charge.requestId)));
+  const written = await withSnapshot(deps, (client) => settledAmong(client, mine.map((charge) => charge.requestId)));
   return mine.filter((charge) => !written.has(charge.requestId));
 }
 
 async function measure(deps: ReconcilerDependencies, accountIds: readonly number[]): Promise<Measurement[]> {
-  const keyRows = await deps.db.query<{ id: number; account_id: number }>('SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id', [accountIds]);
   const keysOf = new Map<number, number[]>(accountIds.map((id) => [id, []]));
-  for (const row of keyRows.rows) keysOf.get(Number(row.account_id))?.push(Number(row.id));
+  for (const key of await listAccountsKeyIds(deps.db, accountIds)) keysOf.get(key.accountId)?.push(key.keyId);
   // Order matters: Redis first, then the usage stream, then PostgreSQL. A charge reaches the counters
   // and the stream in one script, and its entry leaves the stream only after its row is committed, so
   // a charge already in the Redis read is found in the stream or in PostgreSQL (unless the recorder
@@ -208,7 +199,7 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
     let after = 0;
     for (;;) {
       const batch = options.accountIds
-        ?? (await deps.db.query<{ id: number }>('SELECT id FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, perBatch])).rows.map((row) => Number(row.id));
+        ?? await listAccountIdsAfter(deps.db, after, perBatch);
       if (batch.length === 0) break;
       after = Math.max(...batch);
       const measurements = await measure(deps, batch);

@@ -6,7 +6,7 @@
 import { mediaUsageEvent } from '../src/billing/charge-call';
 import { commitTaskChange } from '../src/tasks/commit-task-change';
 import type { TaskError, TaskMedia, TaskRow } from '../src/tasks/task-record';
-import type { TaskChange, TaskChangeOutcome } from '../src/tasks/task-repository';
+import type { TaskChange, TaskChangeOutcome } from '../src/tasks/change-task';
 import type { TaskContext } from './task-context';
 
 export async function applyAndPublish(context: TaskContext, taskId: string, change: TaskChange): Promise<TaskChangeOutcome | null> {

@@ -19,7 +19,7 @@ import { extensionForMediaType } from '../src/images/sniff-image-type';
 import { storeImages } from '../src/images/store-images';
 import type { TaskMedia, TaskRow } from '../src/tasks/task-record';
 import type { ImageBatchTaskRequest, VideoTaskRequest } from '../src/tasks/task-request';
-import { findTask } from '../src/tasks/task-repository';
+import { findTask } from '../src/db/repositories/tasks';
 import { isTerminalStatus } from '../src/tasks/task-status';
 import type { UpstreamAccount } from '../src/upstream/upstream-account';
 import { toUpstreamError } from '../src/upstream/upstream-client';
@@ -203,7 +203,7 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
 
 /** Runs the next step of a task; throws on failures worth a retry (the caller decides when to give up). */
 export async function runTaskStep(context: TaskContext, taskId: string): Promise<StepOutcome> {
-  let task = await findTask(context.deps.db, taskId);
+  let task = await findTask<TaskRow>(context.deps.db, taskId);
   if (!task) return DONE;
   if (task.status === 'cancelled') {
     await cancelAtProvider(context, task);

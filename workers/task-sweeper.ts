@@ -5,8 +5,8 @@
  * - an active task with no live job (the enqueue after submit failed, Redis lost its data, or the
  *   job died in the failed set) gets its job back.
  */
-import type { Pool } from 'pg';
-import { findTask } from '../src/tasks/task-repository';
+import { findTask, listOverdueTaskIds, listStaleTaskIds } from '../src/db/repositories/tasks';
+import type { TaskRow } from '../src/tasks/task-record';
 import type { TaskQueue } from '../src/tasks/task-queue';
 import type { TaskContext } from './task-context';
 import { failTask } from './task-settlement';
@@ -19,25 +19,17 @@ export interface SweepOptions {
   batch: number;
 }
 
-async function ids(db: Pool, sql: string, values: unknown[]): Promise<string[]> {
-  return (await db.query<{ id: string }>(sql, values)).rows.map((row) => row.id);
-}
-
 export async function sweepTasks(context: TaskContext, queue: TaskQueue, options: SweepOptions): Promise<{ failed: number; requeued: number }> {
   const { db } = context.deps;
   const now = context.deps.clock.now();
   let failed = 0;
   let requeued = 0;
-  const overdue = await ids(db,
-    "SELECT id FROM tasks WHERE status IN ('queued', 'running') AND deadline_at < $1 ORDER BY deadline_at LIMIT $2",
-    [new Date(now - options.graceMs), options.batch]);
+  const overdue = await listOverdueTaskIds(db, new Date(now - options.graceMs), options.batch);
   for (const id of overdue) {
-    const task = await findTask(db, id);
+    const task = await findTask<TaskRow>(db, id);
     if (task && await failTask(context, task, { code: 'deadline_exceeded', message: 'the task did not finish before its deadline' })) failed++;
   }
-  const stale = await ids(db,
-    "SELECT id FROM tasks WHERE status IN ('queued', 'running') AND updated_at < $1 ORDER BY updated_at LIMIT $2",
-    [new Date(now - options.staleMs), options.batch]);
+  const stale = await listStaleTaskIds(db, new Date(now - options.staleMs), options.batch);
   for (const id of stale) {
     const job = await queue.queue.getJob(id);
     if (job) {

@@ -13,7 +13,8 @@ import type { Dependencies } from '../src/dependencies';
 import { toGatewayError } from '../src/http/to-gateway-error';
 import { createWalletCache } from '../src/limits/wallet-cache';
 import { createRedis } from '../src/redis/connection';
-import { findTask } from '../src/tasks/task-repository';
+import { findTask } from '../src/db/repositories/tasks';
+import type { TaskRow } from '../src/tasks/task-record';
 import { createTaskQueue, TASK_JOB_OPTIONS, TASK_QUEUE_NAME, type TaskJobData } from '../src/tasks/task-queue';
 import { createVideoOperations } from '../src/tasks/video-operations';
 import { defaultPollDelayMs, type TaskContext, type TaskWorkerHooks } from './task-context';
@@ -72,7 +73,7 @@ export async function startTaskWorker(deps: Dependencies, options: TaskWorkerOpt
       const permanent = error.status >= 400 && error.status < 500 && error.kind !== 'rate_limit' && error.kind !== 'timeout';
       logger.warn({ taskId, attempt: job.attemptsMade + 1, kind: error.kind, message: error.message, err: error.kind === 'internal' ? error.cause : undefined }, 'task step failed');
       if (permanent || lastAttempt) {
-        const task = await findTask(deps.db, taskId);
+        const task = await findTask<TaskRow>(deps.db, taskId);
         if (task) {
           await failTask(context, task, {
             code: error.kind === 'internal' ? 'internal_error' : permanent ? 'provider_rejected' : 'provider_error',

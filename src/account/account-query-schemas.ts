@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { invalidRequestFrom } from '../auth/parse-body';
 import { GatewayError } from '../errors/gateway-error';
-import type { LedgerKind } from '../billing/ledger';
+import type { LedgerKind } from '../db/repositories/ledger';
 import { PROTOCOLS } from '../ir/protocol';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../http/storable-text';
 

@@ -11,7 +11,7 @@ import { DEFAULT_TRANSACTION_KINDS, parseQuery, seriesQuerySchema, transactionsQ
 import { keyWindows } from './key-windows';
 import { writeUsageCsv } from './usage-csv';
 import { usageSeries } from './usage-series';
-import { listLedgerEntries } from './list-ledger-entries';
+import { listLedgerEntries } from '../db/repositories/ledger';
 import { listUsageRows, type UsageFilters } from './list-usage-rows';
 import { decodeCursor, page } from './page-cursor';
 import { presentAccount } from './present-account';

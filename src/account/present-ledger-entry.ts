@@ -1,6 +1,6 @@
 /** One row of `GET /api/v1/me/billing/transactions`: signed amount and the balance after it. */
 import { creditsToUsd } from './credits-to-usd';
-import type { LedgerEntryRecord } from './list-ledger-entries';
+import type { LedgerEntryRecord } from '../db/repositories/ledger';
 
 export function presentLedgerEntry(entry: LedgerEntryRecord): Record<string, unknown> {
   return {

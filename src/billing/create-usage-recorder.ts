@@ -6,6 +6,7 @@
  * docs/billing.md.
  */
 import type { Dependencies } from '../dependencies';
+import { writtenRequestIds } from '../db/repositories/ledger';
 import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer } from '../redis/durable-stream-producer';
 import type { UsageEvent, UsageRecorder } from './usage-event';
 
@@ -19,9 +20,6 @@ export function createUsageRecorder(deps: RecorderDependencies, options: UsageRe
     name: 'billing-producer',
     streamOf: (event) => deps.redisKeys.accountUsageStream(event.accountId),
     channel: deps.redisKeys.billingSettledChannel(),
-    written: async (requestIds) => {
-      const written = await deps.db.query<{ request_id: string }>('SELECT request_id FROM usage_request_ids WHERE request_id = ANY($1::text[])', [requestIds]);
-      return written.rows.map((row) => row.request_id);
-    },
+    written: async (requestIds) => writtenRequestIds(deps.db, requestIds),
   }, options);
 }

@@ -3,7 +3,7 @@
  * the Redis wallet cache admission reads, so the change is spendable (or binding) at once.
  */
 import type { Dependencies } from '../dependencies';
-import { applyLedgerEntry } from '../billing/ledger';
+import { applyLedgerEntry } from '../db/repositories/ledger';
 import { inTransaction } from '../db/transaction';
 import { createWalletCache } from '../limits/wallet-cache';
 

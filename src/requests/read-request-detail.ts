@@ -3,7 +3,7 @@
  * its usage row and ledger entries (billed requests only), and its bodies when they were kept.
  */
 import type { Pool } from 'pg';
-import { listLedgerEntries } from '../account/list-ledger-entries';
+import { listLedgerEntries } from '../db/repositories/ledger';
 import { listUsageRows } from '../account/list-usage-rows';
 import { presentLedgerEntry } from '../account/present-ledger-entry';
 import { presentUsageRow } from '../account/present-usage-row';

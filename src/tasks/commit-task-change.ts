@@ -5,7 +5,7 @@
 import type { Dependencies } from '../dependencies';
 import type { WalletCache } from '../limits/wallet-cache';
 import { publishTaskEvent } from './publish-task-event';
-import { changeTask, type TaskChange, type TaskChangeOutcome } from './task-repository';
+import { changeTask, type TaskChange, type TaskChangeOutcome } from './change-task';
 
 export type TaskCommitDependencies = Pick<Dependencies, 'db' | 'redis' | 'redisKeys' | 'logger'> & { wallet: WalletCache };
 

@@ -12,7 +12,7 @@ import type { Pool } from 'pg';
 import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import type { Logger } from '../http/logger';
 import { renderOpenAiStyleError } from '../http/openai-error-envelope';
-import { findTask, listTaskEvents } from './task-repository';
+import { findTask, listTaskEvents } from '../db/repositories/tasks';
 import type { TaskEvent } from './task-event';
 import type { TaskEventHub } from './task-event-hub';
 import { toTaskView, type TaskRow } from './task-record';
@@ -76,7 +76,7 @@ export async function streamTaskEvents(res: Response, options: TaskStreamOptions
   /** Everything stored after what was sent, in order. */
   const catchUp = async () => {
     if (closed) return;
-    for (const event of await listTaskEvents(db, task.id, lastSent)) write(event);
+    for (const stored of await listTaskEvents<TaskEvent['task']>(db, task.id, lastSent)) write({ seq: stored.seq, task: stored.payload });
   };
 
   const onEvent = (event: TaskEvent) => {
@@ -112,7 +112,7 @@ export async function streamTaskEvents(res: Response, options: TaskStreamOptions
   let current: TaskRow;
   try {
     // Read after subscribing: whatever was committed before is here, whatever after arrives live.
-    current = (await findTask(db, task.id)) ?? task;
+    current = (await findTask<TaskRow>(db, task.id)) ?? task;
     if (options.lastEventId === undefined || options.lastEventId > current.event_seq) {
       write({ seq: current.event_seq, task: toTaskView(current) });
     } else {

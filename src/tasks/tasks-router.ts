@@ -21,7 +21,8 @@ import { commitTaskChange } from './commit-task-change';
 import { createTaskEventHub } from './task-event-hub';
 import { createTaskQueue } from './task-queue';
 import { toTaskView, type TaskRow } from './task-record';
-import { findAccountTask, insertTask } from './task-repository';
+import { findAccountTask } from '../db/repositories/tasks';
+import { insertTask } from './insert-task';
 import type { TaskServices } from './task-services';
 import { looksLikeTaskId, newTaskId } from './task-id';
 import { parseLastEventId, streamTaskEvents } from './stream-task-events';
@@ -62,7 +63,7 @@ export function createTasksRouter(deps: Dependencies, services: TaskServices, op
   }
 
   async function accountTask(key: AuthenticatedKey, taskId: string): Promise<TaskRow> {
-    const row = looksLikeTaskId(taskId) ? await findAccountTask(deps.db, taskId, key.accountId) : undefined;
+    const row = looksLikeTaskId(taskId) ? await findAccountTask<TaskRow>(deps.db, taskId, key.accountId) : undefined;
     if (!row) throw notFound(taskId);
     return row;
   }

@@ -8,7 +8,7 @@ import { createAccountRouter } from '../../../src/account/account-router';
 import { createConsoleSession, SESSION_COOKIE } from '../../../src/auth/console-session';
 import { createKeyAuthenticator, type GatewayKeyAuthenticator } from '../../../src/auth/create-key-authenticator';
 import { createManagementAuth } from '../../../src/auth/management-auth';
-import { applyLedgerEntry } from '../../../src/billing/ledger';
+import { applyLedgerEntry } from '../../../src/db/repositories/ledger';
 import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
 import type { UsageEvent } from '../../../src/billing/usage-event';
 import { addUpstreamAccount, createAccount, createConsoleUser, createGroup, topUp } from '../../../src/process/seed';

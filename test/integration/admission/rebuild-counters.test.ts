@@ -1,7 +1,7 @@
 /** Counters rebuilt from PostgreSQL when Redis lost them, and on demand (the billing reconciler). */
 import { randomUUID } from 'node:crypto';
 import type { AuthenticatedKey } from '../../../src/auth/authenticated-key';
-import { applyLedgerEntry } from '../../../src/billing/ledger';
+import { applyLedgerEntry } from '../../../src/db/repositories/ledger';
 import { createAdmission, type GatewayAdmission } from '../../../src/limits/create-admission';
 import { rebuildAccountCounters } from '../../../src/limits/rebuild-counters';
 import { createWalletCache } from '../../../src/limits/wallet-cache';

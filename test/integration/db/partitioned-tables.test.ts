@@ -6,8 +6,8 @@
  * default partition and move into theirs when it is created; routing decisions go by whole days.
  */
 import type { Pool } from 'pg';
-import { applyLedgerEntry } from '../../../src/billing/ledger';
-import { settleUsageEvents, writeUsageEvents } from '../../../src/billing/settle-usage-events';
+import { applyLedgerEntry, writeUsageEvents } from '../../../src/db/repositories/ledger';
+import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
 import { loadConfig } from '../../../src/config';
 import { migrate } from '../../../src/db/migrate';
 import { dropPartitionsBefore } from '../../../src/db/partitions';

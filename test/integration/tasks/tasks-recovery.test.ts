@@ -4,7 +4,7 @@ import { addUpstreamAccount, createGroup } from '../../../src/process/seed';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { createRedis } from '../../../src/redis/connection';
 import { TASK_QUEUE_NAME } from '../../../src/tasks/task-queue';
-import { changeTask } from '../../../src/tasks/task-repository';
+import { changeTask } from '../../../src/tasks/change-task';
 import { readTaskStream, startTaskHarness, type TaskHarness } from './task-harness';
 
 describe('task recovery: killed workers, lost jobs, deadlines', () => {
