@@ -19,9 +19,7 @@ export async function readRequestDetail(db: Pool, requestId: string, accountId: 
   const owner = Number(row.account_id);
   const [routing, usage, ledger, kept] = await Promise.all([
     findRoutingDecision(db, owner, requestId),
-    // SQL-MOVE: usage-rows (the statement is in account/list-usage-rows.ts)
     listUsageRows(db, { accountId: owner, requestId, limit: 1 }),
-    // SQL-MOVE: ledger (the statement is in account/list-ledger-entries.ts)
     listLedgerEntries(db, { accountId: owner, reference: requestId, limit: 20 }),
     findRequestBodies(db, requestId, row.created_at),
   ]);
