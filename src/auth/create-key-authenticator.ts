@@ -35,149 +35,162 @@ export async function publishKeyInvalidation(deps: Pick<Dependencies, 'redis' | 
   await deps.redis.publish(deps.redisKeys.keyInvalidationChannel(), secretHmac);
 }
 
-export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthenticator {
-  const channel = deps.redisKeys.keyInvalidationChannel();
-  const cache = new Map<string, CacheEntry>();
-  const loading = new Map<string, Promise<AuthenticatedKey | undefined>>();
-  const listeners = new Map<string, Set<() => void>>();
-  const lastUsedWrites = new Map<number, number>();
-  const pending = new Set<Promise<unknown>>();
-  // Bumped on every invalidation: a lookup that started before one must not refill the cache with stale data.
-  let generation = 0;
-  let closed = false;
-  const evaluateIp = createIpRuleEvaluator();
+/** The authenticator of one process: its cache, in-flight lookups and open streams' listeners. */
+class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
+  private readonly channel: string;
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly loading = new Map<string, Promise<AuthenticatedKey | undefined>>();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly lastUsedWrites = new Map<number, number>();
+  private readonly pending = new Set<Promise<unknown>>();
+  /** Bumped on every invalidation: a lookup that started before one must not refill the cache with stale data. */
+  private generation = 0;
+  private closed = false;
+  private readonly evaluateIp = createIpRuleEvaluator();
+  private readonly subscribed: Promise<void>;
 
-  function track(promise: Promise<unknown>): void {
-    pending.add(promise);
-    void promise.finally(() => pending.delete(promise));
+  constructor(private readonly deps: Dependencies) {
+    this.channel = deps.redisKeys.keyInvalidationChannel();
+    deps.subscriber.on('message', this.onMessage);
+    deps.subscriber.on('ready', this.onReady);
+    this.subscribed = deps.subscriber.subscribe(this.channel).then(() => undefined);
+    // Failure to subscribe is reported by ready(); never an unhandled rejection.
+    this.subscribed.catch((error: unknown) => deps.logger.error({ err: error }, 'key invalidation subscription failed'));
   }
 
-  function remember(hmac: string, key: AuthenticatedKey | undefined): void {
-    if (cache.size >= MAX_CACHED_KEYS) {
-      const oldest = cache.keys().next();
-      if (!oldest.done) cache.delete(oldest.value);
+  async authenticate(secret: string, clientIp: string): Promise<AuthenticatedKey> {
+    const deps = this.deps;
+    if (this.closed) throw new GatewayError('internal', 'authenticator closed');
+    if (!looksLikeKey(secret)) throw new GatewayError('authentication', 'invalid API key');
+    const hmac = deps.crypto.hmac(secret);
+    const now = deps.clock.now();
+    const entry = this.cache.get(hmac);
+    const fresh = entry !== undefined && entry.expiresAt > now;
+    // Refresh ahead: in the last fifth of its lifetime a used entry is reloaded in the background, so
+    // a busy key's requests never wait on PostgreSQL when it expires (DESIGN 10). It never serves
+    // an expired entry; concurrent refreshes share one query.
+    if (fresh && entry.expiresAt - now < deps.config.keyCacheTtlMs / 5) this.load(hmac).catch(() => undefined);
+    const key = fresh ? entry.key : await this.load(hmac);
+    // The index lookup only saw the HMAC; the comparison of what it returned is constant-time.
+    if (!key || !deps.crypto.hmacEquals(key.secretHmac, hmac)) throw new GatewayError('authentication', 'invalid API key');
+    assertKeyActive(key, now);
+    const verdict = this.evaluateIp(key.ipWhitelist, key.ipBlacklist, clientIp);
+    if (verdict !== 'allowed') throw new IpRuleRefusal(key, clientIp, verdict);
+    this.touchLastUsed(key.keyId);
+    return key;
+  }
+
+  onInvalidated(secretHmac: string, listener: () => void): () => void {
+    let set = this.listeners.get(secretHmac);
+    if (!set) { set = new Set(); this.listeners.set(secretHmac, set); }
+    set.add(listener);
+    return () => {
+      const current = this.listeners.get(secretHmac);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) this.listeners.delete(secretHmac);
+    };
+  }
+
+  ready(): Promise<void> {
+    return this.subscribed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.deps.subscriber.off('message', this.onMessage);
+    this.deps.subscriber.off('ready', this.onReady);
+    // The subscriber connection belongs to the process (other components may share the channel):
+    // it stays subscribed, and its owner closes it.
+    this.listeners.clear();
+    this.cache.clear();
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.pending.add(promise);
+    void promise.finally(() => this.pending.delete(promise));
+  }
+
+  private remember(hmac: string, key: AuthenticatedKey | undefined): void {
+    if (this.cache.size >= MAX_CACHED_KEYS) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
     }
-    cache.set(hmac, { key, expiresAt: deps.clock.now() + deps.config.keyCacheTtlMs });
+    this.cache.set(hmac, { key, expiresAt: this.deps.clock.now() + this.deps.config.keyCacheTtlMs });
   }
 
-  function load(hmac: string): Promise<AuthenticatedKey | undefined> {
-    const inFlight = loading.get(hmac);
+  private load(hmac: string): Promise<AuthenticatedKey | undefined> {
+    const inFlight = this.loading.get(hmac);
     if (inFlight) return inFlight;
-    const startedAt = generation;
-    const promise = loadAuthenticatedKeyByHmac(deps.db, hmac, deps.clock.now()).then((key) => {
-      if (generation === startedAt) remember(hmac, key);
+    const startedAt = this.generation;
+    const promise = loadAuthenticatedKeyByHmac(this.deps.db, hmac, this.deps.clock.now()).then((key) => {
+      if (this.generation === startedAt) this.remember(hmac, key);
       return key;
     }).finally(() => {
-      if (loading.get(hmac) === promise) loading.delete(hmac);
+      if (this.loading.get(hmac) === promise) this.loading.delete(hmac);
     });
-    loading.set(hmac, promise);
+    this.loading.set(hmac, promise);
     return promise;
   }
 
-  function touchLastUsed(keyId: number): void {
-    const now = deps.clock.now();
-    const last = lastUsedWrites.get(keyId);
+  private touchLastUsed(keyId: number): void {
+    const now = this.deps.clock.now();
+    const last = this.lastUsedWrites.get(keyId);
     if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
-    lastUsedWrites.set(keyId, now);
-    if (lastUsedWrites.size > MAX_CACHED_KEYS) lastUsedWrites.clear();
+    this.lastUsedWrites.set(keyId, now);
+    if (this.lastUsedWrites.size > MAX_CACHED_KEYS) this.lastUsedWrites.clear();
     // Not awaited: the client does not wait for a console hint.
-    track(touchKeyLastUsed(deps.db, keyId).catch((error: unknown) => {
-      deps.logger.warn({ err: error, keyId }, 'could not record key last use');
+    this.track(touchKeyLastUsed(this.deps.db, keyId).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, keyId }, 'could not record key last use');
     }));
   }
 
-  function fire(hmac: string): void {
-    const set = listeners.get(hmac);
+  private fire(hmac: string): void {
+    const set = this.listeners.get(hmac);
     if (!set) return;
-    listeners.delete(hmac);
+    this.listeners.delete(hmac);
     for (const listener of set) {
       try {
         listener();
       } catch (error) {
-        deps.logger.error({ err: error }, 'key invalidation listener failed');
+        this.deps.logger.error({ err: error }, 'key invalidation listener failed');
       }
     }
   }
 
   /** A key with listeners was touched somewhere: cut them only if it is no longer usable. */
-  async function recheck(hmac: string): Promise<void> {
+  private async recheck(hmac: string): Promise<void> {
     try {
-      const key = await loadAuthenticatedKeyByHmac(deps.db, hmac, deps.clock.now());
-      if (!key || inactiveReason(key, deps.clock.now()) !== undefined) fire(hmac);
+      const key = await loadAuthenticatedKeyByHmac(this.deps.db, hmac, this.deps.clock.now());
+      if (!key || inactiveReason(key, this.deps.clock.now()) !== undefined) this.fire(hmac);
     } catch (error) {
       // Unknown state: keep the streams (the next request's authentication decides).
-      deps.logger.warn({ err: error }, 'could not recheck an invalidated key');
+      this.deps.logger.warn({ err: error }, 'could not recheck an invalidated key');
     }
   }
 
-  function onMessage(messageChannel: string, message: string): void {
-    if (messageChannel !== channel) return;
-    generation++;
+  private readonly onMessage = (messageChannel: string, message: string): void => {
+    if (messageChannel !== this.channel) return;
+    this.generation++;
     if (message === '*') {
-      cache.clear();
-      loading.clear();
-      for (const hmac of listeners.keys()) track(recheck(hmac));
+      this.cache.clear();
+      this.loading.clear();
+      for (const hmac of this.listeners.keys()) this.track(this.recheck(hmac));
       return;
     }
-    cache.delete(message);
-    loading.delete(message);
-    if (listeners.has(message)) track(recheck(message));
-  }
-
-  // After a reconnect, invalidations sent while we were away are lost: start from an empty cache.
-  function onReady(): void {
-    generation++;
-    cache.clear();
-  }
-
-  deps.subscriber.on('message', onMessage);
-  deps.subscriber.on('ready', onReady);
-  const subscribed = deps.subscriber.subscribe(channel).then(() => undefined);
-  // Failure to subscribe is reported by ready(); never an unhandled rejection.
-  subscribed.catch((error: unknown) => deps.logger.error({ err: error }, 'key invalidation subscription failed'));
-
-  return {
-    async authenticate(secret, clientIp) {
-      if (closed) throw new GatewayError('internal', 'authenticator closed');
-      if (!looksLikeKey(secret)) throw new GatewayError('authentication', 'invalid API key');
-      const hmac = deps.crypto.hmac(secret);
-      const now = deps.clock.now();
-      const entry = cache.get(hmac);
-      const fresh = entry !== undefined && entry.expiresAt > now;
-      // Refresh ahead: in the last fifth of its lifetime a used entry is reloaded in the background, so
-      // a busy key's requests never wait on PostgreSQL when it expires (DESIGN 10). It never serves
-      // an expired entry; concurrent refreshes share one query.
-      if (fresh && entry.expiresAt - now < deps.config.keyCacheTtlMs / 5) load(hmac).catch(() => undefined);
-      const key = fresh ? entry.key : await load(hmac);
-      // The index lookup only saw the HMAC; the comparison of what it returned is constant-time.
-      if (!key || !deps.crypto.hmacEquals(key.secretHmac, hmac)) throw new GatewayError('authentication', 'invalid API key');
-      assertKeyActive(key, now);
-      const verdict = evaluateIp(key.ipWhitelist, key.ipBlacklist, clientIp);
-      if (verdict !== 'allowed') throw new IpRuleRefusal(key, clientIp, verdict);
-      touchLastUsed(key.keyId);
-      return key;
-    },
-    onInvalidated(secretHmac, listener) {
-      let set = listeners.get(secretHmac);
-      if (!set) { set = new Set(); listeners.set(secretHmac, set); }
-      set.add(listener);
-      return () => {
-        const current = listeners.get(secretHmac);
-        if (!current) return;
-        current.delete(listener);
-        if (current.size === 0) listeners.delete(secretHmac);
-      };
-    },
-    ready: () => subscribed,
-    async close() {
-      closed = true;
-      deps.subscriber.off('message', onMessage);
-      deps.subscriber.off('ready', onReady);
-      // The subscriber connection belongs to the process (other components may share the channel):
-      // it stays subscribed, and its owner closes it.
-      listeners.clear();
-      cache.clear();
-      await Promise.allSettled([...pending]);
-    },
+    this.cache.delete(message);
+    this.loading.delete(message);
+    if (this.listeners.has(message)) this.track(this.recheck(message));
   };
+
+  /** After a reconnect, invalidations sent while we were away are lost: start from an empty cache. */
+  private readonly onReady = (): void => {
+    this.generation++;
+    this.cache.clear();
+  };
+}
+
+export function createKeyAuthenticator(deps: Dependencies): GatewayKeyAuthenticator {
+  return new CachingKeyAuthenticator(deps);
 }
