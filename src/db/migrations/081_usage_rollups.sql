@@ -36,12 +36,6 @@ CREATE UNIQUE INDEX usage_rollups_key ON usage_rollups (account_id, span, at, ap
 
 SELECT ensure_time_partitions('usage_rollups', 'month',
   LEAST(now(), (SELECT min(started_at) FROM usage_rows)), now() + interval '2 months');
-INSERT INTO usage_rollups (span, account_id, at, api_key_id, model, requests, credits, prompt_tokens, completion_tokens, first_started_at)
-SELECT s.span, u.account_id, date_trunc(s.span, u.started_at, 'UTC'), u.api_key_id, u.model,
-       count(*), sum(u.credits), sum(u.prompt_tokens), sum(u.completion_tokens), min(u.started_at)
-  FROM usage_rows u CROSS JOIN (VALUES ('hour'), ('day')) AS s(span)
- GROUP BY 1, 2, 3, 4, 5;
-
 -- Adds the statement's new rows (INSERT, UPDATE) and takes away its old ones (DELETE, UPDATE); a
 -- bucket that lost rows has its oldest row read again from usage_rows (an hour or a day of one
 -- account: updates and deletes of usage rows are rare, settlement only inserts).
@@ -96,6 +90,15 @@ CREATE TRIGGER usage_rollups_update AFTER UPDATE ON usage_rows
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION usage_rollups_apply();
 CREATE TRIGGER usage_rollups_delete AFTER DELETE ON usage_rows
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION usage_rollups_apply();
+
+-- The rows already there, summed after the triggers exist: creating them locked usage_rows against
+-- writes until this migration commits, so no row is written between this sum and the triggers
+-- (a concurrent settlement waits for the commit, then its rows go through the triggers).
+INSERT INTO usage_rollups (span, account_id, at, api_key_id, model, requests, credits, prompt_tokens, completion_tokens, first_started_at)
+SELECT s.span, u.account_id, date_trunc(s.span, u.started_at, 'UTC'), u.api_key_id, u.model,
+       count(*), sum(u.credits), sum(u.prompt_tokens), sum(u.completion_tokens), min(u.started_at)
+  FROM usage_rows u CROSS JOIN (VALUES ('hour'), ('day')) AS s(span)
+ GROUP BY 1, 2, 3, 4, 5;
 
 -- An account's usage since `since` (`inclusive`: started_at >= since, else > since), by key and model,
 -- exact: the whole UTC days after it and the whole hours before those from the rollups, the rows

@@ -1,6 +1,6 @@
 /**
  * Usage rollups (migration 081): the hour and day sums by key and model equal the raw usage rows'
- * after settlement, direct inserts, updates and deletes; daily usage and key windows read them and
+ * after the migration (an install with rows), settlement, direct inserts, updates and deletes; daily usage and key windows read them and
  * give exactly what summing the raw rows gives, rows on a window's edge (to the millisecond) included.
  */
 import type { Pool } from 'pg';
@@ -8,6 +8,9 @@ import { keyWindows } from '../../../src/account/key-windows';
 import { creditsToUsd } from '../../../src/account/credits-to-usd';
 import { usageSeries } from '../../../src/account/usage-series';
 import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
+import { migrate } from '../../../src/db/migrate';
+import { createPool } from '../../../src/db/pool';
+import { createEmptyDatabase } from '../../support/database';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
 import { createBillingFixture, usageEvent, type BillingFixture } from '../billing/billing-fixtures';
 
@@ -111,4 +114,23 @@ describe('usage rollups', () => {
         }
       }
     });
+
+  it('are filled by the migration from the rows an install already has', async () => {
+    const empty = await createEmptyDatabase();
+    const db = createPool(empty.url, 2);
+    try {
+      await migrate(empty.url, { through: '080_partition_usage_ledger_routing.sql' });
+      await db.query("INSERT INTO accounts (id, name) VALUES (1, 'a'), (2, 'b')");
+      await db.query(`INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, prompt_tokens, completion_tokens, started_at)
+        SELECT 'old-' || g, 1 + g % 2, CASE WHEN g % 5 = 0 THEN NULL ELSE g % 3 END, 'm' || g % 2, 'chat', g, g, 2 * g, now() - g * interval '37 minutes'
+          FROM generate_series(1, 3000) AS g`);
+      expect(await migrate(empty.url)).toContain('081_usage_rollups.sql');
+      const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_rollups');
+      expect(count.rows[0]!.n).toBeGreaterThan(3000);
+      expect(await rollupMismatches(db)).toEqual([]);
+    } finally {
+      await db.end();
+      await empty.drop();
+    }
+  });
 });
