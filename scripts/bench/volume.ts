@@ -7,8 +7,8 @@
  * memory), retention of a month (dropping its partitions and its rollups), and what the rollup trigger
  * adds to a settlement-sized insert. Prints p50/p95 per query over `VOLUME_SAMPLES` runs (default 30).
  * The fill bulk-loads (indexes built after the rows, rollups summed once), so 10 M rows take minutes.
- * `VOLUME_UPGRADE_ROWS=n` instead times migration 080 converting an install holding n usage rows and n
- * ledger entries. Keep the database with `VOLUME_KEEP=1`.
+ * `VOLUME_UPGRADE_ROWS=n` instead times migrations 080 and 081 (partitions, rollups) upgrading an
+ * install holding n usage rows and n ledger entries. Keep the database with `VOLUME_KEEP=1`.
  */
 import { randomBytes } from 'node:crypto';
 import { Client, type Pool, type PoolClient } from 'pg';
@@ -271,7 +271,7 @@ async function timeRollupTrigger(db: Pool, now: Date): Promise<void> {
   await db.query('ALTER TABLE usage_rows ENABLE TRIGGER usage_rollups_insert');
 }
 
-/** Migration 080 converting an install with `rows` usage rows and as many ledger entries. */
+/** Migrations 080 and 081 upgrading an install with `rows` usage rows and as many ledger entries. */
 async function timeUpgrade(admin: Client, rows: number): Promise<string> {
   const { name, url } = await createDatabase(admin, 'gw_upgrade');
   await migrate(url, { through: '070_alerts_webhooks.sql' });
@@ -291,7 +291,7 @@ async function timeUpgrade(admin: Client, rows: number): Promise<string> {
     await migrate(url);
     const seconds = (Date.now() - started) / 1000;
     const check = await db.query<{ usage: string; ledger: string }>('SELECT (SELECT count(*) FROM usage_rows) AS usage, (SELECT count(*) FROM ledger_entries) AS ledger');
-    console.log(`migration 080 on ${rows.toLocaleString()} usage rows and ${rows.toLocaleString()} ledger entries: ${seconds.toFixed(1)} s (after: ${check.rows[0]?.usage} and ${check.rows[0]?.ledger})`);
+    console.log(`migrations 080 and 081 on ${rows.toLocaleString()} usage rows and ${rows.toLocaleString()} ledger entries: ${seconds.toFixed(1)} s (after: ${check.rows[0]?.usage} and ${check.rows[0]?.ledger})`);
   } finally {
     await db.end();
   }
