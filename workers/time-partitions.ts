@@ -1,12 +1,13 @@
 /**
- * The time partitions of usage rows, ledger entries and routing decisions (migration 080), kept by
- * the maintenance worker: partitions created ahead (months for usage and the ledger, days for routing
+ * The time partitions of usage rows (and their rollups, migration 081), ledger entries and routing
+ * decisions (migration 080), kept by the maintenance worker: partitions created ahead (months for usage and the ledger, days for routing
  * decisions; a default partition catches anything outside them, so a write never fails for want of
  * one), and routing decisions older than ROUTING_DECISIONS_RETENTION_DAYS dropped by whole days.
  * Usage rows and ledger entries have no retention: the wallet is the sum of its ledger entries.
  */
 import type { Pool } from 'pg';
 import { deleteOlder, dropPartitionsBefore, ensureTimePartitions } from '../src/db/partitions';
+import { ensureUsageRollupPartitions } from '../src/db/repositories/usage-rows';
 
 const DAY_MS = 86_400_000;
 /** How far ahead partitions exist after a run (the worker runs hourly; weeks of margin). */
@@ -15,6 +16,7 @@ const DAYS_AHEAD_MS = 7 * DAY_MS;
 
 export async function maintainTimePartitions(db: Pool, nowMs: number): Promise<void> {
   await ensureTimePartitions(db, 'usage_rows', 'month', nowMs - DAY_MS, nowMs + MONTHS_AHEAD_MS);
+  await ensureUsageRollupPartitions(db, nowMs - DAY_MS, nowMs + MONTHS_AHEAD_MS);
   await ensureTimePartitions(db, 'ledger_entries', 'month', nowMs - DAY_MS, nowMs + MONTHS_AHEAD_MS);
   await ensureTimePartitions(db, 'routing_decisions', 'day', nowMs - DAY_MS, nowMs + DAYS_AHEAD_MS);
 }

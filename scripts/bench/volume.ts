@@ -2,20 +2,23 @@
  * `npx tsx scripts/bench/volume.ts`: PostgreSQL at volume. Fills a fresh database with `VOLUME_ROWS`
  * usage rows (default 10,000,000) and as many request records, over 90 days, for 1,000 accounts (account
  * 1 holding 10 %; 20 keys for it, 3 for each other), then times what the console and the API run on
- * them, with the functions they call: daily usage, key windows, the usage listing with each filter,
- * the request listing, the CSV export of a month (streamed: time, rows, memory), and retention of a
- * month (dropping its partitions). Prints p50/p95 per query over `VOLUME_SAMPLES` runs (default 30).
- * `VOLUME_UPGRADE_ROWS=n` instead times migration 080 converting an install holding n usage rows and n
- * ledger entries. Keep the database with `VOLUME_KEEP=1`.
+ * them, with the functions they call: daily usage and key windows (from the usage rollups), the usage
+ * listing with each filter, the request listing, the CSV export of a month (streamed: time, rows,
+ * memory), retention of a month (dropping its partitions and its rollups), and what the rollup trigger
+ * adds to a settlement-sized insert. Prints p50/p95 per query over `VOLUME_SAMPLES` runs (default 30).
+ * The fill bulk-loads (indexes built after the rows, rollups summed once), so 10 M rows take minutes.
+ * `VOLUME_UPGRADE_ROWS=n` instead times migrations 080 and 081 (partitions, rollups) upgrading an
+ * install holding n usage rows and n ledger entries. Keep the database with `VOLUME_KEEP=1`.
  */
 import { randomBytes } from 'node:crypto';
-import { Client, type Pool } from 'pg';
+import { Client, type Pool, type PoolClient } from 'pg';
 import { keyWindows } from '../../src/account/key-windows';
 import { listUsageRows, type UsageFilters } from '../../src/account/list-usage-rows';
 import { writeUsageCsv } from '../../src/account/usage-csv';
 import { usageSeries } from '../../src/account/usage-series';
 import { migrate } from '../../src/db/migrate';
 import { dropPartitionsBefore, ensureTimePartitions } from '../../src/db/partitions';
+import { dropUsageRollupsBefore, ensureUsageRollupPartitions } from '../../src/db/repositories/usage-rows';
 import { createPool } from '../../src/db/pool';
 import { listRequestRecords } from '../../src/requests/list-request-records';
 import { requestsQuerySchema } from '../../src/requests/request-query-schemas';
@@ -73,20 +76,90 @@ async function fillAccounts(db: Pool): Promise<void> {
   await db.query("SELECT setval('accounts_id_seq', 1000), setval('api_keys_id_seq', 20 + 999 * 3)");
 }
 
+// The rollups of every usage row (as migration 081 fills them for an existing install).
+const FILL_ROLLUPS = `
+INSERT INTO usage_rollups (span, account_id, at, api_key_id, model, requests, credits, prompt_tokens, completion_tokens, first_started_at)
+SELECT s.span, u.account_id, date_trunc(s.span, u.started_at, 'UTC'), u.api_key_id, u.model,
+       count(*), sum(u.credits), sum(u.prompt_tokens), sum(u.completion_tokens), min(u.started_at)
+  FROM usage_rows u CROSS JOIN (VALUES ('hour'), ('day')) AS s(span)
+ GROUP BY 1, 2, 3, 4, 5`;
+
+/**
+ * The secondary indexes of `tables` (those no constraint owns), dropped; returns their definitions
+ * (pg_get_indexdef: exactly as the migrations created them) by table, to create again after the fill.
+ */
+async function dropIndexes(db: Pool, tables: readonly string[]): Promise<Map<string, string[]>> {
+  const found = await db.query<{ name: string; tab: string; def: string }>(
+    `SELECT i.relname AS name, x.indrelid::regclass::text AS tab, pg_get_indexdef(i.oid) AS def FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+      WHERE x.indrelid = ANY($1::regclass[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`, [tables]);
+  const defs = new Map<string, string[]>(tables.map((table) => [table, []]));
+  for (const index of found.rows) {
+    await db.query(`DROP INDEX ${index.name}`);
+    // A partitioned table's index is shown `ON ONLY parent` (the parent alone); built again on every partition.
+    defs.get(index.tab)?.push(index.def.replace(' ON ONLY ', ' ON '));
+  }
+  return defs;
+}
+
+/** `work` on a connection of its own, with the memory bulk sorts and index builds want. */
+async function withBulkClient(db: Pool, work: (client: PoolClient) => Promise<void>): Promise<void> {
+  const client = await db.connect();
+  try {
+    await client.query("SET work_mem = '256MB'");
+    await client.query("SET maintenance_work_mem = '512MB'");
+    await work(client);
+  } finally {
+    client.release(true); // not back to the pool with these settings
+  }
+}
+
+async function step(label: string, run: () => Promise<unknown>): Promise<void> {
+  const started = Date.now();
+  await run();
+  console.log(`${label}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * Two lanes on two connections (usage rows, request records), each: rows in chunks of `CHUNK`
+ * (INSERT … SELECT FROM generate_series) into tables without their secondary indexes, usage rows
+ * without their triggers (rollups, foreign key); then (usage) the rollups in one GROUP BY; then every index built once (far
+ * faster than maintaining them row by row); then statistics.
+ */
 async function fill(db: Pool, now: Date): Promise<void> {
-  await ensureTimePartitions(db, 'usage_rows', 'month', now.getTime() - (DAYS + 1) * DAY_MS, now.getTime());
+  const from = now.getTime() - (DAYS + 1) * DAY_MS;
+  await ensureTimePartitions(db, 'usage_rows', 'month', from, now.getTime());
+  await ensureUsageRollupPartitions(db, from, now.getTime());
   await db.query("SELECT request_log_ensure_partitions(($1::timestamptz AT TIME ZONE 'UTC')::date - $2::int, ($1::timestamptz AT TIME ZONE 'UTC')::date)", [now, DAYS + 1]);
   const started = Date.now();
-  for (let start = 1; start <= ROWS; start += CHUNK) {
-    const end = Math.min(ROWS, start + CHUNK - 1);
-    await db.query(FILL_USAGE, [start, end, now, ROWS]);
-    await db.query(FILL_RECORDS, [start, end, now, ROWS]);
-    process.stdout.write(`\r${end.toLocaleString()} usage rows and request records`);
-  }
-  await db.query('ANALYZE usage_rows');
-  await db.query('ANALYZE usage_request_ids');
-  await db.query('ANALYZE request_records');
-  console.log(`\nfilled in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const indexes = await dropIndexes(db, ['usage_rows', 'usage_rollups', 'request_records']);
+  // The rollup triggers and the foreign key's (a lookup per row; the rows' accounts exist): rollups filled after.
+  await db.query('ALTER TABLE usage_rows DISABLE TRIGGER ALL');
+  const chunks = async (client: PoolClient, sql: string, label: string) => {
+    for (let start = 1; start <= ROWS; start += CHUNK) {
+      const end = Math.min(ROWS, start + CHUNK - 1);
+      await client.query(sql, [start, end, now, ROWS]);
+      if (end % (CHUNK * 4) === 0 || end === ROWS) console.log(`${label}: ${end.toLocaleString()} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+  };
+  const build = async (client: PoolClient, tables: readonly string[]) => {
+    for (const table of tables) for (const def of indexes.get(table) ?? []) await client.query(def);
+    // The rollups vacuumed too (as autovacuum does after a bulk insert): their reads are index-only scans.
+    for (const table of tables) await client.query(`${table === 'usage_rollups' ? 'VACUUM ' : ''}ANALYZE ${table}`);
+  };
+  await Promise.all([
+    withBulkClient(db, async (client) => {
+      await chunks(client, FILL_USAGE, 'usage rows');
+      await client.query('ALTER TABLE usage_rows ENABLE TRIGGER ALL');
+      await step('usage rollups', () => client.query(FILL_ROLLUPS));
+      await step('usage indexes and statistics', () => build(client, ['usage_rows', 'usage_rollups', 'usage_request_ids']));
+    }),
+    withBulkClient(db, async (client) => {
+      await chunks(client, FILL_RECORDS, 'request records');
+      await step('request record indexes and statistics', () => build(client, ['request_records']));
+    }),
+  ]);
+  const rollups = await db.query<{ n: string; big: string }>('SELECT count(*) AS n, count(*) FILTER (WHERE account_id = $1) AS big FROM usage_rollups', [BIG]);
+  console.log(`filled in ${((Date.now() - started) / 1000).toFixed(0)} s; ${Number(rollups.rows[0]?.n).toLocaleString()} rollup rows (account 1: ${Number(rollups.rows[0]?.big).toLocaleString()})`);
 }
 
 async function time(label: string, samples: number, run: () => Promise<unknown>): Promise<void> {
@@ -164,16 +237,41 @@ async function timeRetention(db: Pool, now: Date): Promise<void> {
   const oldest = new Date(now.getTime() - DAYS * DAY_MS);
   const usageCutoff = Date.UTC(oldest.getUTCFullYear(), oldest.getUTCMonth() + 2, 1);
   const recordsCutoff = now.getTime() - (DAYS - 30) * DAY_MS;
+  // Usage: its partitions, then its rollups' before the same cutoff.
+  const drops = {
+    usage_rows: async () => [...await dropPartitionsBefore(db, 'usage_rows', usageCutoff), ...await dropUsageRollupsBefore(db, usageCutoff)],
+    request_records: () => dropPartitionsBefore(db, 'request_records', recordsCutoff),
+  };
   for (const [parent, cutoff] of [['usage_rows', usageCutoff], ['request_records', recordsCutoff]] as const) {
     const count = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${parent} WHERE ${parent === 'usage_rows' ? 'started_at' : 'created_at'} < $1`, [new Date(cutoff)]);
     const started = process.hrtime.bigint();
-    const dropped = await dropPartitionsBefore(db, parent, cutoff);
+    const dropped = await drops[parent]();
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     console.log(`retention of ${parent} before ${new Date(cutoff).toISOString().slice(0, 10)}: ${dropped.length} partitions (${Number(count.rows[0]?.n).toLocaleString()} rows) dropped in ${ms.toFixed(0)} ms`);
   }
 }
 
-/** Migration 080 converting an install with `rows` usage rows and as many ledger entries. */
+/**
+ * What the rollup trigger adds to a settlement: batches of 100 usage rows now (account 1 and 99
+ * others, as a billing batch inserts them: one statement), with the trigger, then without it.
+ */
+async function timeRollupTrigger(db: Pool, now: Date): Promise<void> {
+  let batch = 0;
+  const insert = () => {
+    batch += 1;
+    return db.query(`INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, prompt_tokens, completion_tokens, started_at)
+      SELECT 'bench-' || $1::int || '-' || g, CASE WHEN g = 0 THEN 1 ELSE 2 + (g * 7 + $1::int) % 999 END,
+             CASE WHEN g = 0 THEN 1 ELSE 21 + ((g * 7 + $1::int) % 999) * 3 END, 'gpt-5', 'chat', 100, 1000, 100, $2
+        FROM generate_series(0, 99) AS g`, [batch, now]);
+  };
+  console.log('\n| settlement-sized insert (100 rows) | p50 ms | p95 ms |\n|---|---|---|');
+  await time('with the rollup trigger', SAMPLES, insert);
+  await db.query('ALTER TABLE usage_rows DISABLE TRIGGER usage_rollups_insert');
+  await time('without it', SAMPLES, insert);
+  await db.query('ALTER TABLE usage_rows ENABLE TRIGGER usage_rollups_insert');
+}
+
+/** Migrations 080 and 081 upgrading an install with `rows` usage rows and as many ledger entries. */
 async function timeUpgrade(admin: Client, rows: number): Promise<string> {
   const { name, url } = await createDatabase(admin, 'gw_upgrade');
   await migrate(url, { through: '070_alerts_webhooks.sql' });
@@ -193,7 +291,7 @@ async function timeUpgrade(admin: Client, rows: number): Promise<string> {
     await migrate(url);
     const seconds = (Date.now() - started) / 1000;
     const check = await db.query<{ usage: string; ledger: string }>('SELECT (SELECT count(*) FROM usage_rows) AS usage, (SELECT count(*) FROM ledger_entries) AS ledger');
-    console.log(`migration 080 on ${rows.toLocaleString()} usage rows and ${rows.toLocaleString()} ledger entries: ${seconds.toFixed(1)} s (after: ${check.rows[0]?.usage} and ${check.rows[0]?.ledger})`);
+    console.log(`migrations 080 and 081 on ${rows.toLocaleString()} usage rows and ${rows.toLocaleString()} ledger entries: ${seconds.toFixed(1)} s (after: ${check.rows[0]?.usage} and ${check.rows[0]?.ledger})`);
   } finally {
     await db.end();
   }
@@ -220,6 +318,7 @@ async function main(): Promise<void> {
     await timeQueries(db, now);
     await timeExport(db, now);
     await timeRetention(db, now);
+    await timeRollupTrigger(db, now);
   } finally {
     await db?.end();
     if (process.env.VOLUME_KEEP !== '1' && name) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
