@@ -1,6 +1,7 @@
 /** One page of an account's usage rows, newest first, with the listing's filters (keyset pagination on id). */
 import type { Queryable } from '../db/queryable';
 import { listUsageRowsPage, type UsageRow } from '../db/repositories/usage-rows';
+import { requestTimingsBetween } from '../db/repositories/request-records';
 
 export interface UsageRowRecord {
   id: number;
@@ -62,13 +63,10 @@ async function requestTimings(db: Queryable, rows: readonly UsageRow[]): Promise
   const found = new Map<string, { duration_ms: number; ttfb_ms: number | null }>();
   if (rows.length === 0) return found;
   const starts = rows.map((row) => row.startedAt.getTime());
-  // SQL-MOVE: request-records
-  const records = await db.query<{ request_id: string; duration_ms: number; ttfb_ms: number | null; created_at: Date }>(
-    `SELECT request_id, duration_ms, ttfb_ms, created_at FROM request_records
-      WHERE request_id = ANY($1::text[]) AND created_at BETWEEN $2 AND $3`,
-    [rows.map((row) => row.requestId), new Date(Math.min(...starts) - MINUTE_MS), new Date(Math.max(...starts) + MINUTE_MS)]);
+  const records = await requestTimingsBetween(db, rows.map((row) => row.requestId),
+    new Date(Math.min(...starts) - MINUTE_MS), new Date(Math.max(...starts) + MINUTE_MS));
   const startedAt = new Map(rows.map((row) => [row.requestId, row.startedAt.getTime()]));
-  for (const record of records.rows) {
+  for (const record of records) {
     const start = startedAt.get(record.request_id);
     if (start !== undefined && Math.abs(record.created_at.getTime() - start) <= MINUTE_MS && !found.has(record.request_id)) found.set(record.request_id, record);
   }

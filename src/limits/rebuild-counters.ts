@@ -9,6 +9,7 @@
  */
 import { findAccount } from '../db/repositories/accounts';
 import { findKeySpendState, listKeyIdsOfAccount } from '../db/repositories/api-keys';
+import { keySpendPerMinute } from '../db/repositories/usage-rows';
 import type { Dependencies } from '../dependencies';
 import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 import { COUNTER_IDLE_TTL_MS } from './spend-windows';
@@ -36,14 +37,8 @@ export async function loadWalletCache(deps: CounterDependencies, accountId: numb
 export async function loadKeyCounters(deps: CounterDependencies, script: RedisScript, accountId: number, keyId: number, mode: LoadMode): Promise<void> {
   const now = deps.clock.now();
   const row = await findKeySpendState(deps.db, accountId, keyId);
-  // SQL-MOVE: usage-rows (the key's spend per minute over the last 7 days)
-  const buckets = await deps.db.query<{ minute: string; credits: string }>(
-    `SELECT floor(extract(epoch FROM started_at) / 60)::bigint::text AS minute, sum(credits)::bigint::text AS credits
-       FROM usage_rows
-      WHERE api_key_id = $1 AND account_id = $2 AND started_at > to_timestamp($3::double precision / 1000) - interval '7 days'
-      GROUP BY 1`,
-    [keyId, accountId, now]);
-  const pairs = buckets.rows.flatMap((bucket) => [bucket.minute, bucket.credits]);
+  const buckets = await keySpendPerMinute(deps.db, accountId, keyId, now);
+  const pairs = buckets.flatMap((bucket) => [bucket.minute, bucket.credits]);
   // Expiry is checked in TypeScript on every request; only a status change makes the secret unusable here.
   const allowedHmac = row && row.status === 'active' ? row.secretHmac : '-';
   await runRedisScript(deps.redis, script, [

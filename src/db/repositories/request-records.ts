@@ -215,3 +215,13 @@ export async function tryMaintenanceLock(client: PoolClient): Promise<boolean> {
 export async function releaseMaintenanceLock(client: PoolClient): Promise<void> {
   await client.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_LOCK_ID]);
 }
+
+/** The duration and time to first byte of these requests, whose records were created between `from` and `to` (the span bounds the day partitions planned). */
+export async function requestTimingsBetween(db: Queryable, requestIds: readonly string[], from: Date, to: Date)
+  : Promise<Array<{ request_id: string; duration_ms: number; ttfb_ms: number | null; created_at: Date }>> {
+  const result = await db.query<{ request_id: string; duration_ms: number; ttfb_ms: number | null; created_at: Date }>(
+    `SELECT request_id, duration_ms, ttfb_ms, created_at FROM request_records
+      WHERE request_id = ANY($1::text[]) AND created_at BETWEEN $2 AND $3`,
+    [requestIds, from, to]);
+  return result.rows;
+}

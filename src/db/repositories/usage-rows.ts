@@ -176,3 +176,14 @@ export async function dropUsageRollupsBefore(db: Pool, cutoffMs: number): Promis
   await db.query('DELETE FROM usage_rollups WHERE at < $1', [new Date(cutoffMs)]);
   return dropped;
 }
+
+/** A key's settled spend per minute (minute number since the epoch, credits) over the 7 days before `nowMs`: what its Redis spend windows are rebuilt from. */
+export async function keySpendPerMinute(db: Queryable, accountId: number, keyId: number, nowMs: number): Promise<Array<{ minute: string; credits: string }>> {
+  const result = await db.query<{ minute: string; credits: string }>(
+    `SELECT floor(extract(epoch FROM started_at) / 60)::bigint::text AS minute, sum(credits)::bigint::text AS credits
+       FROM usage_rows
+      WHERE api_key_id = $1 AND account_id = $2 AND started_at > to_timestamp($3::double precision / 1000) - interval '7 days'
+      GROUP BY 1`,
+    [keyId, accountId, nowMs]);
+  return result.rows;
+}
