@@ -39,7 +39,11 @@ export function isMissingPartition(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23514' && /no partition/i.test((error as Error).message);
 }
 
-export async function dropPartition(db: Pool, parent: string, name: string): Promise<void> {
+/**
+ * Takes a time partition out of `parent`: from then on its rows are gone from every query. Metadata
+ * only (milliseconds whatever its size); the table stays until `dropDetachedPartitions`.
+ */
+export async function detachPartition(db: Pool, parent: string, name: string): Promise<void> {
   const client = await db.connect();
   try {
     await client.query("SET lock_timeout = '5s'");
@@ -54,17 +58,44 @@ export async function dropPartition(db: Pool, parent: string, name: string): Pro
       await client.query("SET lock_timeout = '1s'");
       return client.query(`ALTER TABLE ${parent} DETACH PARTITION ${name}`);
     });
-    await client.query(`DROP TABLE IF EXISTS ${name}`);
   } finally {
     await client.query('RESET lock_timeout').catch(() => undefined);
     client.release();
   }
 }
 
-/** Drops every time partition of `parent` that ends at or before `cutoffMs`; returns their names. */
-export async function dropPartitionsBefore(db: Pool, parent: string, cutoffMs: number): Promise<string[]> {
+/**
+ * Drops detached partitions: their files are freed. What this costs is the filesystem's (unlinking
+ * the files; with online discard, about 0.7 s per GB), and it locks nothing anyone else uses.
+ */
+export async function dropDetachedPartitions(db: Pool, names: readonly string[]): Promise<void> {
+  for (const name of names) await db.query(`DROP TABLE IF EXISTS ${name}`);
+}
+
+/** Detaches every time partition of `parent` that ends at or before `cutoffMs` (oldest first); returns their names. */
+export async function detachPartitionsBefore(db: Pool, parent: string, cutoffMs: number): Promise<string[]> {
   const names = await partitionsBefore(db, parent, cutoffMs);
-  for (const name of names) await dropPartition(db, parent, name);
+  for (const name of names) await detachPartition(db, parent, name);
+  return names;
+}
+
+/** Tables named as time partitions of `parent` but detached (a retention run stopped between its detach and its drop), ending at or before `cutoffMs`. */
+async function detachedBefore(db: Pool, parent: string, cutoffMs: number): Promise<string[]> {
+  const result = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c
+      WHERE c.relkind = 'r' AND c.relname ~ ('^' || $1 || '_([0-9]{6}|[0-9]{8})$')
+        AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)`, [parent]);
+  return result.rows.map((row) => row.name).filter((name) => (partitionEndMs(name.slice(parent.length)) ?? Infinity) <= cutoffMs);
+}
+
+/**
+ * Drops every time partition of `parent` that ends at or before `cutoffMs`: all detached first (their
+ * rows are then gone), then their files freed, with any left detached by an interrupted run; returns
+ * the names of the partitions it detached.
+ */
+export async function dropPartitionsBefore(db: Pool, parent: string, cutoffMs: number): Promise<string[]> {
+  const names = await detachPartitionsBefore(db, parent, cutoffMs);
+  await dropDetachedPartitions(db, await detachedBefore(db, parent, cutoffMs));
   return names;
 }
 

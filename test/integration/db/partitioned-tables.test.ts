@@ -10,7 +10,7 @@ import { applyLedgerEntry, writeUsageEvents } from '../../../src/db/repositories
 import { settleUsageEvents } from '../../../src/billing/settle-usage-events';
 import { loadConfig } from '../../../src/config';
 import { migrate } from '../../../src/db/migrate';
-import { dropPartitionsBefore } from '../../../src/db/partitions';
+import { dropPartitionsBefore, ensureTimePartitions } from '../../../src/db/partitions';
 import { createPool } from '../../../src/db/pool';
 import { inTransaction } from '../../../src/db/transaction';
 import { createLogger } from '../../../src/http/logger';
@@ -208,6 +208,17 @@ describe('usage rows, ledger entries and routing decisions partitioned by time',
     const after = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM usage_rows')).rows[0]?.n);
     expect(after).toBe(total - Number(oldest.rows[0]!.n));
     expect((await db.query('SELECT 1 FROM pg_class WHERE relname = $1', [part])).rowCount).toBe(0);
+  });
+
+  it('frees a partition an interrupted retention left detached, and leaves newer ones and the default alone', async () => {
+    await ensureTimePartitions(db, 'routing_decisions', 'day', Date.UTC(2020, 0, 1), Date.UTC(2020, 0, 3));
+    // A run stopped between its detach and its drop left routing_decisions_20200101 detached.
+    await db.query('ALTER TABLE routing_decisions DETACH PARTITION routing_decisions_20200101');
+    const tables = async () => (await db.query<{ relname: string }>(
+      "SELECT relname FROM pg_class WHERE relname IN ('routing_decisions_20200101', 'routing_decisions_20200102', 'routing_decisions_20200103') ORDER BY relname")).rows.map((row) => row.relname);
+    expect(await tables()).toEqual(['routing_decisions_20200101', 'routing_decisions_20200102', 'routing_decisions_20200103']);
+    expect(await dropPartitionsBefore(db, 'routing_decisions', Date.UTC(2020, 0, 3))).toEqual(['routing_decisions_20200102']);
+    expect(await tables()).toEqual(['routing_decisions_20200103']);
   });
 
   it('creates a missing day partition of routing decisions when a decision needs it', async () => {
