@@ -1,46 +1,16 @@
 /** One page of an account's usage rows, newest first, with the listing's filters (keyset pagination on id). */
 import type { Queryable } from '../db/queryable';
-import { listUsageRowsPage, type UsageRow } from '../db/repositories/usage-rows';
+import { listUsageRowsPage, type UsageRow, type UsageRowFilters } from '../db/repositories/usage-rows';
 import { requestTimingsBetween } from '../db/repositories/request-records';
 
-export interface UsageRowRecord {
-  id: number;
-  requestId: string;
-  apiKeyId: number | null;
-  model: string;
-  protocol: string;
-  promptTokens: number;
-  completionTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  images: number;
-  videoSeconds: number;
-  credits: number;
-  stream: boolean;
-  status: string;
-  startedAt: Date;
-  createdAt: Date;
-  /** From the request log (issue 22): the request's duration and time to first byte as the API measured them; null when not recorded. */
+/** A usage row with its request's duration and time to first byte from the request log (null when not recorded). */
+export interface UsageRowRecord extends UsageRow {
   durationMs: number | null;
   ttfbMs: number | null;
 }
 
-export interface UsageFilters {
-  accountId: number;
-  limit: number;
-  /** Rows with a smaller id than this (the previous page's last). */
-  beforeId?: number;
-  apiKeyId?: number;
-  /** One request's row. */
-  requestId?: string;
-  model?: string;
-  protocol?: string;
-  status?: string;
-  /** On the request's start time: from inclusive, to exclusive. */
-  from?: Date;
-  to?: Date;
-}
+/** The listing's filters (on the request's start time: `from` inclusive, `to` exclusive; `beforeId`: the previous page's last id). */
+export type UsageFilters = UsageRowFilters;
 
 /** Up to `limit + 1` rows: the extra one only tells whether another page exists. */
 export async function listUsageRows(db: Queryable, filters: UsageFilters, options: { timings?: boolean } = {}): Promise<UsageRowRecord[]> {

@@ -1,26 +1,9 @@
+import type { SettledUsage } from '../db/repositories/ledger';
 import type { SettlementRecord } from '../limits/admission';
 
-/** A billed request, produced by the API process, settled durably by billing workers. */
-export interface UsageEvent {
-  /** Idempotency key: the request id. */
-  requestId: string;
-  accountId: number;
-  apiKeyId: number | null;
-  model: string;
-  protocol: string;
-  upstreamAccountId: number | null;
-  promptTokens: number;
-  completionTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  images: number;
-  videoSeconds: number;
-  credits: number;
-  stream: boolean;
+/** A billed request, produced by the API process, settled durably by billing workers (the ledger's `SettledUsage`, with its two statuses). */
+export interface UsageEvent extends SettledUsage {
   status: 'ok' | 'aborted';
-  /** Unix ms. */
-  startedAt: number;
 }
 
 /** A usage event handed to the settlement script; told whether the script appended it. */

@@ -1,6 +1,7 @@
 /** A task row as stored, and the public shape callers see (query, cancel, stream events). */
 import type { TaskRequest } from './task-request';
 import type { TaskKind, TaskStatus } from './task-status';
+import type { StoredTask } from '../db/repositories/tasks';
 
 export interface TaskMedia {
   /** S3 object key (internal). */
@@ -25,27 +26,13 @@ export interface TaskError {
   message: string;
 }
 
-export interface TaskRow {
-  id: string;
-  account_id: number;
-  api_key_id: number | null;
+/** A `tasks` row with its columns' domain types. */
+export interface TaskRow extends StoredTask {
   kind: TaskKind;
-  model: string;
   status: TaskStatus;
-  progress: number;
   request: TaskRequest;
-  provider_ref: string | null;
-  upstream_account_id: number | null;
   result: TaskResult | null;
   error: TaskError | null;
-  estimated_credits: number;
-  actual_credits: number | null;
-  event_seq: number;
-  deadline_at: Date;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  updated_at: Date;
 }
 
 export interface TaskView {

@@ -39,16 +39,9 @@ export interface AuditFilters {
   to?: Date;
 }
 
-export interface AuditEventRecord {
+/** A stored event: what was appended, with its id and time (`before` and `after` as stored JSON). */
+export interface AuditEventRecord extends Omit<NewAuditEvent, 'before' | 'after'> {
   id: number;
-  accountId: number | null;
-  actorType: AuditActorType;
-  actorId: number | null;
-  actorLabel: string | null;
-  action: string;
-  targetType: string;
-  targetId: string | null;
-  address: string | null;
   before: unknown;
   after: unknown;
   createdAt: Date;
