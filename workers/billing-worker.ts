@@ -75,65 +75,101 @@ function requestIdOf(payload: string | undefined): string | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export async function startBillingWorker(deps: WorkerDependencies, options: BillingWorkerOptions): Promise<BillingWorker> {
-  const logger = deps.logger.child({ component: 'billing-worker' });
-  const channel = deps.redisKeys.billingSettledChannel();
-  const maxBatch = options.maxBatch ?? options.concurrency;
-  const idleMs = options.lockDurationMs ?? 30_000;
-  const claimEveryMs = options.stalledIntervalMs ?? Math.max(1_000, Math.floor(idleMs / 2));
-  const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const ensureGroups = () => Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-    try {
-      await deps.redis.xgroup('CREATE', deps.redisKeys.usageStream(shard), BILLING_GROUP, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
-    }
-  }));
+/** One billing worker: its consumer name, its polling state, and the settle loop over every shard. */
+class UsageSettler {
+  private readonly logger: WorkerDependencies['logger'];
+  private readonly channel: string;
+  private readonly maxBatch: number;
+  private readonly idleMs: number;
+  private readonly claimEveryMs: number;
+  private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private running = true;
+  private lastClaim = 0;
+  private idlePauseMs = 0;
+  /**
+   * After a failed command (a failover), entries may be ours without our knowing: a read whose reply
+   * was lost, an acknowledgement that did not reach the new primary. Read our own pending ones first
+   * instead of leaving them to a claim after `idleMs`.
+   */
+  private ownPendingUnknown = false;
+  private done: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: WorkerDependencies, private readonly options: BillingWorkerOptions) {
+    this.logger = deps.logger.child({ component: 'billing-worker' });
+    this.channel = deps.redisKeys.billingSettledChannel();
+    this.maxBatch = options.maxBatch ?? options.concurrency;
+    this.idleMs = options.lockDurationMs ?? 30_000;
+    this.claimEveryMs = options.stalledIntervalMs ?? Math.max(1_000, Math.floor(this.idleMs / 2));
+  }
+
+  async start(): Promise<void> {
+    await this.ensureGroups();
+    this.done = this.loop();
+  }
+
+  /** The batch in hand commits and is acknowledged; an idle pause ends within `blockMs`. */
+  async close(): Promise<void> {
+    this.running = false;
+    await this.done;
+  }
+
+  private ensureGroups(): Promise<void[]> {
+    return Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
+      try {
+        await this.deps.redis.xgroup('CREATE', this.deps.redisKeys.usageStream(shard), BILLING_GROUP, '0', 'MKSTREAM');
+      } catch (error) {
+        if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
+      }
+    }));
+  }
 
   /**
    * Done with these entries: acknowledged and deleted (the streams hold only unsettled events), their
    * payloads first copied to their shard's dead-letter stream when `deadLetter`. One MULTI per shard.
    */
-  const finish = (entries: Entry[], deadLetter = false) => Promise.all([...groupBy(entries, (entry) => entry.shard)].map(async ([shard, group]) => {
-    const stream = deps.redisKeys.usageStream(shard);
-    const ids = group.map((entry) => entry.id);
-    const multi = deps.redis.multi();
-    if (deadLetter) for (const entry of group) if (entry.payload !== undefined) multi.xadd(deps.redisKeys.usageDeadLetters(shard), '*', 'e', entry.payload);
-    multi.xack(stream, BILLING_GROUP, ...ids).xdel(stream, ...ids);
-    await multi.exec();
-  }));
+  private async finish(entries: Entry[], deadLetter = false): Promise<void> {
+    const { redis, redisKeys } = this.deps;
+    await Promise.all([...groupBy(entries, (entry) => entry.shard)].map(async ([shard, group]) => {
+      const stream = redisKeys.usageStream(shard);
+      const ids = group.map((entry) => entry.id);
+      const multi = redis.multi();
+      if (deadLetter) for (const entry of group) if (entry.payload !== undefined) multi.xadd(redisKeys.usageDeadLetters(shard), '*', 'e', entry.payload);
+      multi.xack(stream, BILLING_GROUP, ...ids).xdel(stream, ...ids);
+      await multi.exec();
+    }));
+  }
 
   /** Written, or set aside for good: either way the API processes may forget these events. */
-  const announce = (outcomes: Array<Pick<SettlementOutcome, 'requestId'>>) => {
+  private announce(outcomes: Array<Pick<SettlementOutcome, 'requestId'>>): void {
     if (outcomes.length === 0) return;
-    deps.redis.publish(channel, JSON.stringify(outcomes.map((outcome) => outcome.requestId)))
-      .catch((error: unknown) => logger.warn({ err: error }, 'announcing settled usage failed; producers will look for their events'));
-  };
+    this.deps.redis.publish(this.channel, JSON.stringify(outcomes.map((outcome) => outcome.requestId)))
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'announcing settled usage failed; producers will look for their events'));
+  }
 
-  const settleOneByOne = async (batch: Array<{ entry: Entry; event: UsageEvent }>) => {
+  private async settleOneByOne(batch: Array<{ entry: Entry; event: UsageEvent }>): Promise<void> {
     for (const [index, item] of batch.entries()) {
       try {
-        announce(await settleUsageEvents(deps.db, [item.event], { beforeCommit: options.beforeCommit }));
-        await finish([item.entry]);
+        this.announce(await settleUsageEvents(this.deps.db, [item.event], { beforeCommit: this.options.beforeCommit }));
+        await this.finish([item.entry]);
       } catch (error) {
         if (isPermanent(error)) {
-          logger.error({ err: error, usageEvent: item.event }, 'usage event failed for good; kept in the dead-letter stream');
-          await finish([item.entry], true);
-          announce([item.event]);
+          this.logger.error({ err: error, usageEvent: item.event }, 'usage event failed for good; kept in the dead-letter stream');
+          await this.finish([item.entry], true);
+          this.announce([item.event]);
         } else if (failedDependency(error) === 'postgres') {
           // PostgreSQL is away: the rest would fail the same way (a connection attempt and a log line
           // each). All stay pending and are claimed again once idle, when it may be back.
-          logger.warn({ err: error, events: batch.length - index }, 'PostgreSQL unavailable; usage events left pending, claimed again once idle');
+          this.logger.warn({ err: error, events: batch.length - index }, 'PostgreSQL unavailable; usage events left pending, claimed again once idle');
           return;
         } else {
           // Left pending: claimed again once idle, by this worker or another.
-          logger.warn({ err: error, requestId: item.event.requestId }, 'settling a usage event failed; it will be retried');
+          this.logger.warn({ err: error, requestId: item.event.requestId }, 'settling a usage event failed; it will be retried');
         }
       }
     }
-  };
+  }
 
-  const settle = async (entries: Entry[]) => {
+  private async settle(entries: Entry[]): Promise<void> {
     const malformed: Entry[] = [];
     const batch: Array<{ entry: Entry; event: UsageEvent }> = [];
     for (const entry of entries) {
@@ -143,106 +179,98 @@ export async function startBillingWorker(deps: WorkerDependencies, options: Bill
       else malformed.push(entry);
     }
     if (malformed.length > 0) {
-      logger.error({ entries: malformed }, 'malformed usage entries; kept in the dead-letter stream');
-      await finish(malformed, true);
-      announce(malformed.flatMap((entry) => {
+      this.logger.error({ entries: malformed }, 'malformed usage entries; kept in the dead-letter stream');
+      await this.finish(malformed, true);
+      this.announce(malformed.flatMap((entry) => {
         const requestId = requestIdOf(entry.payload);
         return requestId === undefined ? [] : [{ requestId }];
       }));
     }
     if (batch.length === 0) return;
     try {
-      announce(await settleUsageEvents(deps.db, batch.map((item) => item.event), { beforeCommit: options.beforeCommit }));
-      await finish(batch.map((item) => item.entry));
+      this.announce(await settleUsageEvents(this.deps.db, batch.map((item) => item.event), { beforeCommit: this.options.beforeCommit }));
+      await this.finish(batch.map((item) => item.entry));
     } catch (error) {
-      if (batch.length > 1) logger.warn({ err: error, events: batch.length }, 'batch settlement failed; settling its events one by one');
-      await settleOneByOne(batch);
+      if (batch.length > 1) this.logger.warn({ err: error, events: batch.length }, 'batch settlement failed; settling its events one by one');
+      await this.settleOneByOne(batch);
     }
-  };
+  }
 
   /** New entries of every shard (`>`), or this consumer's own unacknowledged ones (`0`), up to `count` each. */
-  const read = async (count: number, from: '>' | '0' = '>'): Promise<Entry[]> => (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-    const reply = await deps.redis.call('XREADGROUP', 'GROUP', BILLING_GROUP, consumer, 'COUNT', count, 'STREAMS', deps.redisKeys.usageStream(shard), from);
-    const [first] = Array.isArray(reply) ? reply : [];
-    return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
-  }))).flat();
+  private async read(count: number, from: '>' | '0' = '>'): Promise<Entry[]> {
+    return (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
+      const reply = await this.deps.redis.call('XREADGROUP', 'GROUP', BILLING_GROUP, this.consumer, 'COUNT', count, 'STREAMS', this.deps.redisKeys.usageStream(shard), from);
+      const [first] = Array.isArray(reply) ? reply : [];
+      return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
+    }))).flat();
+  }
 
   /** Entries of every shard that another consumer (a dead worker) held unacknowledged for `idleMs`. */
-  const claim = async (): Promise<Entry[]> => (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-    const claimed = await deps.redis.call('XAUTOCLAIM', deps.redisKeys.usageStream(shard), BILLING_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
-    return toEntries(shard, Array.isArray(claimed) ? claimed[1] : undefined);
-  }))).flat();
+  private async claim(): Promise<Entry[]> {
+    return (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
+      const claimed = await this.deps.redis.call('XAUTOCLAIM', this.deps.redisKeys.usageStream(shard), BILLING_GROUP, this.consumer, this.idleMs, '0-0', 'COUNT', this.maxBatch);
+      return toEntries(shard, Array.isArray(claimed) ? claimed[1] : undefined);
+    }))).flat();
+  }
 
-  let running = true;
-  let lastClaim = 0;
-  let idlePauseMs = 0;
-  // After a failed command (a failover), entries may be ours without our knowing: a read whose reply
-  // was lost, an acknowledgement that did not reach the new primary. Read our own pending ones first
-  // instead of leaving them to a claim after `idleMs`.
-  let ownPendingUnknown = false;
-  const next = async (): Promise<Entry[]> => {
-    if (ownPendingUnknown) {
+  private async next(): Promise<Entry[]> {
+    if (this.ownPendingUnknown) {
       // Once per failure (entries that fail again wait for the claim, as before).
-      const own = await read(maxBatch, '0');
-      ownPendingUnknown = false;
+      const own = await this.read(this.maxBatch, '0');
+      this.ownPendingUnknown = false;
       if (own.length > 0) return own;
     }
-    if (Date.now() - lastClaim >= claimEveryMs) {
-      lastClaim = Date.now();
-      const entries = await claim();
+    if (Date.now() - this.lastClaim >= this.claimEveryMs) {
+      this.lastClaim = Date.now();
+      const entries = await this.claim();
       if (entries.length > 0) {
-        lastClaim = 0; // more may be waiting: claim again next round
+        this.lastClaim = 0; // more may be waiting: claim again next round
         return entries;
       }
     }
-    const entries = await read(maxBatch);
+    const entries = await this.read(this.maxBatch);
     if (entries.length === 0) {
       // All shards empty: poll less often, up to blockMs apart (doubling from 5 ms).
-      idlePauseMs = Math.min(Math.max(idlePauseMs * 2, 5), options.blockMs ?? 100);
-      await sleep(idlePauseMs);
+      this.idlePauseMs = Math.min(Math.max(this.idlePauseMs * 2, 5), this.options.blockMs ?? 100);
+      await sleep(this.idlePauseMs);
       return [];
     }
-    idlePauseMs = 0;
-    const lingerMs = options.lingerMs ?? 5;
-    if (entries.length >= maxBatch || lingerMs <= 0) return entries;
+    this.idlePauseMs = 0;
+    const lingerMs = this.options.lingerMs ?? 5;
+    if (entries.length >= this.maxBatch || lingerMs <= 0) return entries;
     // A little patience fills the batch: many events per transaction is what makes settling cheap.
     await sleep(lingerMs);
-    return [...entries, ...await read(maxBatch - entries.length)];
-  };
+    return [...entries, ...await this.read(this.maxBatch - entries.length)];
+  }
 
   /** At most maxBatch entries per transaction (a poll of every shard may bring more). */
-  const settleAll = async (entries: Entry[]) => {
-    for (let start = 0; start < entries.length; start += maxBatch) await settle(entries.slice(start, start + maxBatch));
-  };
+  private async settleAll(entries: Entry[]): Promise<void> {
+    for (let start = 0; start < entries.length; start += this.maxBatch) await this.settle(entries.slice(start, start + this.maxBatch));
+  }
 
-  const loop = async () => {
-    while (running) {
+  private async loop(): Promise<void> {
+    while (this.running) {
       try {
-        const entries = await next();
-        if (entries.length > 0) await settleAll(entries);
+        const entries = await this.next();
+        if (entries.length > 0) await this.settleAll(entries);
       } catch (error) {
-        if (!running) return;
+        if (!this.running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {
           // Redis lost the stream and its group: the API processes append their unconfirmed events again.
-          logger.warn('the billing consumer group is gone (Redis lost its data); creating it again');
-          await ensureGroups().catch(() => undefined);
+          this.logger.warn('the billing consumer group is gone (Redis lost its data); creating it again');
+          await this.ensureGroups().catch(() => undefined);
           continue;
         }
-        ownPendingUnknown = true;
-        logger.warn({ err: error }, 'reading the usage stream failed; retrying');
+        this.ownPendingUnknown = true;
+        this.logger.warn({ err: error }, 'reading the usage stream failed; retrying');
         await sleep(500);
       }
     }
-  };
+  }
+}
 
-  await ensureGroups();
-  const done = loop();
-
-  return {
-    async close() {
-      // The batch in hand commits and is acknowledged; an idle pause ends within `blockMs`.
-      running = false;
-      await done;
-    },
-  };
+export async function startBillingWorker(deps: WorkerDependencies, options: BillingWorkerOptions): Promise<BillingWorker> {
+  const settler = new UsageSettler(deps, options);
+  await settler.start();
+  return { close: () => settler.close() };
 }
