@@ -110,13 +110,23 @@ export interface OwnRedis {
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {
-  const port = await freePort();
+  let port = await freePort();
   let server: ChildHandle | undefined;
   const start = async () => {
     server = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {});
     await server.waitFor(/Ready to accept connections/, 20_000);
   };
-  await start();
+  // A port found free may be taken before redis-server binds it (another test file's process, started
+  // at the same moment): the first start moves to another port then; a restart keeps its port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= 5 || !/Address already in use/.test(String(error))) throw error;
+      port = await freePort();
+    }
+  }
   return { url: `redis://127.0.0.1:${port}`, port, kill: async () => { await server?.kill('SIGKILL'); }, start };
 }
 
