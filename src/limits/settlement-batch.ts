@@ -10,8 +10,8 @@ import type Redis from 'ioredis';
 import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 
 /** Keys and arguments per admission, as settle-batch-n.lua expects them. */
-export const SETTLE_KEYS = 7;
-export const SETTLE_ARGS = 10;
+const SETTLE_KEYS = 7;
+const SETTLE_ARGS = 10;
 
 export interface SettlementBatch {
   /** Settles one admission (its 7 keys and 10 arguments, all of `shard`); resolves with its own reply. */
