@@ -4,6 +4,7 @@
  * key's secret HMAC, or `*` for everything). Listeners registered with `onInvalidated` (open
  * streams) fire only when the key really stopped being valid, so renaming a key cuts nothing.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dependencies } from '../dependencies';
 import { touchKeyLastUsed } from '../db/repositories/api-keys';
 import { GatewayError } from '../errors/gateway-error';
@@ -19,6 +20,12 @@ import { loadAuthenticatedKeyByHmac } from './load-authenticated-key';
 const MAX_CACHED_KEYS = 50_000;
 /** `last_used_at` is a hint for the console, not an audit trail: written at most once a minute per key. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/**
+ * A recheck that could not read the key (PostgreSQL refusing connections under load, a restart) is
+ * tried again after these pauses, about 8 s in all: a revoked key's open streams must not outlive a
+ * database blip. Only after the last one are the streams left to the key's next authentication.
+ */
+const RECHECK_RETRY_DELAYS_MS = [100, 300, 900, 2_700, 4_000];
 
 export interface GatewayKeyAuthenticator extends KeyAuthenticator {
   /** Resolves once the invalidation subscription is active (tests, readiness probes). */
@@ -46,6 +53,8 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
   /** Bumped on every invalidation: a lookup that started before one must not refill the cache with stale data. */
   private generation = 0;
   private closed = false;
+  /** Ends the pauses between recheck attempts at close. */
+  private readonly closing = new AbortController();
   private readonly evaluateIp = createIpRuleEvaluator();
   private readonly subscribed: Promise<void>;
 
@@ -98,6 +107,7 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     this.deps.subscriber.off('message', this.onMessage);
     this.deps.subscriber.off('ready', this.onReady);
     // The subscriber connection belongs to the process (other components may share the channel):
@@ -161,12 +171,22 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
 
   /** A key with listeners was touched somewhere: cut them only if it is no longer usable. */
   private async recheck(hmac: string): Promise<void> {
-    try {
-      const key = await loadAuthenticatedKeyByHmac(this.deps.db, hmac, this.deps.clock.now());
-      if (!key || inactiveReason(key, this.deps.clock.now()) !== undefined) this.fire(hmac);
-    } catch (error) {
-      // Unknown state: keep the streams (the next request's authentication decides).
-      this.deps.logger.warn({ err: error }, 'could not recheck an invalidated key');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const key = await loadAuthenticatedKeyByHmac(this.deps.db, hmac, this.deps.clock.now());
+        if (!key || inactiveReason(key, this.deps.clock.now()) !== undefined) this.fire(hmac);
+        return;
+      } catch (error) {
+        const pause = RECHECK_RETRY_DELAYS_MS[attempt];
+        if (pause === undefined || this.closed) {
+          // Unknown state: keep the streams (the next request's authentication decides).
+          this.deps.logger.warn({ err: error, attempts: attempt + 1 }, 'could not recheck an invalidated key');
+          return;
+        }
+        this.deps.logger.info({ err: error, attempt: attempt + 1 }, 'recheck of an invalidated key failed; trying again');
+        await sleep(pause, undefined, { signal: this.closing.signal }).catch(() => undefined);
+        if (!this.listeners.has(hmac)) return;
+      }
     }
   }
 
