@@ -3,7 +3,7 @@
  * transactions, and the models the account can route now. Behind the management auth (cookie or
  * key); free and not throttled: no admission, no lease.
  */
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { managementPrincipal } from '../auth/management-auth';
 import { readPool, type Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
@@ -27,7 +27,7 @@ import { routableModels } from './routable-models';
 type AccountDependencies = Pick<Dependencies, 'db' | 'readDb' | 'catalog' | 'clock'>;
 
 /** Writes a chunk, waiting while the client's buffer is full; rejects when the client went away. */
-function writeToClient(res: express.Response, chunk: string): Promise<void> {
+function writeToClient(res: Response, chunk: string): Promise<void> {
   if (res.destroyed) return Promise.reject(new Error('the client went away'));
   if (res.write(chunk)) return Promise.resolve();
   return new Promise((resolve, reject) => {
@@ -41,18 +41,8 @@ function writeToClient(res: express.Response, chunk: string): Promise<void> {
 const USAGE_CURSOR = 'usage';
 const LEDGER_CURSOR = 'ledger';
 
-export function createAccountRouter(deps: AccountDependencies, options: { managementAuth: RequestHandler }): Router {
-  const router = express.Router();
-  const { managementAuth } = options;
-
-  router.get('/api/v1/me/account', managementAuth, async (_req, res) => {
-    const principal = managementPrincipal(res);
-    const account = await readAccount(deps.db, principal);
-    if (!account) throw new GatewayError('not_found', 'account not found');
-    res.json(presentAccount(account, principal));
-  });
-
-  const usageFilters = (accountId: number, query: UsageQuery, limit: number): UsageFilters => ({
+function usageFilters(accountId: number, query: UsageQuery, limit: number): UsageFilters {
+  return {
     accountId,
     limit,
     beforeId: query.cursor === undefined ? undefined : decodeCursor(USAGE_CURSOR, query.cursor),
@@ -62,49 +52,59 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
     status: query.status,
     from: query.from,
     to: query.to,
-  });
+  };
+}
 
-  const usage: RequestHandler = async (req, res) => {
+/** The account routes of one router: they share only their dependencies. */
+class AccountRoutes {
+  constructor(private readonly deps: AccountDependencies) {}
+
+  readonly account = async (_req: Request, res: Response): Promise<void> => {
+    const principal = managementPrincipal(res);
+    const account = await readAccount(this.deps.db, principal);
+    if (!account) throw new GatewayError('not_found', 'account not found');
+    res.json(presentAccount(account, principal));
+  };
+
+  readonly usage = async (req: Request, res: Response): Promise<void> => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
-    const rows = await listUsageRows(readPool(deps), usageFilters(principal.accountId, query, query.limit));
+    const rows = await listUsageRows(readPool(this.deps), usageFilters(principal.accountId, query, query.limit));
     res.json(page(rows, query.limit, USAGE_CURSOR, presentUsageRow));
   };
 
-  // The usage rows matching the listing's filters as CSV, newest first, all of them, streamed.
-  router.get('/api/v1/me/usage/export', managementAuth, async (req, res) => {
+  /** The usage rows matching the listing's filters as CSV, newest first, all of them, streamed. */
+  readonly usageExport = async (req: Request, res: Response): Promise<void> => {
     const principal = managementPrincipal(res);
     const query = parseQuery(usageQuerySchema, req.query);
     res.setHeader('content-type', 'text/csv; charset=utf-8');
     res.setHeader('content-disposition', 'attachment; filename="usage.csv"');
     // The page size is writeUsageCsv's own: the listing's `limit` does not apply to an export.
-    await writeUsageCsv(readPool(deps), usageFilters(principal.accountId, query, 0), (chunk) => writeToClient(res, chunk));
+    await writeUsageCsv(readPool(this.deps), usageFilters(principal.accountId, query, 0), (chunk) => writeToClient(res, chunk));
     res.end();
-  });
+  };
 
-  router.get('/api/v1/me/usage/daily', managementAuth, async (req, res) => {
+  readonly usageDaily = async (req: Request, res: Response): Promise<void> => {
     const principal = managementPrincipal(res);
     const query = parseQuery(seriesQuerySchema, req.query);
-    res.json(await usageSeries(readPool(deps), principal.accountId, deps.clock.now(), query.days));
-  });
+    res.json(await usageSeries(readPool(this.deps), principal.accountId, this.deps.clock.now(), query.days));
+  };
 
-  // The groups a key can be created in (the key form's choices): public ones and those granted to the account.
-  router.get('/api/v1/me/routing-groups', managementAuth, async (_req, res) => {
-    const groups = await listUsableGroups(deps.db, managementPrincipal(res).accountId);
+  /** The groups a key can be created in (the key form's choices): public ones and those granted to the account. */
+  readonly routingGroups = async (_req: Request, res: Response): Promise<void> => {
+    const groups = await listUsableGroups(this.deps.db, managementPrincipal(res).accountId);
     res.json({ object: 'list', data: groups.map((group) => ({ object: 'routing_group', id: group.id, name: group.name, family: group.family, visibility: group.visibility })) });
-  });
+  };
 
-  router.get('/api/v1/me/key-windows', managementAuth, async (_req, res) => {
+  readonly listKeyWindows = async (_req: Request, res: Response): Promise<void> => {
     const principal = managementPrincipal(res);
-    res.json({ object: 'list', data: await keyWindows(readPool(deps), principal.accountId, deps.clock.now()) });
-  });
-  router.get('/api/v1/me/usage', managementAuth, usage);
-  router.get('/api/v1/usage', managementAuth, usage);
+    res.json({ object: 'list', data: await keyWindows(readPool(this.deps), principal.accountId, this.deps.clock.now()) });
+  };
 
-  router.get('/api/v1/me/billing/transactions', managementAuth, async (req, res) => {
+  readonly transactions = async (req: Request, res: Response): Promise<void> => {
     const principal = managementPrincipal(res);
     const query = parseQuery(transactionsQuerySchema, req.query);
-    const entries = await listLedgerEntries(deps.db, {
+    const entries = await listLedgerEntries(this.deps.db, {
       accountId: principal.accountId,
       limit: query.limit,
       beforeId: query.cursor === undefined ? undefined : decodeCursor(LEDGER_CURSOR, query.cursor),
@@ -113,20 +113,34 @@ export function createAccountRouter(deps: AccountDependencies, options: { manage
       to: query.to,
     });
     res.json(page(entries, query.limit, LEDGER_CURSOR, presentLedgerEntry));
-  });
+  };
 
-  router.get('/api/v1/me/available-models', managementAuth, async (_req, res) => {
+  readonly availableModels = async (_req: Request, res: Response): Promise<void> => {
+    const { catalog } = this.deps;
     const principal = managementPrincipal(res);
-    const groups = await readRoutingGroups(deps.db, principal.accountId, new Date(deps.clock.now()), principal.keyId);
-    const models = routableModels(deps.catalog, groups);
+    const groups = await readRoutingGroups(this.deps.db, principal.accountId, new Date(this.deps.clock.now()), principal.keyId);
+    const models = routableModels(catalog, groups);
     res.json({
       object: 'list',
-      data: models.map(({ model, groups: names }) => ({ ...deps.catalog.toPublic(model), kind: model.kind, pricing: presentPrices(model.prices), groups: names })),
+      data: models.map(({ model, groups: names }) => ({ ...catalog.toPublic(model), kind: model.kind, pricing: presentPrices(model.prices), groups: names })),
     });
-  });
+  };
+}
 
+export function createAccountRouter(deps: AccountDependencies, options: { managementAuth: RequestHandler }): Router {
+  const routes = new AccountRoutes(deps);
+  const router = express.Router();
+  const { managementAuth } = options;
+  router.get('/api/v1/me/account', managementAuth, routes.account);
+  router.get('/api/v1/me/usage/export', managementAuth, routes.usageExport);
+  router.get('/api/v1/me/usage/daily', managementAuth, routes.usageDaily);
+  router.get('/api/v1/me/routing-groups', managementAuth, routes.routingGroups);
+  router.get('/api/v1/me/key-windows', managementAuth, routes.listKeyWindows);
+  router.get('/api/v1/me/usage', managementAuth, routes.usage);
+  router.get('/api/v1/usage', managementAuth, routes.usage);
+  router.get('/api/v1/me/billing/transactions', managementAuth, routes.transactions);
+  router.get('/api/v1/me/available-models', managementAuth, routes.availableModels);
   // The account's own audit events (issue 21).
   router.use(createAccountAuditRouter(deps, { managementAuth }));
-
   return router;
 }

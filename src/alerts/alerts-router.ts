@@ -6,7 +6,7 @@
  * delivery log, newest first). Another account's rule or webhook answers 404.
  */
 import { randomBytes } from 'node:crypto';
-import express, { type Request, type RequestHandler, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
@@ -37,85 +37,81 @@ function idParam(req: Request, what: string): number {
   return Number(raw);
 }
 
-export function createAlertsRouter(deps: AlertsDependencies, options: { managementAuth: RequestHandler }): Router & { close(): Promise<void> } {
-  const router = express.Router() as Router & { close(): Promise<void> };
-  const { managementAuth } = options;
-  let queue: WebhookQueue | undefined;
-  const webhookQueue = () => (queue ??= createWebhookQueue(deps));
-  router.close = async () => { await queue?.close(); };
+/** The alert and webhook routes of one router: their dependencies and the webhook queue, opened on first use. */
+class AlertRoutes {
+  private queue: WebhookQueue | undefined;
 
-  const checkedUrl = async (url: string) => (await checkWebhookUrl(url, { allowPrivate: deps.config.webhooks.allowPrivate })).url.toString();
-  const secretFields = (secret: string) => ({ secretEncrypted: deps.crypto.encrypt(secret), secretLast4: secret.slice(-4) });
+  constructor(private readonly deps: AlertsDependencies) {}
 
-  router.get('/api/v1/me/alerts', managementAuth, async (_req, res) => {
-    res.json({ object: 'list', data: (await listAlertRules(deps.db, managementPrincipal(res).accountId)).map(presentAlertRule) });
-  });
+  readonly alertRules = async (_req: Request, res: Response): Promise<void> => {
+    res.json({ object: 'list', data: (await listAlertRules(this.deps.db, managementPrincipal(res).accountId)).map(presentAlertRule) });
+  };
 
-  router.post('/api/v1/me/alerts', managementAuth, async (req, res) => {
+  readonly createAlertRule = async (req: Request, res: Response): Promise<void> => {
     const accountId = managementPrincipal(res).accountId;
     const input = parseBody(createAlertRuleSchema, req.body);
-    if ('api_key_id' in input && !(await accountHasApiKey(deps.db, accountId, input.api_key_id))) {
+    if ('api_key_id' in input && !(await accountHasApiKey(this.deps.db, accountId, input.api_key_id))) {
       throw new GatewayError('invalid_request', 'api_key_id: no API key of this account has this id', { param: 'api_key_id' });
     }
-    res.status(201).json(presentAlertRule(await insertAlertRule(deps.db, newAlertRule(accountId, input))));
-  });
+    res.status(201).json(presentAlertRule(await insertAlertRule(this.deps.db, newAlertRule(accountId, input))));
+  };
 
-  router.delete('/api/v1/me/alerts/:id', managementAuth, async (req, res) => {
+  readonly removeAlertRule = async (req: Request, res: Response): Promise<void> => {
     const id = idParam(req, 'alert rule');
-    if (!(await deleteAlertRule(deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'alert rule not found');
+    if (!(await deleteAlertRule(this.deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'alert rule not found');
     res.json({ object: 'alert_rule', id, deleted: true });
-  });
+  };
 
-  router.get('/api/v1/me/webhooks', managementAuth, async (_req, res) => {
-    res.json({ object: 'list', data: (await listWebhooks(deps.db, managementPrincipal(res).accountId)).map(presentWebhook) });
-  });
+  readonly webhooks = async (_req: Request, res: Response): Promise<void> => {
+    res.json({ object: 'list', data: (await listWebhooks(this.deps.db, managementPrincipal(res).accountId)).map(presentWebhook) });
+  };
 
-  router.post('/api/v1/me/webhooks', managementAuth, async (req, res) => {
+  readonly createWebhook = async (req: Request, res: Response): Promise<void> => {
     const input = parseBody(createWebhookSchema, req.body);
     const secret = input.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
-    const webhook = await insertWebhook(deps.db, {
-      accountId: managementPrincipal(res).accountId, url: await checkedUrl(input.url), events: input.events ?? WEBHOOK_EVENTS, ...secretFields(secret),
+    const webhook = await insertWebhook(this.deps.db, {
+      accountId: managementPrincipal(res).accountId, url: await this.checkedUrl(input.url), events: input.events ?? WEBHOOK_EVENTS, ...this.secretFields(secret),
     });
     res.status(201).json({ ...presentWebhook(webhook), secret });
-  });
+  };
 
-  router.get('/api/v1/me/webhooks/:id', managementAuth, async (req, res) => {
-    const webhook = await findWebhook(deps.db, managementPrincipal(res).accountId, idParam(req, 'webhook'));
+  readonly webhook = async (req: Request, res: Response): Promise<void> => {
+    const webhook = await findWebhook(this.deps.db, managementPrincipal(res).accountId, idParam(req, 'webhook'));
     if (!webhook) throw new GatewayError('not_found', 'webhook not found');
     res.json(presentWebhook(webhook));
-  });
+  };
 
-  router.patch('/api/v1/me/webhooks/:id', managementAuth, async (req, res) => {
+  readonly changeWebhook = async (req: Request, res: Response): Promise<void> => {
     const id = idParam(req, 'webhook');
     const input = parseBody(updateWebhookSchema, req.body);
-    const webhook = await updateWebhook(deps.db, managementPrincipal(res).accountId, id, {
-      url: input.url === undefined ? undefined : await checkedUrl(input.url), events: input.events, active: input.active,
-      ...(input.secret === undefined ? {} : secretFields(input.secret)),
+    const webhook = await updateWebhook(this.deps.db, managementPrincipal(res).accountId, id, {
+      url: input.url === undefined ? undefined : await this.checkedUrl(input.url), events: input.events, active: input.active,
+      ...(input.secret === undefined ? {} : this.secretFields(input.secret)),
     });
     if (!webhook) throw new GatewayError('not_found', 'webhook not found');
     res.json(presentWebhook(webhook));
-  });
+  };
 
-  router.delete('/api/v1/me/webhooks/:id', managementAuth, async (req, res) => {
+  readonly removeWebhook = async (req: Request, res: Response): Promise<void> => {
     const id = idParam(req, 'webhook');
-    if (!(await deleteWebhook(deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'webhook not found');
+    if (!(await deleteWebhook(this.deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'webhook not found');
     res.json({ object: 'webhook', id, deleted: true });
-  });
+  };
 
-  // The test button: one signed `webhook.test` delivery, sent (and retried) by the workers like any other.
-  router.post('/api/v1/me/webhooks/:id/test', managementAuth, async (req, res) => {
+  /** The test button: one signed `webhook.test` delivery, sent (and retried) by the workers like any other. */
+  readonly testWebhook = async (req: Request, res: Response): Promise<void> => {
     const accountId = managementPrincipal(res).accountId;
-    const webhook = await findWebhook(deps.db, accountId, idParam(req, 'webhook'));
+    const webhook = await findWebhook(this.deps.db, accountId, idParam(req, 'webhook'));
     if (!webhook) throw new GatewayError('not_found', 'webhook not found');
-    const payload = { type: TEST_EVENT, created_at: new Date(deps.clock.now()).toISOString(), data: { account_id: accountId, webhook_id: webhook.id } };
-    const [deliveryId] = await insertDeliveries(deps.db, { accountId, event: TEST_EVENT, payload, onlyWebhookId: webhook.id });
-    await webhookQueue().enqueue([deliveryId!]);
+    const payload = { type: TEST_EVENT, created_at: new Date(this.deps.clock.now()).toISOString(), data: { account_id: accountId, webhook_id: webhook.id } };
+    const [deliveryId] = await insertDeliveries(this.deps.db, { accountId, event: TEST_EVENT, payload, onlyWebhookId: webhook.id });
+    await this.webhookQueue().enqueue([deliveryId!]);
     res.status(202).json({ object: 'webhook_delivery', id: deliveryId, webhook_id: webhook.id, event: TEST_EVENT, status: 'pending' });
-  });
+  };
 
-  router.get('/api/v1/me/webhook-deliveries', managementAuth, async (req, res) => {
+  readonly deliveries = async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(deliveriesQuerySchema, req.query);
-    const rows = await listDeliveries(deps.db, {
+    const rows = await listDeliveries(this.deps.db, {
       accountId: managementPrincipal(res).accountId, webhookId: query.webhook_id, limit: query.limit + 1,
       beforeId: query.cursor === undefined ? undefined : decodeCursor(DELIVERY_CURSOR, query.cursor),
     });
@@ -125,7 +121,38 @@ export function createAlertsRouter(deps: AlertsDependencies, options: { manageme
       object: 'list', data: shown.map(presentDelivery), has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(DELIVERY_CURSOR, shown[shown.length - 1]!.id) : null,
     });
-  });
+  };
 
-  return router;
+  async close(): Promise<void> {
+    await this.queue?.close();
+  }
+
+  private webhookQueue(): WebhookQueue {
+    return (this.queue ??= createWebhookQueue(this.deps));
+  }
+
+  private async checkedUrl(url: string): Promise<string> {
+    return (await checkWebhookUrl(url, { allowPrivate: this.deps.config.webhooks.allowPrivate })).url.toString();
+  }
+
+  private secretFields(secret: string) {
+    return { secretEncrypted: this.deps.crypto.encrypt(secret), secretLast4: secret.slice(-4) };
+  }
+}
+
+export function createAlertsRouter(deps: AlertsDependencies, options: { managementAuth: RequestHandler }): Router & { close(): Promise<void> } {
+  const routes = new AlertRoutes(deps);
+  const router = express.Router();
+  const { managementAuth } = options;
+  router.get('/api/v1/me/alerts', managementAuth, routes.alertRules);
+  router.post('/api/v1/me/alerts', managementAuth, routes.createAlertRule);
+  router.delete('/api/v1/me/alerts/:id', managementAuth, routes.removeAlertRule);
+  router.get('/api/v1/me/webhooks', managementAuth, routes.webhooks);
+  router.post('/api/v1/me/webhooks', managementAuth, routes.createWebhook);
+  router.get('/api/v1/me/webhooks/:id', managementAuth, routes.webhook);
+  router.patch('/api/v1/me/webhooks/:id', managementAuth, routes.changeWebhook);
+  router.delete('/api/v1/me/webhooks/:id', managementAuth, routes.removeWebhook);
+  router.post('/api/v1/me/webhooks/:id/test', managementAuth, routes.testWebhook);
+  router.get('/api/v1/me/webhook-deliveries', managementAuth, routes.deliveries);
+  return Object.assign(router, { close: () => routes.close() });
 }

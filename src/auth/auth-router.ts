@@ -40,59 +40,35 @@ function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): s
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
-export function createAuthRouter(deps: Dependencies): Router {
-  const router = Router();
+/** The login routes of one router: the decoy password record and the client address resolver they share. */
+class AuthRoutes {
   // Unknown emails are checked against a throwaway record so both failures take the same time.
-  let decoyRecord: Promise<string> | undefined;
-  const decoy = () => (decoyRecord ??= hashPassword(randomBytes(16).toString('hex')));
+  private decoyRecord: Promise<string> | undefined;
+  private readonly resolveIp: ReturnType<typeof createClientIpResolver>;
 
-  const resolveIp = createClientIpResolver(deps.config.trustedProxies);
-  /** Every console login, successful or not, goes to the audit log (issue 21). */
-  const auditLogin = (req: Request, email: string, user: { id: number; accountId: number } | undefined, outcome: 'console.login' | 'console.login_failed', reason?: string) =>
-    recordAudit(deps.db, { type: user && outcome === 'console.login' ? 'console_user' : 'anonymous', id: user ? user.id : null, label: email, address: requestAddress(resolveIp, req) },
-      { accountId: user ? user.accountId : null, action: outcome, targetType: 'console_user', targetId: user ? user.id : null, after: reason ? { reason } : null });
-
-  function failuresKey(email: string): string {
-    return deps.redisKeys.loginFailures(createHash('sha256').update(email).digest('hex'));
+  constructor(private readonly deps: Dependencies) {
+    this.resolveIp = createClientIpResolver(deps.config.trustedProxies);
   }
 
-  function addressFailuresKey(req: Request): string {
-    const forwarded = req.headers['x-forwarded-for'];
-    const address = resolveIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded);
-    return deps.redisKeys.loginFailures(`address:${address}`);
-  }
-
-  async function refuseWhenThrottled(counterKey: string, limit: number, message: string): Promise<void> {
-    const failures = Number(await deps.redis.get(counterKey) ?? 0);
-    if (failures < limit) return;
-    const ttl = await deps.redis.pttl(counterKey);
-    throw new GatewayError('rate_limit', message, { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });
-  }
-
-  router.post('/api/v1/auth/login', async (req: Request, res: Response) => {
+  readonly login = async (req: Request, res: Response): Promise<void> => {
+    const deps = this.deps;
     const { email: rawEmail, password } = parseBody(loginSchema, req.body);
     const email = rawEmail.toLowerCase();
-    const addressKey = addressFailuresKey(req);
-    try {
-      await refuseWhenThrottled(addressKey, MAX_FAILED_LOGINS_PER_ADDRESS, 'too many failed logins from this address; try again later');
-      await refuseWhenThrottled(failuresKey(email), MAX_FAILED_LOGINS, 'too many failed logins for this account; try again later');
-    } catch (error) {
-      await auditLogin(req, email, undefined, 'console.login_failed', 'throttled');
-      throw error;
-    }
+    const addressKey = this.addressFailuresKey(req);
+    await this.refuseWhenThrottled(req, email, addressKey);
     const user = await findConsoleUserByEmail(deps.db, email);
-    const valid = await verifyPassword(password, user?.passwordHash ?? await decoy());
+    const valid = await verifyPassword(password, user?.passwordHash ?? await this.decoy());
     if (!user || !valid) {
-      await deps.redis.multi().incr(failuresKey(email)).pexpire(failuresKey(email), FAILED_LOGIN_WINDOW_MS)
+      await deps.redis.multi().incr(this.failuresKey(email)).pexpire(this.failuresKey(email), FAILED_LOGIN_WINDOW_MS)
         .incr(addressKey).pexpire(addressKey, FAILED_LOGIN_WINDOW_MS).exec();
-      await auditLogin(req, email, user, 'console.login_failed', user ? 'wrong password' : 'unknown email');
+      await this.auditLogin(req, email, user, 'console.login_failed', user ? 'wrong password' : 'unknown email');
       throw new GatewayError('authentication', 'invalid email or password');
     }
-    await deps.redis.del(failuresKey(email));
+    await deps.redis.del(this.failuresKey(email));
     // A record below today's cost is replaced now that the password is known (unless it changed meanwhile).
     if (needsRehash(user.passwordHash)) await updatePasswordHash(deps.db, user.id, await hashPassword(password), user.passwordHash);
     const session = await createConsoleSession(deps.db, user.id, deps.clock.now());
-    await auditLogin(req, email, user, 'console.login');
+    await this.auditLogin(req, email, user, 'console.login');
     res.setHeader('set-cookie', sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)));
     res.status(200).json({
       object: 'session',
@@ -102,13 +78,13 @@ export function createAuthRouter(deps: Dependencies): Router {
       user: { id: user.id, email: user.email },
       upstreams: await countSimulatedUpstreams(deps.db),
     });
-  });
+  };
 
   /** The current session (the console reads its CSRF token again after a page reload). */
-  router.get('/api/v1/auth/session', createRequireSession(deps), async (req: Request, res: Response) => {
+  readonly session = async (req: Request, res: Response): Promise<void> => {
     const principal = managementPrincipal(res);
     const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-    const session = token ? await findConsoleSession(deps.db, token, deps.clock.now()) : undefined;
+    const session = token ? await findConsoleSession(this.deps.db, token, this.deps.clock.now()) : undefined;
     if (!session) throw new GatewayError('authentication', 'console session expired or invalid; log in again');
     res.json({
       object: 'session',
@@ -117,24 +93,69 @@ export function createAuthRouter(deps: Dependencies): Router {
       account_id: principal.accountId,
       user: { id: session.userId, email: session.email },
       // The console tells when answers come from the provider simulator rather than real models.
-      upstreams: await countSimulatedUpstreams(deps.db),
+      upstreams: await countSimulatedUpstreams(this.deps.db),
     });
-  });
+  };
 
-  router.post('/api/v1/auth/logout', async (req: Request, res: Response) => {
+  readonly logout = async (req: Request, res: Response): Promise<void> => {
     const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-    const session = token ? await findConsoleSession(deps.db, token, deps.clock.now()) : undefined;
+    const session = token ? await findConsoleSession(this.deps.db, token, this.deps.clock.now()) : undefined;
     if (token && session) {
       const presented = req.headers['x-csrf-token'];
       if (!csrfTokenMatches(session.csrfToken, Array.isArray(presented) ? presented[0] : presented)) {
         throw new GatewayError('permission', 'missing or invalid CSRF token (x-csrf-token)');
       }
-      await deleteConsoleSession(deps.db, token);
+      await deleteConsoleSession(this.deps.db, token);
     }
     // Logging out of a session that is already gone is not an error: the cookie is cleared either way.
-    res.setHeader('set-cookie', sessionCookie('', 0, requestIsTls(req, deps.config.trustedProxies)));
+    res.setHeader('set-cookie', sessionCookie('', 0, requestIsTls(req, this.deps.config.trustedProxies)));
     res.status(200).json({ object: 'session', logged_out: true });
-  });
+  };
 
+  private decoy(): Promise<string> {
+    return (this.decoyRecord ??= hashPassword(randomBytes(16).toString('hex')));
+  }
+
+  /** Every console login, successful or not, goes to the audit log (issue 21). */
+  private auditLogin(req: Request, email: string, user: { id: number; accountId: number } | undefined, outcome: 'console.login' | 'console.login_failed', reason?: string) {
+    return recordAudit(this.deps.db, { type: user && outcome === 'console.login' ? 'console_user' : 'anonymous', id: user ? user.id : null, label: email, address: requestAddress(this.resolveIp, req) },
+      { accountId: user ? user.accountId : null, action: outcome, targetType: 'console_user', targetId: user ? user.id : null, after: reason ? { reason } : null });
+  }
+
+  private failuresKey(email: string): string {
+    return this.deps.redisKeys.loginFailures(createHash('sha256').update(email).digest('hex'));
+  }
+
+  private addressFailuresKey(req: Request): string {
+    const forwarded = req.headers['x-forwarded-for'];
+    const address = this.resolveIp(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(',') : forwarded);
+    return this.deps.redisKeys.loginFailures(`address:${address}`);
+  }
+
+  /** Refuses (audited) while the address or the email has too many failed logins. */
+  private async refuseWhenThrottled(req: Request, email: string, addressKey: string): Promise<void> {
+    try {
+      await this.refuseAtLimit(addressKey, MAX_FAILED_LOGINS_PER_ADDRESS, 'too many failed logins from this address; try again later');
+      await this.refuseAtLimit(this.failuresKey(email), MAX_FAILED_LOGINS, 'too many failed logins for this account; try again later');
+    } catch (error) {
+      await this.auditLogin(req, email, undefined, 'console.login_failed', 'throttled');
+      throw error;
+    }
+  }
+
+  private async refuseAtLimit(counterKey: string, limit: number, message: string): Promise<void> {
+    const failures = Number(await this.deps.redis.get(counterKey) ?? 0);
+    if (failures < limit) return;
+    const ttl = await this.deps.redis.pttl(counterKey);
+    throw new GatewayError('rate_limit', message, { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });
+  }
+}
+
+export function createAuthRouter(deps: Dependencies): Router {
+  const routes = new AuthRoutes(deps);
+  const router = Router();
+  router.post('/api/v1/auth/login', routes.login);
+  router.get('/api/v1/auth/session', createRequireSession(deps), routes.session);
+  router.post('/api/v1/auth/logout', routes.logout);
   return router;
 }
