@@ -80,7 +80,7 @@ async function probeByCalls(client: UpstreamClient, catalog: Catalog, clock: Clo
   };
   for (const model of named) {
     const outcome = await dialUpstream(client, pingPlan(catalog.find(model)!, account.protocol, createCodecContext(clock)), account);
-    if (outcome.status === null) return { ok: false, cause: 'unreachable', message: `cannot reach ${input.upstream.baseUrl}: ${outcome.detail}` };
+    if (outcome.status === null) return { ok: false, cause: 'unreachable', message: unreachableMessage(input.upstream.baseUrl, outcome.transportError) };
     if (outcome.status === 404) {
       return { ok: false, cause: 'base_url', message: `HTTP 404 for deployment ${catalog.find(model)!.upstreamModel ?? model}: check the base URL (https://<resource>.openai.azure.com) and that a deployment of that name exists` };
     }

@@ -130,6 +130,10 @@ describe('provider presets against the simulator', () => {
     expect(dns.reason).toBe('unreachable');
     // `.invalid` never resolves (RFC 6761): the failure is DNS, not a timeout.
     expect(dns.message).toBe('verification failed: cannot reach http://no-such-host.invalid: the host name does not resolve (DNS)');
+    // Azure OpenAI, probed by a minimal call rather than a model list, words it the same way.
+    expect((await refusal({ provider: 'azure-openai', baseUrl: 'http://127.0.0.1:9' })).message).toBe('verification failed: cannot reach http://127.0.0.1:9: connection refused');
+    expect((await refusal({ provider: 'azure-openai', baseUrl: 'http://no-such-host.invalid' })).message)
+      .toBe('verification failed: cannot reach http://no-such-host.invalid: the host name does not resolve (DNS)');
   });
 
   describe('unreachable over TLS: named as TLS with its code', () => {
@@ -144,15 +148,16 @@ describe('provider presets against the simulator', () => {
       await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
       return `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     }
-    const tlsRefusal = async (baseUrl: string) => {
-      const error = await refusal({ baseUrl });
+    const tlsRefusal = async (baseUrl: string, input: Partial<Parameters<typeof addUpstream>[1]> = {}) => {
+      const error = await refusal({ baseUrl, ...input });
       expect(error.reason).toBe('unreachable');
       return error.message.replace(baseUrl, '<base URL>');
     };
 
-    it('a self-signed certificate', async () => {
+    it('a self-signed certificate, for a model list and for Azure OpenAI (a minimal call) alike', async () => {
       const baseUrl = await httpsServer(certificates.selfSigned);
       expect(await tlsRefusal(baseUrl)).toBe('verification failed: cannot reach <base URL>: TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)');
+      expect(await tlsRefusal(baseUrl, { provider: 'azure-openai' })).toBe('verification failed: cannot reach <base URL>: TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)');
     });
 
     it('a certificate whose issuer is unknown, alone or with its self-signed CA in the chain', async () => {
