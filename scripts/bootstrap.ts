@@ -4,13 +4,14 @@
  * migrations, seeds the catalog, and on an empty database creates group `default` (and one per model
  * family), an account with its first key (BOOTSTRAP_API_KEY, or a generated one printed once) and,
  * when SIM_BASE_URL is set, the provider simulator as upstream account. Creates the operator login
- * BOOTSTRAP_OPERATOR_EMAIL / BOOTSTRAP_OPERATOR_PASSWORD unless it exists. Running it again changes nothing.
+ * BOOTSTRAP_OPERATOR_EMAIL / BOOTSTRAP_OPERATOR_PASSWORD unless it exists; in production an empty
+ * database without that password is refused (exit 1, one line). Running it again changes nothing.
  */
 import { createSecretCrypto } from '../src/auth/secret-crypto';
 import { Catalog } from '../src/catalog/catalog';
 import { loadCatalogModels, seedCatalogIfEmpty } from '../src/catalog/catalog-store';
 import { DEFAULT_CATALOG } from '../src/catalog/default-catalog';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig, type Config } from '../src/config';
 import { findFirstAccountId } from '../src/db/repositories/accounts';
 import { findBootstrapKey } from '../src/db/repositories/api-keys';
 import { findConsoleUserByEmail, updateConsoleUserRole } from '../src/db/repositories/console-users';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   }
   const db = createPool(config.databaseUrl, 2);
   try {
+    await refuseEmptyWithoutOperator(db, config);
     await seedCatalogIfEmpty(db, DEFAULT_CATALOG);
     const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
     const catalog = new Catalog(await loadCatalogModels(db));
@@ -47,6 +49,18 @@ async function main(): Promise<void> {
   } finally {
     await db.end();
   }
+}
+
+/**
+ * In production the first operator login is made here or nowhere, and compose starts the API and the
+ * worker only once this succeeds: an empty database without BOOTSTRAP_OPERATOR_PASSWORD stops the
+ * stack in one line, before anything is created. (The quick start makes its own login; a database
+ * that already has accounts is left as it is.)
+ */
+async function refuseEmptyWithoutOperator(db: ReturnType<typeof createPool>, config: Config): Promise<void> {
+  if (config.env !== 'production' || config.bootstrapOperator.password) return;
+  if ((await findFirstAccountId(db)) !== undefined) return;
+  throw new ConfigError(['BOOTSTRAP_OPERATOR_PASSWORD: required in production on an empty database (the first operator console login, at least 12 characters; see .env.example); nothing created']);
 }
 
 async function ensureOperator(db: ReturnType<typeof createPool>, operator: { email: string; password?: string }): Promise<string> {

@@ -11,7 +11,7 @@ import { parseBody } from '../auth/parse-body';
 import { creditsToUsd } from '../account/credits-to-usd';
 import { createAccount, createGroup } from '../process/seed';
 import { PROVIDER_PRESETS, UpstreamConfigError, type ProviderPreset } from '../upstream/provider-presets';
-import { addUpstream, UpstreamVerificationError, verifyChange } from './save-upstream';
+import { addUpstream, resolveChange, UpstreamVerificationError } from './save-upstream';
 import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
 import type { UpstreamHealth } from '../upstream/upstream-health';
@@ -197,18 +197,17 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     const input = parseBody(updateUpstreamSchema, req.body);
     const stored = await findUpstreamAccount(deps.db, id);
     const before = stored
-      ? { name: stored.name, base_url: stored.baseUrl, models: stored.models, priority: stored.priority, weight: stored.weight, status: stored.status }
+      ? { name: stored.name, base_url: stored.baseUrl, api_version: stored.apiVersion, models: stored.models, priority: stored.priority, weight: stored.weight, status: stored.status }
       : null;
-    let baseUrl = input.base_url?.replace(/\/+$/, '');
-    const changesConnection = input.base_url !== undefined || input.api_key !== undefined || input.models !== undefined;
-    if (changesConnection && input.verify !== false) {
-      const upstream = await upstreamErrors(() => verifyChange(upstreamDeps, id, { baseUrl: input.base_url, apiKey: input.api_key, models: input.models }));
-      if (!upstream) throw new GatewayError('not_found', 'upstream account not found');
-      baseUrl = upstream.baseUrl;
-    }
+    const changed = await upstreamErrors(() => resolveChange(upstreamDeps, id, {
+      baseUrl: input.base_url, apiVersion: input.api_version, apiKey: input.api_key, models: input.models, verify: input.verify !== false,
+    }));
+    if (!changed) throw new GatewayError('not_found', 'upstream account not found');
+    // A changed base URL or api-version is saved as resolved (normalised), never as given.
+    const relocated = input.base_url !== undefined || input.api_version !== undefined;
     const updated = await updateUpstreamAccount(deps.db, id, {
-      name: input.name, baseUrl, credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
-      models: input.models, priority: input.priority, weight: input.weight, status: input.status,
+      name: input.name, baseUrl: relocated ? changed.upstream.baseUrl : undefined, apiVersion: relocated ? changed.upstream.apiVersion : undefined,
+      credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key), models: input.models, priority: input.priority, weight: input.weight, status: input.status,
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');
     services.upstreams.invalidate();
@@ -216,7 +215,12 @@ export function createOperatorRouter(deps: Dependencies, services: Pick<RelaySer
     const after = { ...input, ...(input.api_key === undefined ? {} : { credential_changed: true }) };
     await recordAudit(deps.db, actorOf(req, res), { accountId: null, action: 'upstream.update', targetType: 'upstream_account', targetId: id, before, after });
     await announceUpstreamsChanged(deps.redis, deps.redisKeys);
-    res.json({ object: 'upstream_account', id, updated: true });
+    res.json({
+      object: 'upstream_account', id, updated: true, base_url: changed.upstream.baseUrl, api_version: changed.upstream.apiVersion ?? null,
+      normalized: changed.upstream.notes,
+      verification: changed.probe ? { ok: true, method: changed.probe.method, detail: changed.probe.detail }
+        : { ok: null, detail: input.verify === false ? 'not verified (verify: false)' : 'not verified (no connection change)' },
+    });
   });
 
   router.post('/api/v1/operator/upstreams/:id/test', async (req, res) => {

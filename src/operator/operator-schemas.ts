@@ -55,6 +55,7 @@ export const createUpstreamSchema = z.object({
 export const updateUpstreamSchema = z.object({
   name: name.optional(),
   base_url: baseUrl.optional(),
+  api_version: z.string().trim().min(1).max(40).optional(),
   api_key: z.string().min(1).max(4096).optional(),
   models: models.optional(),
   priority: z.number().int().min(-1000).max(1000).optional(),

@@ -16,6 +16,7 @@ import type { Clock } from '../dependencies';
 import { isRecord, parseJson } from '../protocols/shared/read-json';
 import type { ResolvedUpstream } from '../upstream/provider-presets';
 import { readUpstreamText, type UpstreamClient } from '../upstream/upstream-client';
+import { unreachableMessage } from './unreachable-message';
 
 export type ProbeCause = 'credential' | 'base_url' | 'unreachable' | 'model_not_listed' | 'model_not_in_catalog' | 'upstream_error';
 
@@ -79,7 +80,7 @@ async function probeByCalls(client: UpstreamClient, catalog: Catalog, clock: Clo
   };
   for (const model of named) {
     const outcome = await dialUpstream(client, pingPlan(catalog.find(model)!, account.protocol, createCodecContext(clock)), account);
-    if (outcome.status === null) return { ok: false, cause: 'unreachable', message: `cannot reach ${input.upstream.baseUrl}: ${outcome.detail}` };
+    if (outcome.status === null) return { ok: false, cause: 'unreachable', message: unreachableMessage(input.upstream.baseUrl, outcome.transportError) };
     if (outcome.status === 404) {
       return { ok: false, cause: 'base_url', message: `HTTP 404 for deployment ${catalog.find(model)!.upstreamModel ?? model}: check the base URL (https://<resource>.openai.azure.com) and that a deployment of that name exists` };
     }
@@ -113,17 +114,6 @@ function listedModels(text: string): Set<string> | undefined {
     else if (typeof entry.name === 'string') ids.add(entry.name.replace(/^models\//, ''));
   }
   return ids;
-}
-
-function unreachableMessage(baseUrl: string, error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const code = cause?.code ?? (error as { code?: string }).code;
-  const why = code === 'ECONNREFUSED' ? 'connection refused'
-    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve (DNS)'
-      : code !== undefined && /CERT|TLS|SSL|SELF_SIGNED/.test(code) ? `TLS failed (${code})`
-        : code === 'UND_ERR_CONNECT_TIMEOUT' || /timeout|did not answer/i.test((error as Error).message) ? 'no answer in time'
-          : `${(error as Error).message}${code ? ` (${code})` : ''}`;
-  return `cannot reach ${baseUrl}: ${why}`;
 }
 
 function pathOf(url: string): string {

@@ -66,18 +66,34 @@ export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto
   return { upstream, credential: deps.crypto.decrypt(row.credentialEncrypted), models: row.models };
 }
 
+export interface UpstreamChange {
+  baseUrl?: string; apiVersion?: string; apiKey?: string; models?: string[];
+  /** false: save without asking the provider. */
+  verify: boolean;
+}
+
+export interface ChangedUpstream { upstream: ResolvedUpstream; probe?: ProbeResult & { ok: true } }
+
 /**
- * The stored account as changed (base URL, credential, models), verified before the change is
- * saved; undefined when the account does not exist. The caller saves the change.
+ * The stored account as changed, resolved as an add is: a new base URL normalised by the account's
+ * preset (an api-version pasted in it kept), verified before the change is saved unless the
+ * operator says not to. Undefined when the account does not exist. The caller saves the change.
  */
-export async function verifyChange(deps: UpstreamDeps, id: number, change: { baseUrl?: string; apiKey?: string; models?: string[] }): Promise<ResolvedUpstream | undefined> {
+export async function resolveChange(deps: UpstreamDeps, id: number, change: UpstreamChange): Promise<ChangedUpstream | undefined> {
   const stored = await loadStoredUpstream(deps, id);
   if (!stored) return undefined;
-  const upstream = change.baseUrl === undefined ? stored.upstream
-    : resolveUpstream({ provider: stored.upstream.provider, protocol: stored.upstream.protocol, baseUrl: change.baseUrl, apiVersion: stored.upstream.apiVersion });
+  const relocated = change.baseUrl !== undefined || change.apiVersion !== undefined;
+  const upstream = relocated
+    ? resolveUpstream({
+      provider: stored.upstream.provider, protocol: stored.upstream.protocol, baseUrl: change.baseUrl ?? stored.upstream.baseUrl,
+      apiVersion: change.apiVersion, keptApiVersion: stored.upstream.apiVersion,
+    })
+    : { ...stored.upstream, notes: [] };
+  const changesConnection = relocated || change.apiKey !== undefined || change.models !== undefined;
+  if (!change.verify || !changesConnection) return { upstream };
   const probe = await verified(deps, upstream, change.apiKey ?? stored.credential, change.models ?? stored.models);
   await recordCheck(deps.db, id, probe);
-  return upstream;
+  return { upstream, probe };
 }
 
 /** The probe of a stored account (Test button, `upstream test`), recorded as its last check. */

@@ -21,6 +21,8 @@ export interface DialOutcome {
   /** The gateway's error kind (`rate_limit`, `upstream_error`, `timeout`, …); null on success. */
   errorClass: string | null;
   detail: string;
+  /** What was thrown when no answer came, for a caller that words it itself (the upstream probe); never presented as is. */
+  transportError?: unknown;
 }
 
 const MAX_OUTPUT_TOKENS = 16;
@@ -65,6 +67,6 @@ async function dial(client: UpstreamClient, plan: UpstreamCallPlan, account: Ups
     if (status !== null) return { ok: false, status, latencyMs, errorClass: 'upstream_error', detail: `the answer did not decode: ${(error as Error).message}` };
     const failure = toUpstreamError(error);
     const code = (error as { cause?: { code?: string } }).cause?.code;
-    return { ok: false, status, latencyMs, errorClass: failure.kind, detail: code ? `${failure.message} (${code})` : failure.message };
+    return { ok: false, status, latencyMs, errorClass: failure.kind, detail: code ? `${failure.message} (${code})` : failure.message, transportError: error };
   }
 }

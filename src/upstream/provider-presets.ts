@@ -94,7 +94,11 @@ export interface ResolvedUpstream {
  * The account an operator asked for: a preset (or a protocol alone), a base URL (the preset's
  * default when omitted) normalised to what the codec's paths follow, and Azure's api-version.
  */
-export function resolveUpstream(input: { provider?: string; protocol?: Protocol; baseUrl?: string; apiVersion?: string }): ResolvedUpstream {
+export function resolveUpstream(input: {
+  provider?: string; protocol?: Protocol; baseUrl?: string; apiVersion?: string;
+  /** A change's stored api-version: kept unless the change names one or pastes one in its base URL. */
+  keptApiVersion?: string;
+}): ResolvedUpstream {
   let preset: ProviderPreset;
   if (input.provider !== undefined) {
     const found = findPreset(input.provider);
@@ -111,7 +115,7 @@ export function resolveUpstream(input: { provider?: string; protocol?: Protocol;
   const given = input.baseUrl?.trim() || preset.defaultBaseUrl;
   if (given === undefined) throw new UpstreamConfigError(`provider ${preset.name} needs a base URL (there is no default)`, 'base_url');
   const normalised = normaliseBaseUrl(preset, given);
-  const apiVersion = preset.paths === 'deployments' ? input.apiVersion ?? normalised.apiVersion ?? preset.defaultApiVersion : undefined;
+  const apiVersion = preset.paths === 'deployments' ? input.apiVersion ?? normalised.apiVersion ?? input.keptApiVersion ?? preset.defaultApiVersion : undefined;
   if (input.apiVersion !== undefined && preset.paths !== 'deployments') throw new UpstreamConfigError(`an api-version is only taken by azure-openai`, 'api_version');
   if (apiVersion !== undefined && !/^[0-9A-Za-z.-]{1,40}$/.test(apiVersion)) throw new UpstreamConfigError(`api-version "${apiVersion}" is not a version (e.g. 2024-10-21)`, 'api_version');
   return { preset, provider: input.provider === undefined ? undefined : preset.name, protocol: preset.protocol, baseUrl: normalised.baseUrl, apiVersion, notes: normalised.notes };

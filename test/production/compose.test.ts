@@ -5,7 +5,8 @@
  * fails naming the secrets when they are unset; the default DATABASE_URL and REDIS_URL match the
  * postgres and redis services (`docker compose up -d postgres redis && npm start`); and an empty
  * database is bootstrapped the way the bootstrap service does it (same command, same environment,
- * twice: the second run changes nothing). scripts/compose-check.sh runs the docker steps where it can.
+ * twice: the second run changes nothing), and refused, loudly and before anything is created, when a
+ * required value (the secrets, the first operator's password) is unset. scripts/compose-check.sh runs the docker steps where it can.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -78,6 +79,17 @@ describe('the compose file and its environment', () => {
     expect((thrown as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['ENCRYPTION_KEY', 'HMAC_SECRET']);
   });
 
+  it('no variable is required to read the file, so `up -d postgres redis` needs no .env; the required values are refused by the processes', () => {
+    // Compose interpolates the whole file for any command: a `:?` anywhere would make starting postgres and redis alone demand it.
+    expect(COMPOSE_TEXT).not.toMatch(/\$\{[A-Z0-9_]+:?\?/);
+    for (const service of Object.keys(COMPOSE.services)) expect(() => serviceEnv(service, {})).not.toThrow();
+    for (const service of ['api', 'worker', 'bootstrap']) {
+      expect(serviceEnv(service, {})).toMatchObject({ NODE_ENV: 'production', ENCRYPTION_KEY: '', HMAC_SECRET: '' });
+    }
+    expect(serviceEnv('bootstrap', {}).BOOTSTRAP_OPERATOR_PASSWORD).toBe('');
+    expect(exampleEnv()).toMatchObject({ ENCRYPTION_KEY: '', HMAC_SECRET: '', BOOTSTRAP_OPERATOR_PASSWORD: '' });
+  });
+
   it('the default DATABASE_URL and REDIS_URL reach the compose postgres and redis services', () => {
     const defaults = loadConfig({ ENCRYPTION_KEY: 'a'.repeat(64), HMAC_SECRET: 'b'.repeat(32) });
     const database = new URL(defaults.databaseUrl);
@@ -144,6 +156,46 @@ describe('bootstrapping an empty database as the compose bootstrap service does'
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('nothing created');
     expect(await counts()).toEqual(before);
+  });
+
+  it('refuses an empty database without BOOTSTRAP_OPERATOR_PASSWORD in one line, creating nothing (so the API and worker never start); later runs do not need it', async () => {
+    const other = await createTestDatabase();
+    try {
+      const values = { ...exampleEnv(), ENCRYPTION_KEY: randomBytes(32).toString('hex'), HMAC_SECRET: randomBytes(32).toString('hex') };
+      const env = { ...serviceEnv('bootstrap', values), DATABASE_URL: other.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redis.prefix, SIM_BASE_URL: sim.url, LOG_LEVEL: 'warn' };
+      const counts = async () => (await other.pool.query('SELECT (SELECT count(*)::int FROM accounts) AS a, (SELECT count(*)::int FROM api_keys) AS k, (SELECT count(*)::int FROM console_users) AS u')).rows[0];
+      const refused = await runBootstrap(env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        'bootstrap: invalid configuration: BOOTSTRAP_OPERATOR_PASSWORD: required in production on an empty database (the first operator console login, at least 12 characters; see .env.example); nothing created',
+      ]);
+      expect(await counts()).toEqual({ a: 0, k: 0, u: 0 });
+
+      const created = await runBootstrap({ ...env, BOOTSTRAP_OPERATOR_PASSWORD: 'a long operator password' });
+      expect(created.code).toBe(0);
+      expect(created.stdout).toContain('bootstrap: operator login operator@gateway.local created');
+      // A later `up` with the password removed from .env leaves the database as it is.
+      const later = await runBootstrap(env);
+      expect({ code: later.code, stderr: later.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(later.stdout).toContain('bootstrap: operator login operator@gateway.local exists');
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('outside production an empty database without an operator password is bootstrapped, with a hint', async () => {
+    const other = await createTestDatabase();
+    try {
+      const run = await runBootstrap({
+        NODE_ENV: 'development', ENCRYPTION_KEY: randomBytes(32).toString('hex'), HMAC_SECRET: randomBytes(32).toString('hex'),
+        DATABASE_URL: other.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redis.prefix, SIM_BASE_URL: sim.url, LOG_LEVEL: 'warn',
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('bootstrap: no operator login (set BOOTSTRAP_OPERATOR_PASSWORD, or: admin user create --role operator)');
+      expect((await other.pool.query('SELECT count(*)::int AS n FROM accounts')).rows[0]).toEqual({ n: 1 });
+    } finally {
+      await other.drop();
+    }
   });
 
   it('refuses to run without the secrets, naming them, and creates nothing', async () => {

@@ -1,22 +1,30 @@
 /**
  * Credential checks, each in its family's own way and wording. The configured key is accepted, and
  * so is `<key>.<name>`: another account of the same provider, with its own prompt cache (providers
- * cache per account), so a test can put several upstream accounts in one group.
+ * cache per account), so a test can put several upstream accounts in one group. `<key>.forbidden`
+ * is a valid key without permission: each provider's 403.
  */
-import { anthropicError, anthropicInvalid, googleError, openaiError, type ErrorFamily } from '../sim-error';
+import { anthropicError, anthropicInvalid, googleError, openaiError, type ErrorFamily, type SimHttpError } from '../sim-error';
 import type { SimContext } from './context';
 
 export function authenticate(context: SimContext, auth?: 'azure'): void {
-  if (auth === 'azure') {
-    context.credential = authenticateAzure(context);
-    return;
-  }
   const checks: Record<ErrorFamily, (context: SimContext) => string> = {
     anthropic: authenticateAnthropic,
     openai: authenticateOpenAI,
     google: authenticateGoogle,
   };
-  context.credential = checks[context.family](context);
+  context.credential = auth === 'azure' ? authenticateAzure(context) : checks[context.family](context);
+  if (context.credential === `${context.state.options.apiKey}.forbidden`) throw forbidden(context.family, auth);
+}
+
+/** What each provider answers a key it knows but that may not do this (a restricted key, a firewall). */
+function forbidden(family: ErrorFamily, auth?: 'azure'): SimHttpError {
+  if (auth === 'azure') return openaiError(403, 'Access denied due to Virtual Network/Firewall rules.', { code: '403' });
+  switch (family) {
+    case 'anthropic': return anthropicError(403, 'permission_error', 'Your API key does not have permission to use the specified resource.');
+    case 'openai': return openaiError(403, 'You have insufficient permissions for this operation. Missing scopes: api.model.read.', { type: 'invalid_request_error' });
+    case 'google': return googleError(403, 'The caller does not have permission', 'PERMISSION_DENIED');
+  }
 }
 
 function accepted(context: SimContext, key: string): boolean {

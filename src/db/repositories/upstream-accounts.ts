@@ -62,10 +62,10 @@ export async function insertUpstreamAccount(db: Queryable, input: {
 
 /** Sets only the given fields; false when there is no such account. */
 export function updateUpstreamAccount(db: Queryable, id: number, changes: {
-  name?: string; baseUrl?: string; credentialEncrypted?: string; models?: string[]; priority?: number; weight?: number; status?: UpstreamStatus;
+  name?: string; baseUrl?: string; apiVersion?: string; credentialEncrypted?: string; models?: string[]; priority?: number; weight?: number; status?: UpstreamStatus;
 }): Promise<boolean> {
   return updateColumns(db, 'upstream_accounts', id, {
-    name: changes.name, base_url: changes.baseUrl, credential_encrypted: changes.credentialEncrypted, models: changes.models,
+    name: changes.name, base_url: changes.baseUrl, api_version: changes.apiVersion, credential_encrypted: changes.credentialEncrypted, models: changes.models,
     priority: changes.priority, weight: changes.weight, status: changes.status,
   });
 }

@@ -96,6 +96,50 @@ describe('operator upstream API', () => {
     expect(noProvider.text).toContain('name a provider or a protocol');
   });
 
+  it('a changed base URL is normalised as on add, with or without verification, and the normalisation reported; a pasted api-version is kept', async () => {
+    const group = await call('POST', '/api/v1/operator/groups', { name: 'change-presets', family: null });
+    const add = async (body: Json) => (await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, api_key: 'sim-key', models: ['gpt-4.1'], ...body })).body.id as number;
+    const stored = async (id: number) => (await gateway.deps.db.query<{ base_url: string; api_version: string | null }>(
+      'SELECT base_url, api_version FROM upstream_accounts WHERE id = $1', [id])).rows[0]!;
+    const openai = await add({ provider: 'openai', base_url: gateway.sim.url });
+
+    const unverified = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { base_url: `${gateway.sim.url}/v1/`, verify: false });
+    expect(unverified.status).toBe(200);
+    expect(unverified.body).toMatchObject({ updated: true, base_url: gateway.sim.url, verification: { ok: null } });
+    expect(unverified.body.normalized).toEqual(['removed the version segment /v1 (the gateway adds the paths after it)']);
+    expect(await stored(openai)).toEqual({ base_url: gateway.sim.url, api_version: null });
+    // Saved as normalised, the account serves: the Test button's real call reaches /v1/responses, not /v1/v1/….
+    expect((await call('POST', `/api/v1/operator/upstreams/${openai}/test`)).body).toMatchObject({ ok: true, http_status: 200 });
+
+    const sent = gateway.sim.requests.length;
+    const verified = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { base_url: `${gateway.sim.url}/v1` });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ base_url: gateway.sim.url, normalized: [expect.stringMatching(/^removed the version segment \/v1/)], verification: { ok: true, method: 'model_list' } });
+    expect(gateway.sim.requests.slice(sent).map((r) => r.path)).toEqual(['/v1/models']);
+    const unchanged = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { priority: 3 });
+    expect(unchanged.body).toMatchObject({ base_url: gateway.sim.url, normalized: [], verification: { ok: null } });
+    const notAzure = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { api_version: '2025-01-01-preview', verify: false });
+    expect(notAzure.status).toBe(400);
+    expect(notAzure.body.error).toMatchObject({ param: 'api_version', message: 'an api-version is only taken by azure-openai' });
+
+    const azure = await add({ provider: 'azure-openai', base_url: gateway.sim.url });
+    expect(await stored(azure)).toEqual({ base_url: gateway.sim.url, api_version: '2024-10-21' });
+    const pasted = await call('PATCH', `/api/v1/operator/upstreams/${azure}`, {
+      base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`, verify: false,
+    });
+    expect(pasted.body).toMatchObject({ base_url: gateway.sim.url, api_version: '2025-01-01-preview' });
+    expect((pasted.body.normalized as string[]).join('; ')).toMatch(/api-version 2025-01-01-preview kept.*deployment path/);
+    expect(await stored(azure)).toEqual({ base_url: gateway.sim.url, api_version: '2025-01-01-preview' });
+    // A new base URL without an api-version keeps the stored one; verified, the probe uses it.
+    const probed = gateway.sim.requests.length;
+    const moved = await call('PATCH', `/api/v1/operator/upstreams/${azure}`, { base_url: `${gateway.sim.url}/openai` });
+    expect(moved.body).toMatchObject({ base_url: gateway.sim.url, api_version: '2025-01-01-preview', verification: { ok: true, method: 'minimal_call' } });
+    expect(gateway.sim.requests.slice(probed).map((r) => r.path)).toEqual(['/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview']);
+    expect((await call('PATCH', `/api/v1/operator/upstreams/${azure}`, { api_version: '2024-06-01', verify: false })).body).toMatchObject({ api_version: '2024-06-01' });
+    expect(await stored(azure)).toEqual({ base_url: gateway.sim.url, api_version: '2024-06-01' });
+    expect((await call('PATCH', '/api/v1/operator/upstreams/999999', { base_url: gateway.sim.url, verify: false })).status).toBe(404);
+  });
+
   it("lists this process's cooldowns: an account that failed a real call is cooling down and not healthy", async () => {
     const { groupId, id } = await addUpstream('cooling', `${gateway.sim.url}/_fault/503`, ['gpt-4.1'], false);
     const listed = async () => ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;

@@ -2,12 +2,17 @@
  * Provider presets against the provider simulator: each preset is verified (its model list, or for
  * Azure OpenAI a minimal call to the deployment) and saved, then serves a real request in its own
  * path and credential shape (Azure: deployment path, api-version query, api-key header). Each
- * verification failure names its cause; nothing of it is billed.
+ * verification failure names its cause (a credential refused with 401 or 403, a wrong base URL,
+ * connection refused, DNS, TLS against throw-away local https servers, a model not listed or not in
+ * the catalog); nothing of it is billed.
  */
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { addUpstream, checkStoredUpstream, UpstreamVerificationError, type UpstreamDeps } from '../../../src/operator/save-upstream';
 import { createGroup } from '../../../src/process/seed';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
+import { makeTestCertificates, type TestCertificates } from '../../support/test-certificates';
 
 jest.setTimeout(60_000);
 
@@ -97,6 +102,20 @@ describe('provider presets against the simulator', () => {
     expect(azure.message).not.toContain('wrong');
   });
 
+  it('a known key without permission (HTTP 403): refused naming the credential and the status', async () => {
+    const forbidden = { apiKey: 'sim-key.forbidden' };
+    const openai = await refusal(forbidden);
+    expect(openai.reason).toBe('credential');
+    expect(openai.message).toBe('verification failed: the provider refused the credential (HTTP 403) when asked for its model list (/v1/models): check the API key');
+    const anthropic = await refusal({ ...forbidden, provider: 'anthropic', models: ['claude-sonnet-4-5'] });
+    expect(anthropic.message).toBe('verification failed: the provider refused the credential (HTTP 403) when asked for its model list (/v1/models): check the API key');
+    const gemini = await refusal({ ...forbidden, provider: 'gemini', models: ['gemini-2.5-flash'] });
+    expect(gemini.message).toBe('verification failed: the provider refused the credential (HTTP 403) when asked for its model list (/v1beta/models): check the API key');
+    const azure = await refusal({ ...forbidden, provider: 'azure-openai' });
+    expect(azure.message).toBe('verification failed: the provider refused the credential (HTTP 403) when asked for a minimal call to gpt-4.1: check the API key');
+    expect(gateway.sim.requests.at(-1)!.status).toBe(403);
+  });
+
   it('a wrong base URL or path: refused naming the base URL (404)', async () => {
     const error = await refusal({ baseUrl: `${gateway.sim.url}/api/openai` });
     expect(error.reason).toBe('base_url');
@@ -109,7 +128,50 @@ describe('provider presets against the simulator', () => {
     expect(refused.message).toBe('verification failed: cannot reach http://127.0.0.1:9: connection refused');
     const dns = await refusal({ baseUrl: 'http://no-such-host.invalid' });
     expect(dns.reason).toBe('unreachable');
-    expect(dns.message).toMatch(/cannot reach http:\/\/no-such-host\.invalid: (the host name does not resolve \(DNS\)|no answer in time)/);
+    // `.invalid` never resolves (RFC 6761): the failure is DNS, not a timeout.
+    expect(dns.message).toBe('verification failed: cannot reach http://no-such-host.invalid: the host name does not resolve (DNS)');
+    // Azure OpenAI, probed by a minimal call rather than a model list, words it the same way.
+    expect((await refusal({ provider: 'azure-openai', baseUrl: 'http://127.0.0.1:9' })).message).toBe('verification failed: cannot reach http://127.0.0.1:9: connection refused');
+    expect((await refusal({ provider: 'azure-openai', baseUrl: 'http://no-such-host.invalid' })).message)
+      .toBe('verification failed: cannot reach http://no-such-host.invalid: the host name does not resolve (DNS)');
+  });
+
+  describe('unreachable over TLS: named as TLS with its code', () => {
+    const servers: https.Server[] = [];
+    let certificates: TestCertificates;
+    beforeAll(() => { certificates = makeTestCertificates(); });
+    afterAll(async () => { await Promise.all(servers.map((server) => new Promise((done) => server.close(done)))); });
+
+    async function httpsServer(options: https.ServerOptions): Promise<string> {
+      const server = https.createServer(options, (_request, response) => { response.end('{"data":[]}'); });
+      servers.push(server);
+      await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+      return `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }
+    const tlsRefusal = async (baseUrl: string, input: Partial<Parameters<typeof addUpstream>[1]> = {}) => {
+      const error = await refusal({ baseUrl, ...input });
+      expect(error.reason).toBe('unreachable');
+      return error.message.replace(baseUrl, '<base URL>');
+    };
+
+    it('a self-signed certificate, for a model list and for Azure OpenAI (a minimal call) alike', async () => {
+      const baseUrl = await httpsServer(certificates.selfSigned);
+      expect(await tlsRefusal(baseUrl)).toBe('verification failed: cannot reach <base URL>: TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)');
+      expect(await tlsRefusal(baseUrl, { provider: 'azure-openai' })).toBe('verification failed: cannot reach <base URL>: TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)');
+    });
+
+    it('a certificate whose issuer is unknown, alone or with its self-signed CA in the chain', async () => {
+      const alone = await httpsServer(certificates.leaf);
+      expect(await tlsRefusal(alone)).toBe('verification failed: cannot reach <base URL>: TLS failed (UNABLE_TO_VERIFY_LEAF_SIGNATURE)');
+      const chained = await httpsServer({ key: certificates.leaf.key, cert: certificates.leaf.cert + certificates.ca.cert });
+      expect(await tlsRefusal(chained)).toBe('verification failed: cannot reach <base URL>: TLS failed (SELF_SIGNED_CERT_IN_CHAIN)');
+    });
+
+    it('an https URL pointed at a plain http port', async () => {
+      const baseUrl = gateway.sim.url.replace(/^http:/, 'https:');
+      // OpenSSL names the garbage it read: ERR_SSL_WRONG_VERSION_NUMBER (or PACKET_LENGTH_TOO_LONG in some versions).
+      expect(await tlsRefusal(baseUrl)).toMatch(/^verification failed: cannot reach <base URL>: TLS failed \(ERR_SSL_[A-Z_]+\)$/);
+    });
   });
 
   it('a model the provider does not list, and a model missing from the catalog', async () => {

@@ -46,6 +46,11 @@ describe('provider presets', () => {
       .toBe('https://contoso.openai.azure.com/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview');
     expect(resolveUpstream({ provider: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai' }))
       .toMatchObject({ baseUrl: 'https://contoso.openai.azure.com', apiVersion: '2024-10-21' });
+    // A change keeps the stored api-version unless it names one or pastes one in its base URL.
+    const kept = { provider: 'azure-openai', keptApiVersion: '2024-06-01' };
+    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com' }).apiVersion).toBe('2024-06-01');
+    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com?api-version=2025-01-01-preview' }).apiVersion).toBe('2025-01-01-preview');
+    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com', apiVersion: '2025-04-01' }).apiVersion).toBe('2025-04-01');
     // Other providers: the codec's path after the base URL.
     expect(upstreamUrl({ baseUrl: 'https://api.x.ai', provider: 'xai' }, '/v1/chat/completions', 'grok-4')).toBe('https://api.x.ai/v1/chat/completions');
   });
