@@ -46,6 +46,17 @@ export const UNDER_DECLARED: ReadonlyArray<{ schema: string; at?: ReadonlyArray<
     schema: 'CreateChatCompletionStreamResponse', property: 'obfuscation', schemaOf: { type: 'string' },
     reason: 'OpenAI adds `obfuscation` padding to stream chunks unless stream_options.include_obfuscation is false; the document omits it',
   },
+  // The compact endpoint's body declares only the model, input and prompt-cache fields, but Codex sends the turn's tool
+  // and reasoning settings with it (openai/codex codex-rs/codex-api/src/common.rs, `CompactionInput`) and OpenAI takes them.
+  ...([
+    ['tools', { $ref: '#/components/schemas/ToolsArray' }],
+    ['parallel_tool_calls', { type: ['boolean', 'null'] }],
+    ['reasoning', { anyOf: [{ $ref: '#/components/schemas/Reasoning' }, { type: 'null' }] }],
+    ['text', { $ref: '#/components/schemas/ResponseTextParam' }],
+  ] as const).map(([property, schemaOf]) => ({
+    schema: 'CompactResponseMethodPublicBody', property, schemaOf,
+    reason: `Codex sends \`${property}\` to POST /v1/responses/compact (codex-rs/codex-api/src/common.rs, CompactionInput) and OpenAI's endpoint takes it; the document's compact body omits it`,
+  })),
 ];
 
 function nullableToType(schema: Json): void {
@@ -133,8 +144,11 @@ export function emittedProblems(schema: string, body: unknown): string[] {
   return validate(body) ? [] : describe(validate.errors);
 }
 
+/** The request bodies of the endpoints the gateway calls on an OpenAI-protocol upstream. */
+export type OpenAiRequestSchema = 'CreateChatCompletionRequest' | 'CreateResponse' | 'CompactResponseMethodPublicBody';
+
 /** Problems of a request the gateway sends upstream, read as strictly as the real API reads it. */
-export function requestProblems(schema: 'CreateChatCompletionRequest' | 'CreateResponse', body: unknown): string[] {
+export function requestProblems(schema: OpenAiRequestSchema, body: unknown): string[] {
   const validate = validator(schema, true);
   return validate(body) ? [] : describe(validate.errors);
 }
