@@ -6,6 +6,7 @@
  * malformed messages answered with an error event on a socket that stays usable; a deleted key and
  * idleness close the socket with an error event; concurrency held per response, not per socket.
  */
+import { chargesRecorded } from '../support/charges';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { WebSocketClient as Client, type Frame } from '../support/ws-client';
 
@@ -20,7 +21,7 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
   const clients: Client[] = [];
   const open = async (headers = auth) => { const client = await Client.open(wsUrl, headers); clients.push(client); return client; };
   /** Charges recorded (the billing stream the worker reads): one per billed call. */
-  const charges = () => gateway.deps.redis.xlen(gateway.deps.redisKeys.accountUsageStream(gateway.accountId));
+  const charges = () => chargesRecorded(gateway);
 
   beforeAll(async () => {
     gateway = await startTestGateway({ env: { RESPONSES_WS_IDLE_MS: '4000' } });
