@@ -112,6 +112,11 @@ describe('OpenAI\'s OpenAPI document accepts what the gateway emits and sends', 
 
   it.each(MODELS)('Chat answers from %s: text, tool calls, reasoning', async (model) => {
     await chat({ model, messages: [{ role: 'user', content: 'Hello' }] });
+    // gpt-4.1 has no reasoning (OpenAI refuses the parameter there).
+    if (model !== 'gpt-4.1') {
+      const thought = await chat({ model, reasoning_effort: 'low', messages: [{ role: 'user', content: 'Think, then say hello' }] });
+      expect({ model, reasoning: typeof thought.choices[0].message.reasoning_content }).toEqual({ model, reasoning: 'string' });
+    }
     const called = await chat({ model, messages: [{ role: 'user', content: 'Use get_weather please' }], tools: TOOLS_CHAT });
     const call = called.choices[0].message.tool_calls?.[0];
     expect(call).toBeDefined();
