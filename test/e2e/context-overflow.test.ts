@@ -8,6 +8,7 @@
 import type { CatalogModel } from '../../src/catalog/model';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { addUpstreamAccount, createGroup } from '../../src/process/seed';
+import { expectNothingCharged } from '../support/charges';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(90_000);
@@ -39,8 +40,8 @@ function catalogEntry(base: CatalogModel, target: (typeof TARGETS)[number]): Cat
 
 interface Answer { status: number; text: string; json: any }
 
-async function call(gateway: TestGateway, key: string, caller: Caller, model: string, stream: boolean): Promise<Answer> {
-  const request = requestFor(caller, model, stream, key);
+async function call(gateway: TestGateway, key: string, caller: Caller, model: string, stream: boolean, prompt = LONG): Promise<Answer> {
+  const request = requestFor(caller, model, stream, key, prompt);
   const response = await fetch(gateway.url + request.path, { method: 'POST', headers: { 'content-type': 'application/json', ...request.headers }, body: JSON.stringify(request.body) });
   const text = await response.text();
   let json: any;
@@ -48,19 +49,19 @@ async function call(gateway: TestGateway, key: string, caller: Caller, model: st
   return { status: response.status, text, json };
 }
 
-function requestFor(caller: Caller, model: string, stream: boolean, key: string): { path: string; headers: Record<string, string>; body: unknown } {
+function requestFor(caller: Caller, model: string, stream: boolean, key: string, prompt: string): { path: string; headers: Record<string, string>; body: unknown } {
   switch (caller) {
     case 'messages':
-      return { path: '/v1/messages', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: { model, max_tokens: 64, stream, messages: [{ role: 'user', content: LONG }] } };
+      return { path: '/v1/messages', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: { model, max_tokens: 64, stream, messages: [{ role: 'user', content: prompt }] } };
     case 'chat':
-      return { path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}` }, body: { model, stream, messages: [{ role: 'user', content: LONG }] } };
+      return { path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}` }, body: { model, stream, messages: [{ role: 'user', content: prompt }] } };
     case 'responses':
-      return { path: '/v1/responses', headers: { authorization: `Bearer ${key}` }, body: { model, stream, store: false, input: LONG } };
+      return { path: '/v1/responses', headers: { authorization: `Bearer ${key}` }, body: { model, stream, store: false, input: prompt } };
     case 'generate-content':
       return {
         path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
         headers: { 'x-goog-api-key': key },
-        body: { contents: [{ role: 'user', parts: [{ text: LONG }] }] },
+        body: { contents: [{ role: 'user', parts: [{ text: prompt }] }] },
       };
   }
 }
@@ -113,10 +114,12 @@ describe('context overflow reaches each client in its own provider\'s words', ()
     TARGETS.map((target) => [caller, target.id] as const));
 
   it.each(cases)('%s caller, %s upstream: refused in the caller\'s words, nothing billed', async (caller, model) => {
-    const before = await gateway.deps.db.query('SELECT count(*)::int AS n FROM ledger_entries');
-    for (const stream of [false, true]) expectCallerOverflow(caller, await call(gateway, key, caller, model, stream));
-    const after = await gateway.deps.db.query('SELECT count(*)::int AS n FROM ledger_entries');
-    expect(after.rows[0].n).toBe(before.rows[0].n);
+    await expectNothingCharged(gateway, async () => {
+      for (const stream of [false, true]) expectCallerOverflow(caller, await call(gateway, key, caller, model, stream));
+    }, async () => {
+      // The same call with a prompt that fits is charged.
+      expect((await call(gateway, key, caller, model, false, 'Hello')).status).toBe(200);
+    });
   });
 
   it('the simulator refuses in each provider\'s own words and status', async () => {

@@ -3,11 +3,13 @@
  * other account of the group absorbed reach the client as the upstream said them (status, body
  * bytes with request ids and `details`, retry-after), with the gateway's accounting headers; the
  * gateway's own account problems (401/403, 5xx) keep the gateway's envelope; translated paths keep
- * mapping into the caller's envelope. Nothing is billed.
+ * mapping into the caller's envelope. Nothing is billed (the usage stream a charge appends to stays
+ * as it was, beside a control call that is charged).
  */
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { addUpstreamAccount, createGroup } from '../../src/process/seed';
 import type { Protocol } from '../../src/ir/protocol';
+import { expectNothingCharged } from '../support/charges';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(90_000);
@@ -37,48 +39,50 @@ describe('upstream errors reach the client as the upstream said them', () => {
     return (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret;
   }
 
-  async function ledgerCount(): Promise<number> {
-    return (await gateway.deps.db.query('SELECT count(*)::int AS n FROM ledger_entries')).rows[0].n;
-  }
-
   const messages = (key: string, body: Record<string, unknown>) => post(`${gateway.url}/v1/messages`, { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }], ...body });
+  /** A call on the same account, through the bootstrap key's healthy group: charged. */
+  const control = async () => { expect((await messages(gateway.key, {})).status).toBe(200); };
+  /** The assertions of `refused` hold, and none of its calls is charged. */
+  const free = (refused: () => Promise<void>) => expectNothingCharged(gateway, refused, control);
 
   it('a Messages 400 keeps the upstream\'s body bytes, its request_id and request-id header, plus the accounting headers', async () => {
     const key = await keyFor('said-400', 'messages', ['claude-sonnet-4-5'], ['']);
-    const before = await ledgerCount();
-    const answer = await messages(key, { max_tokens: 100_000 });
-    expect(answer.status).toBe(400);
-    expect(answer.json.type).toBe('error');
-    expect(answer.json.error.type).toBe('invalid_request_error');
-    expect(answer.json.error.message).toMatch(/^max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens/);
-    expect(answer.json.request_id).toMatch(/^req_011/);
-    expect(answer.headers.get('request-id')).toBe(answer.json.request_id);
-    expect(answer.headers.get('x-ratelimit-limit-requests')).not.toBeNull();
-    // Byte for byte what the simulator wrote (its JSON.stringify of the envelope).
-    expect(answer.text).toBe(JSON.stringify(answer.json));
-    expect(await ledgerCount()).toBe(before);
+    await free(async () => {
+      const answer = await messages(key, { max_tokens: 100_000 });
+      expect(answer.status).toBe(400);
+      expect(answer.json.type).toBe('error');
+      expect(answer.json.error.type).toBe('invalid_request_error');
+      expect(answer.json.error.message).toMatch(/^max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens/);
+      expect(answer.json.request_id).toMatch(/^req_011/);
+      expect(answer.headers.get('request-id')).toBe(answer.json.request_id);
+      expect(answer.headers.get('x-ratelimit-limit-requests')).not.toBeNull();
+      // Byte for byte what the simulator wrote (its JSON.stringify of the envelope).
+      expect(answer.text).toBe(JSON.stringify(answer.json));
+    });
   });
 
   it('a Google 429 that no other account absorbs keeps its QuotaFailure and RetryInfo details and retry-after', async () => {
     const key = await keyFor('said-429-google', 'generate-content', ['gemini-2.5-flash'], ['/_fault/429', '/_fault/429']);
-    const before = await ledgerCount();
-    const answer = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, { 'x-goog-api-key': key }, { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] });
-    expect(answer.status).toBe(429);
-    expect(answer.json.error.status).toBe('RESOURCE_EXHAUSTED');
-    expect(answer.json.error.message).not.toMatch(/no available account/);
-    const types = (answer.json.error.details as Array<Record<string, unknown>>).map((detail) => detail['@type']);
-    expect(types).toEqual(['type.googleapis.com/google.rpc.QuotaFailure', 'type.googleapis.com/google.rpc.RetryInfo']);
-    expect(answer.headers.get('retry-after')).toBe('1');
-    expect(answer.headers.get('x-quota-remaining-credits')).not.toBeNull();
-    expect(await ledgerCount()).toBe(before);
+    await free(async () => {
+      const answer = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, { 'x-goog-api-key': key }, { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] });
+      expect(answer.status).toBe(429);
+      expect(answer.json.error.status).toBe('RESOURCE_EXHAUSTED');
+      expect(answer.json.error.message).not.toMatch(/no available account/);
+      const types = (answer.json.error.details as Array<Record<string, unknown>>).map((detail) => detail['@type']);
+      expect(types).toEqual(['type.googleapis.com/google.rpc.QuotaFailure', 'type.googleapis.com/google.rpc.RetryInfo']);
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(answer.headers.get('x-quota-remaining-credits')).not.toBeNull();
+    });
   });
 
   it('a Messages 529 (streamed request) reaches the client as Anthropic\'s overloaded_error, not "no available account"', async () => {
     const key = await keyFor('said-529', 'messages', ['claude-sonnet-4-5'], ['/_fault/529']);
-    const answer = await messages(key, { stream: true });
-    expect(answer.status).toBe(529);
-    expect(answer.json).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
-    expect(answer.json.request_id).toMatch(/^req_011/);
+    await free(async () => {
+      const answer = await messages(key, { stream: true });
+      expect(answer.status).toBe(529);
+      expect(answer.json).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+      expect(answer.json.request_id).toMatch(/^req_011/);
+    });
   });
 
   it('a 429 another account absorbs is served by that account', async () => {
@@ -89,21 +93,25 @@ describe('upstream errors reach the client as the upstream said them', () => {
 
   it('the gateway\'s own account problems keep the gateway\'s envelope: a rejected credential, a 500', async () => {
     const rejected = await keyFor('said-401', 'messages', ['claude-sonnet-4-5'], [''], 'not-the-sim-key');
-    const denied = await messages(rejected, {});
-    expect(denied.status).toBe(502);
-    expect(denied.json.error.message).toMatch(/^no available account/);
-    const failing = await keyFor('said-500', 'messages', ['claude-sonnet-4-5'], ['/_fault/500']);
-    const failed = await messages(failing, {});
-    expect(failed.status).toBe(502);
-    expect(failed.json.error.message).toMatch(/^no available account/);
+    await free(async () => {
+      const denied = await messages(rejected, {});
+      expect(denied.status).toBe(502);
+      expect(denied.json.error.message).toMatch(/^no available account/);
+      const failing = await keyFor('said-500', 'messages', ['claude-sonnet-4-5'], ['/_fault/500']);
+      const failed = await messages(failing, {});
+      expect(failed.status).toBe(502);
+      expect(failed.json.error.message).toMatch(/^no available account/);
+    });
   });
 
   it('a translated 429 is mapped into the caller\'s envelope with its type and retry-after', async () => {
     const key = await keyFor('said-429-translated', 'messages', ['claude-sonnet-4-5'], ['/_fault/429']);
-    const answer = await post(`${gateway.url}/v1/chat/completions`, { authorization: `Bearer ${key}` }, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello' }] });
-    expect(answer.status).toBe(429);
-    expect(answer.json.error.type).toBe('rate_limit_error');
-    expect(answer.json.error.message).toMatch(/would exceed the rate limit for your organization/);
-    expect(answer.headers.get('retry-after')).toBe('1');
+    await free(async () => {
+      const answer = await post(`${gateway.url}/v1/chat/completions`, { authorization: `Bearer ${key}` }, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello' }] });
+      expect(answer.status).toBe(429);
+      expect(answer.json.error.type).toBe('rate_limit_error');
+      expect(answer.json.error.message).toMatch(/would exceed the rate limit for your organization/);
+      expect(answer.headers.get('retry-after')).toBe('1');
+    });
   });
 });

@@ -23,9 +23,12 @@ const DOCUMENT = JSON.parse(readFileSync(path.join(__dirname, '../fixtures/opena
 
 /**
  * What the document does not declare although the real API sends or accepts it. Each entry: the
- * schema, the property added, and why.
+ * schema, the property added (or the fields a request may leave out), and why.
  */
-export const UNDER_DECLARED: ReadonlyArray<{ schema: string; at?: ReadonlyArray<string | number>; property: string; schemaOf: Json; reason: string }> = [
+export type UnderDeclaration = { schema: string; at?: ReadonlyArray<string | number>; reason: string }
+  & ({ property: string; schemaOf: Json } | { optionalInRequests: ReadonlyArray<string> });
+
+export const UNDER_DECLARED: ReadonlyArray<UnderDeclaration> = [
   {
     schema: 'Response', at: ['allOf', 2], property: 'usage', schemaOf: { anyOf: [{ $ref: '#/components/schemas/ResponseUsage' }, { type: 'null' }] },
     reason: 'the response object of `response.created` / `response.in_progress` carries `usage: null` (OpenAI\'s own stream does); the document types it as an object only',
@@ -46,6 +49,29 @@ export const UNDER_DECLARED: ReadonlyArray<{ schema: string; at?: ReadonlyArray<
     schema: 'CreateChatCompletionStreamResponse', property: 'obfuscation', schemaOf: { type: 'string' },
     reason: 'OpenAI adds `obfuscation` padding to stream chunks unless stream_options.include_obfuscation is false; the document omits it',
   },
+  {
+    schema: 'ChatCompletionRequestAssistantMessage', property: 'annotations', schemaOf: { type: 'array' },
+    reason: 'OpenAI\'s Chat answers carry `annotations` (an empty list unless a search cites) on the assistant message, and its SDKs\' way to go on with a conversation appends that message as it came; the request schema omits it',
+  },
+  {
+    schema: 'OutputMessage', optionalInRequests: ['id', 'status'],
+    reason: 'an assistant turn sent back as input without the id and status of the answer it came from is taken (Codex sends every earlier assistant message so: codex-rs/protocol/src/models.rs, ResponseItem::Message never serializes its id and has no status); the document requires both wherever the item appears',
+  },
+  {
+    schema: 'OutputTextContent', optionalInRequests: ['annotations', 'logprobs'],
+    reason: 'the text of such an assistant turn is taken without the annotations and logprobs of the answer (Codex sends `{type: output_text, text}` only: codex-rs/protocol/src/models.rs, ContentItem::OutputText); the document requires both wherever the part appears',
+  },
+  // The compact endpoint's body declares only the model, input and prompt-cache fields, but Codex sends the turn's tool
+  // and reasoning settings with it (openai/codex codex-rs/codex-api/src/common.rs, `CompactionInput`) and OpenAI takes them.
+  ...([
+    ['tools', { $ref: '#/components/schemas/ToolsArray' }],
+    ['parallel_tool_calls', { type: ['boolean', 'null'] }],
+    ['reasoning', { anyOf: [{ $ref: '#/components/schemas/Reasoning' }, { type: 'null' }] }],
+    ['text', { $ref: '#/components/schemas/ResponseTextParam' }],
+  ] as const).map(([property, schemaOf]) => ({
+    schema: 'CompactResponseMethodPublicBody', property, schemaOf,
+    reason: `Codex sends \`${property}\` to POST /v1/responses/compact (codex-rs/codex-api/src/common.rs, CompactionInput) and OpenAI's endpoint takes it; the document's compact body omits it`,
+  })),
 ];
 
 function nullableToType(schema: Json): void {
@@ -89,10 +115,11 @@ function prepare(node: unknown, close: boolean, composedPart: boolean): void {
 function build(close: boolean): Ajv2020 {
   const document = structuredClone(DOCUMENT);
   const schemas = document.components.schemas;
-  for (const { schema, at = [], property, schemaOf } of UNDER_DECLARED) {
-    let target = schemas[schema]!;
-    for (const step of at) target = (target as Record<string | number, unknown>)[step] as Json;
-    target.properties = { ...(target.properties as Json | undefined), [property]: schemaOf };
+  for (const entry of UNDER_DECLARED) {
+    let target = schemas[entry.schema]!;
+    for (const step of entry.at ?? []) target = (target as Record<string | number, unknown>)[step] as Json;
+    if ('property' in entry) target.properties = { ...(target.properties as Json | undefined), [entry.property]: entry.schemaOf };
+    else if (close) target.required = (target.required as string[]).filter((field) => !entry.optionalInRequests.includes(field));
   }
   // A named schema used as a part of an allOf is a part wherever it is used.
   const parts = new Set<string>();
@@ -133,8 +160,11 @@ export function emittedProblems(schema: string, body: unknown): string[] {
   return validate(body) ? [] : describe(validate.errors);
 }
 
+/** The request bodies of the endpoints the gateway calls on an OpenAI-protocol upstream. */
+export type OpenAiRequestSchema = 'CreateChatCompletionRequest' | 'CreateResponse' | 'CompactResponseMethodPublicBody';
+
 /** Problems of a request the gateway sends upstream, read as strictly as the real API reads it. */
-export function requestProblems(schema: 'CreateChatCompletionRequest' | 'CreateResponse', body: unknown): string[] {
+export function requestProblems(schema: OpenAiRequestSchema, body: unknown): string[] {
   const validate = validator(schema, true);
   return validate(body) ? [] : describe(validate.errors);
 }

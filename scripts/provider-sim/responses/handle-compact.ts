@@ -28,7 +28,8 @@ export function handleResponsesCompact(context: SimContext, body: unknown, model
     }],
     usage: {
       input_tokens: inputTokens,
-      input_tokens_details: { cached_tokens: 0 },
+      // As every answer of the real API reports it (the document requires it in ResponseUsage).
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens: COMPACTION_OUTPUT_TOKENS,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: inputTokens + COMPACTION_OUTPUT_TOKENS,
