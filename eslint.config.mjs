@@ -45,7 +45,7 @@ const LAYERS = {
   // TYPE_ONLY below).
   redis: [],
   relay: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'ir', 'limits', 'net', 'protocols', 'redis', 'routing', 'upstream'],
-  requests: ['account', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
+  requests: ['account', 'audit', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
   routing: ['auth', 'db', 'dependencies', 'errors', 'http', 'ir', 'redis', 'upstream'],
   storage: [],
   tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'net', 'protocols', 'redis', 'upstream'],
