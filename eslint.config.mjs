@@ -50,7 +50,7 @@ const LAYERS = {
   storage: [],
   tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'net', 'protocols', 'redis', 'upstream'],
   types: [],
-  upstream: ['db', 'dependencies', 'errors', 'ir', 'redis'],
+  upstream: ['db', 'dependencies', 'errors', 'ir', 'net', 'redis'],
 };
 
 /** Imports allowed only as `import type` (documented exceptions). */
