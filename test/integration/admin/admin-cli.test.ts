@@ -6,37 +6,14 @@
  * verified against the simulator, listed with their health and tested; a routing group made private,
  * granted, listed and revoked, with the account's key following at once and every change audited.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
 import { createKeyAuthenticator, type GatewayKeyAuthenticator } from '../../../src/auth/create-key-authenticator';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+import { expectOneLine, runAdmin as admin } from '../../support/run-admin';
 
 jest.setTimeout(180_000);
 
-const ROOT = path.resolve(__dirname, '../../..');
-const SECRETS_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gw-admin-cli-')), 'secrets.json');
 const UNREACHABLE_DB = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' };
-
-interface Run { code: number; stdout: string; stderr: string }
-
-function admin(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'admin.ts'), ...args],
-      // SECRETS_FILE: a run without keys generates development secrets; they go to a temporary folder, never the checkout's .local/.
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRETS_FILE: SECRETS_FILE, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-  });
-}
-
-/** One line on stderr, nothing on stdout, and the exit code. */
-function expectOneLine(run: Run, code: number, message: string | RegExp): void {
-  expect({ code: run.code, lines: run.stderr.trim().split('\n').length }).toEqual({ code, lines: 1 });
-  expect(run.stderr.trim()).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
-  expect(run.stdout).toBe('');
-}
 
 describe('admin CLI help, without a database', () => {
   it('no command, --help and help print the commands and exit 0', async () => {
