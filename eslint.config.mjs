@@ -45,12 +45,12 @@ const LAYERS = {
   // TYPE_ONLY below).
   redis: [],
   relay: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'ir', 'limits', 'net', 'protocols', 'redis', 'routing', 'upstream'],
-  requests: ['account', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
+  requests: ['account', 'audit', 'auth', 'db', 'dependencies', 'errors', 'http', 'operator', 'redis', 'routing'],
   routing: ['auth', 'db', 'dependencies', 'errors', 'http', 'ir', 'redis', 'upstream'],
   storage: [],
   tasks: ['auth', 'billing', 'catalog', 'db', 'dependencies', 'errors', 'http', 'idempotency', 'images', 'limits', 'net', 'protocols', 'redis', 'upstream'],
   types: [],
-  upstream: ['db', 'dependencies', 'errors', 'ir', 'redis'],
+  upstream: ['db', 'dependencies', 'errors', 'ir', 'net', 'redis'],
 };
 
 /** Imports allowed only as `import type` (documented exceptions). */

@@ -15,6 +15,7 @@ import {
   AdminError, isUniqueViolation, oneOf, requiredText, text, UsageError, usdToCredits, wholeNumber, type AdminCommand,
 } from './cli';
 import { requireAccount, requireGroup } from './lookups';
+import { DB_COMMANDS } from './db-commands';
 import { GRANT_COMMANDS } from './grant-commands';
 import { MODEL_COMMANDS } from './model-commands';
 import { UPSTREAM_COMMANDS } from './upstream-commands';
@@ -163,5 +164,5 @@ const USER_COMMANDS: AdminCommand[] = [
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: AdminCommand[] = [
-  ...ACCOUNT_COMMANDS, ...GROUP_COMMANDS, ...GRANT_COMMANDS, ...UPSTREAM_COMMANDS, ...KEY_COMMANDS, ...USER_COMMANDS, ...MODEL_COMMANDS,
+  ...ACCOUNT_COMMANDS, ...GROUP_COMMANDS, ...GRANT_COMMANDS, ...UPSTREAM_COMMANDS, ...KEY_COMMANDS, ...USER_COMMANDS, ...MODEL_COMMANDS, ...DB_COMMANDS,
 ];

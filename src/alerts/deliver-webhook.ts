@@ -3,11 +3,10 @@
  * time limit and no redirects. Any 2xx is delivered; anything else (or no answer) is a failed
  * attempt for the queue to retry, except a target the URL rules refuse, which no retry can fix.
  */
-import { isIP } from 'node:net';
-import { Agent } from 'undici';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Config } from '../config';
 import { isGatewayError } from '../errors/gateway-error';
+import { createPinnedAgent } from '../net/pinned-agent';
 import { checkWebhookUrl } from './webhook-url';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, signWebhook, SIGNATURE_HEADER } from './webhook-signature';
 import type { DeliveryRow, WebhookRow } from '../db/repositories/webhooks';
@@ -25,8 +24,7 @@ export async function attemptDelivery(deps: { config: Config; crypto: SecretCryp
   }
   const body = JSON.stringify(delivery.payload);
   const signature = signWebhook(deps.crypto.decrypt(webhook.secretEncrypted), Math.floor(deps.nowMs / 1000), body);
-  const { address } = target;
-  const agent = new Agent({ connect: { lookup: (_host, _options, callback) => callback(null, [{ address, family: isIP(address) }]) } });
+  const agent = createPinnedAgent(target.address);
   try {
     const response = await agent.request({
       origin: target.url.origin, path: target.url.pathname + target.url.search, method: 'POST',

@@ -1,14 +1,17 @@
-/** Bytes an upstream answered by URL (an image), read whole with a size cap; the URL must be the upstream's own or public. */
+/**
+ * Bytes an upstream answered by URL (an image), read whole with a size cap; the URL must be the
+ * upstream's own or public, and a public one is fetched from the address that was checked.
+ */
 import { GatewayError } from '../errors/gateway-error';
 import { checkUpstreamMediaUrl } from '../net/upstream-media-url';
 import type { UpstreamClient } from '../upstream/upstream-client';
 import { readUpstreamText, toUpstreamError } from '../upstream/upstream-client';
 
 export async function downloadUpstreamBytes(client: UpstreamClient, url: string, options: { upstreamBaseUrl: string; maxBytes: number; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Buffer> {
-  await checkUpstreamMediaUrl(url, options.upstreamBaseUrl).catch((error: Error) => {
+  const connectTo = await checkUpstreamMediaUrl(url, options.upstreamBaseUrl).catch((error: Error) => {
     throw new GatewayError('upstream_error', `the upstream's media URL was not fetched: ${error.message}`);
   });
-  const response = await client.call({ url, method: 'GET', headers: options.headers ?? {}, signal: options.signal });
+  const response = await client.call({ url, method: 'GET', headers: options.headers ?? {}, signal: options.signal, connectTo });
   if (response.status < 200 || response.status >= 300) {
     const text = await readUpstreamText(response).catch(() => '');
     throw new GatewayError('upstream_error', `downloading the upstream media failed (HTTP ${response.status})`, { upstream: { status: response.status, body: text.slice(0, 500) } });

@@ -1,15 +1,16 @@
 /**
- * The one way the gateway fetches or posts to a URL a caller or an operator gave it (image URLs,
- * webhooks): http(s) only; the host resolved once, every address it resolves to checked by the
- * address policy, and the connection pinned to the checked address (no DNS-rebinding window);
+ * The one way the gateway checks a URL a caller, an operator or an upstream's answer gave it (image
+ * URLs, webhooks, upstream media URLs): http(s) only; the host resolved once, every address it
+ * resolves to checked by the address policy, and the connection pinned to the checked address
+ * (pinned-agent.ts: no DNS-rebinding window). `fetchOutbound` is the fetch for a whole capped body:
  * redirects followed by hand, each hop checked the same way before it is connected to; one time
  * limit over all hops and a body size cap. Refusals are `OutboundRefusal`s whose message never
  * carries what an internal host answered (no status oracle).
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent } from 'undici';
 import type { AddressPolicy } from './address-policy';
+import { createPinnedAgent } from './pinned-agent';
 
 export type OutboundRefusalReason =
   | 'invalid_url' | 'scheme' | 'unresolvable' | 'forbidden_address' | 'too_many_redirects' | 'too_large' | 'failed';
@@ -87,8 +88,8 @@ async function readCapped(body: AsyncIterable<Buffer | Uint8Array>, maxBytes: nu
 }
 
 async function requestPinned(target: OutboundTarget, request: OutboundRequest, policy: OutboundPolicy, controller: AbortController): Promise<OutboundResponse> {
-  const { address, url } = target;
-  const agent = new Agent({ connect: { lookup: (_host, _options, callback) => callback(null, [{ address, family: isIP(address) }]) } });
+  const { url } = target;
+  const agent = createPinnedAgent(target.address);
   try {
     const response = await agent.request({
       origin: url.origin, path: url.pathname + url.search, method: (request.method ?? 'GET') as 'GET',

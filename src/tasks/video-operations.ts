@@ -80,14 +80,14 @@ export function createVideoOperations(client: UpstreamClient, options: { pollTim
         return { body: Readable.from([Buffer.from(video.inlineData, 'base64')]), contentType: video.mimeType };
       }
       if (!video.uri) throw new GatewayError('upstream_error', 'the provider gave a video without a URI');
-      await checkUpstreamMediaUrl(video.uri, account.baseUrl).catch((error: Error) => {
+      const connectTo = await checkUpstreamMediaUrl(video.uri, account.baseUrl).catch((error: Error) => {
         throw new GatewayError('upstream_error', `the provider's video URL was not fetched: ${error.message}`);
       });
       const target = new URL(video.uri);
       const sameOrigin = target.origin === new URL(account.baseUrl).origin;
       const response = await client.call({
         url: target.toString(), method: 'GET', headers: sameOrigin ? { 'x-goog-api-key': account.credential } : {},
-        firstByteTimeoutMs: options.pollTimeoutMs,
+        firstByteTimeoutMs: options.pollTimeoutMs, connectTo,
       });
       if (response.status < 200 || response.status >= 300) {
         const text = await readUpstreamText(response).catch(() => '');

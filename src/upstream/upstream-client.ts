@@ -5,6 +5,7 @@
  */
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error';
+import { createPinnedAgent } from '../net/pinned-agent';
 
 export interface UpstreamCallOptions {
   url: string;
@@ -15,6 +16,11 @@ export interface UpstreamCallOptions {
   /** Overrides of the configured timeouts (ms). */
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /**
+   * The address the outbound guard checked for this URL (an upstream's media URL, src/net): the call
+   * gets a connection of its own pinned to it instead of the pool's, which would look the host up again.
+   */
+  connectTo?: string;
 }
 
 export interface UpstreamResponse {
@@ -38,11 +44,12 @@ export function createUpstreamClient(options: { connectTimeoutMs: number; firstB
   });
   return {
     async call(call) {
+      const pinned = call.connectTo === undefined ? undefined : createPinnedAgent(call.connectTo, { connectTimeoutMs: options.connectTimeoutMs });
       try {
         // Parsed once; the path comes from the parsed URL too, so a base URL with an upper-case host
         // or an explicit default port (whose origin is normalized) cannot shift it.
         const url = new URL(call.url);
-        const response = await agent.request({
+        const response = await (pinned ?? agent).request({
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: call.method ?? 'POST',
@@ -55,6 +62,9 @@ export function createUpstreamClient(options: { connectTimeoutMs: number; firstB
         return { status: response.statusCode, headers: response.headers, body: response.body };
       } catch (error) {
         throw toUpstreamError(error);
+      } finally {
+        // Graceful: waits for the body the caller is still reading, then drops the one-use connection.
+        void pinned?.close();
       }
     },
     close: () => agent.close(),

@@ -61,10 +61,18 @@ export async function readBodySettings(db: Queryable, accountId: number): Promis
   };
 }
 
-/** The account's own setting; turning it on only where an operator allows it. False: refused (or no such account). */
-export async function setAccountKeepsBodies(db: Queryable, accountId: number, keep: boolean): Promise<boolean> {
-  const updated = await db.query('UPDATE accounts SET keep_request_bodies = $2 WHERE id = $1 AND (request_bodies_allowed OR NOT $2)', [accountId, keep]);
-  return (updated.rowCount ?? 0) > 0;
+/**
+ * The account's own setting; turning it on only where an operator allows it. Returns the value it
+ * replaced (for the audit log); undefined: refused (or no such account).
+ */
+export async function setAccountKeepsBodies(db: Queryable, accountId: number, keep: boolean): Promise<{ before: boolean } | undefined> {
+  const updated = await db.query<{ before: boolean }>(
+    `UPDATE accounts a SET keep_request_bodies = $2
+       FROM (SELECT id, keep_request_bodies FROM accounts WHERE id = $1 FOR UPDATE) old
+      WHERE a.id = old.id AND (a.request_bodies_allowed OR NOT $2)
+      RETURNING old.keep_request_bodies AS before`, [accountId, keep]);
+  const row = updated.rows[0];
+  return row ? { before: row.before } : undefined;
 }
 
 export async function accountMayKeepBodies(db: Queryable, accountId: number): Promise<boolean> {
@@ -72,16 +80,28 @@ export async function accountMayKeepBodies(db: Queryable, accountId: number): Pr
   return allowed.rows[0]?.ok === true;
 }
 
-/** A key's override (`null`: follow the account). False: no such key of this account. */
-export async function setKeyKeepsBodies(db: Queryable, accountId: number, keyId: number, keep: boolean | null): Promise<boolean> {
-  const updated = await db.query('UPDATE api_keys SET keep_request_bodies = $3, updated_at = now() WHERE id = $1 AND account_id = $2', [keyId, accountId, keep]);
-  return (updated.rowCount ?? 0) > 0;
+/** A key's override (`null`: follow the account); returns the override it replaced. Undefined: no such key of this account. */
+export async function setKeyKeepsBodies(db: Queryable, accountId: number, keyId: number, keep: boolean | null): Promise<{ before: boolean | null } | undefined> {
+  const updated = await db.query<{ before: boolean | null }>(
+    `UPDATE api_keys k SET keep_request_bodies = $3, updated_at = now()
+       FROM (SELECT id, keep_request_bodies FROM api_keys WHERE id = $1 AND account_id = $2 FOR UPDATE) old
+      WHERE k.id = old.id
+      RETURNING old.keep_request_bodies AS before`, [keyId, accountId, keep]);
+  const row = updated.rows[0];
+  return row ? { before: row.before } : undefined;
 }
 
-/** The operator's settings of an account (absent: unchanged). False: no such account. */
-export async function setOperatorBodySettings(db: Queryable, accountId: number, settings: { allowed?: boolean; keep?: boolean }): Promise<boolean> {
-  const updated = await db.query(
-    'UPDATE accounts SET request_bodies_allowed = coalesce($2, request_bodies_allowed), keep_request_bodies = coalesce($3, keep_request_bodies) WHERE id = $1',
+export interface AccountBodySettings { allowed: boolean; keep: boolean }
+
+/** The operator's settings of an account (absent: unchanged), before and after. Undefined: no such account. */
+export async function setOperatorBodySettings(db: Queryable, accountId: number, settings: { allowed?: boolean; keep?: boolean }): Promise<{ before: AccountBodySettings; after: AccountBodySettings } | undefined> {
+  const updated = await db.query<{ before_allowed: boolean; before_keep: boolean; allowed: boolean; keep: boolean }>(
+    `UPDATE accounts a SET request_bodies_allowed = coalesce($2, a.request_bodies_allowed), keep_request_bodies = coalesce($3, a.keep_request_bodies)
+       FROM (SELECT id, request_bodies_allowed, keep_request_bodies FROM accounts WHERE id = $1 FOR UPDATE) old
+      WHERE a.id = old.id
+      RETURNING old.request_bodies_allowed AS before_allowed, old.keep_request_bodies AS before_keep,
+                a.request_bodies_allowed AS allowed, a.keep_request_bodies AS keep`,
     [accountId, settings.allowed ?? null, settings.keep ?? null]);
-  return (updated.rowCount ?? 0) > 0;
+  const row = updated.rows[0];
+  return row ? { before: { allowed: row.before_allowed, keep: row.before_keep }, after: { allowed: row.allowed, keep: row.keep } } : undefined;
 }

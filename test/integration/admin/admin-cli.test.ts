@@ -3,38 +3,17 @@
  * without touching the database; usage errors in one line with exit code 2; refusals about the data
  * (unknown account or group, a name taken, a failed verification) in one line with exit code 1;
  * operators made by `user create --role operator`; named keys; upstream accounts added by preset,
- * verified against the simulator, listed with their health and tested.
+ * verified against the simulator, listed with their health and tested; a routing group made private,
+ * granted, listed and revoked, with the account's key following at once and every change audited.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { startSimulator, type Simulator } from '../../../scripts/provider-sim/server';
+import { createKeyAuthenticator, type GatewayKeyAuthenticator } from '../../../src/auth/create-key-authenticator';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+import { expectOneLine, runAdmin as admin } from '../../support/run-admin';
 
 jest.setTimeout(180_000);
 
-const ROOT = path.resolve(__dirname, '../../..');
-const SECRETS_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gw-admin-cli-')), 'secrets.json');
 const UNREACHABLE_DB = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' };
-
-interface Run { code: number; stdout: string; stderr: string }
-
-function admin(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'admin.ts'), ...args],
-      // SECRETS_FILE: a run without keys generates development secrets; they go to a temporary folder, never the checkout's .local/.
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRETS_FILE: SECRETS_FILE, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-  });
-}
-
-/** One line on stderr, nothing on stdout, and the exit code. */
-function expectOneLine(run: Run, code: number, message: string | RegExp): void {
-  expect({ code: run.code, lines: run.stderr.trim().split('\n').length }).toEqual({ code, lines: 1 });
-  expect(run.stderr.trim()).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
-  expect(run.stdout).toBe('');
-}
 
 describe('admin CLI help, without a database', () => {
   it('no command, --help and help print the commands and exit 0', async () => {
@@ -132,6 +111,65 @@ describe('admin CLI on a database', () => {
     const text = JSON.stringify(events.rows);
     expect(text).not.toContain(String(key.key));
     expect(text).not.toContain('a secret password');
+  });
+
+  it('group visibility, grant, grants and revoke: the key follows at once, each change audited as the cli', async () => {
+    const account = (await json('account', 'create', '--name', 'granted tenant')).id as number;
+    const group = (await json('group', 'create', '--name', 'tenant-only')).id as number;
+    const key = await json('key', 'create', '--account', String(account), '--group', 'tenant-only', '--name', 'grant probe');
+    // An authenticator of this process, caching like an API process's: only the CLI's invalidation
+    // over Redis makes it see a change before its cache expires.
+    const authenticator: GatewayKeyAuthenticator = createKeyAuthenticator(deps);
+    await authenticator.ready();
+    const keyUse = () => authenticator.authenticate(String(key.key), '127.0.0.1').then(() => 'allowed', (error: { kind?: string; message?: string }) => `${error.kind}: ${error.message}`);
+    const eventually = async (expected: string) => {
+      const deadline = Date.now() + 2_000;
+      let seen = await keyUse();
+      while (seen !== expected && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await keyUse();
+      }
+      expect(seen).toBe(expected);
+    };
+    const refused = 'permission: API key\'s routing group tenant-only is not granted to this account';
+    try {
+      await eventually('allowed');
+      expect(await json('group', 'visibility', '--group', 'tenant-only', '--private')).toEqual({ group_id: group, visibility: 'private' });
+      await eventually(refused);
+
+      expect(await json('group', 'grant', '--group', 'tenant-only', '--account', String(account))).toEqual({ group_id: group, account_id: account, created: true });
+      await eventually('allowed');
+      expect((await json('group', 'grant', '--group', String(group), '--account', String(account))).created).toBe(false);
+      expect(await json('group', 'grants', '--group', 'tenant-only')).toEqual({ grants: [{ account_id: account, account_name: 'granted tenant', created_at: expect.any(String) }] });
+      expect((await admin(env, 'group', 'grants', '--group', 'tenant-only')).stdout).toMatch(new RegExp(`^${account}\tgranted tenant\t\\d{4}-`));
+
+      expect(await json('group', 'revoke', '--group', 'tenant-only', '--account', String(account))).toEqual({ group_id: group, account_id: account, revoked: true });
+      await eventually(refused);
+      expect((await json('group', 'revoke', '--group', 'tenant-only', '--account', String(account))).revoked).toBe(false);
+      expect(await json('group', 'grants', '--group', 'tenant-only')).toEqual({ grants: [] });
+      expect(await json('group', 'visibility', '--group', 'tenant-only', '--public')).toEqual({ group_id: group, visibility: 'public' });
+      await eventually('allowed');
+    } finally {
+      await authenticator.close();
+    }
+
+    // One row per change that happened; the repeated grant and revoke changed nothing and wrote nothing.
+    const events = await deps.db.query<{ actor_type: string; actor_label: string; action: string; account_id: number | null; before: unknown; after: unknown }>(
+      "SELECT actor_type, actor_label, action, account_id, before, after FROM audit_events WHERE target_type = 'routing_group' AND target_id = $1 ORDER BY id", [String(group)]);
+    expect(events.rows.map(({ actor_label: _label, ...row }) => row)).toEqual([
+      { actor_type: 'cli', action: 'group.create', account_id: null, before: null, after: { name: 'tenant-only' } },
+      { actor_type: 'cli', action: 'group.update', account_id: null, before: { visibility: 'public' }, after: { visibility: 'private' } },
+      { actor_type: 'cli', action: 'grant.create', account_id: account, before: null, after: { group_id: group, account_id: account } },
+      { actor_type: 'cli', action: 'grant.revoke', account_id: account, before: { group_id: group, account_id: account }, after: null },
+      { actor_type: 'cli', action: 'group.update', account_id: null, before: { visibility: 'private' }, after: { visibility: 'public' } },
+    ]);
+    expect(events.rows.every((row) => row.actor_label.startsWith('cli'))).toBe(true);
+
+    expectOneLine(await admin(env, 'group', 'grant', '--group', 'nope', '--account', String(account)), 1, 'routing group "nope" does not exist (npm run admin -- group list)');
+    expectOneLine(await admin(env, 'group', 'grant', '--group', 'tenant-only', '--account', '999999'), 1, 'account 999999 does not exist (npm run admin -- account list)');
+    expectOneLine(await admin(env, 'group', 'revoke', '--group', 'nope', '--account', String(account)), 1, 'routing group "nope" does not exist (npm run admin -- group list)');
+    expectOneLine(await admin(env, 'group', 'grants', '--group', 'nope'), 1, 'routing group "nope" does not exist (npm run admin -- group list)');
+    expectOneLine(await admin(env, 'group', 'visibility', '--group', 'tenant-only'), 2, 'say --public or --private');
   });
 
   it('upstream add by preset: verified against the provider, the base URL normalisation reported; list shows health; test', async () => {

@@ -1,6 +1,6 @@
 /**
- * Issue 21, audit log: every change to keys, money, grants, groups, upstream accounts and the
- * catalog, and every console login (success and failure), is recorded with who, when, from which
+ * Issue 21, audit log: every change to keys, money, grants, groups, upstream accounts, the
+ * catalog and the request-bodies settings, and every console login (success and failure), is recorded with who, when, from which
  * address and what changed (before/after, never a secret). The account reads its own events at
  * /api/v1/me/audit (filters, cursor paging), operators everything at /api/v1/operator/audit, and
  * the table is append-only in the database itself (UPDATE, DELETE and TRUNCATE are refused).
@@ -102,6 +102,34 @@ describe('audit log', () => {
     expect((await events(owner, '/api/v1/me/audit?action=grant.')).length).toBe(0);
     expect((await events(operator, `/api/v1/operator/audit?account_id=${otherAccount}`)).map((e) => e.action)).toEqual(['grant.revoke', 'grant.create']);
     expect((await call(owner, 'GET', '/api/v1/operator/audit')).status).toBe(401);
+  });
+
+  it('records the request-bodies settings: the operator allowing, the account keeping, a key overriding, each with before and after', async () => {
+    const accountPath = '/api/v1/me/request-bodies';
+    const keyPath = `/api/v1/me/keys/${bootstrapKeyId}/request-bodies`;
+    // Refused (the operator has not allowed it yet): nothing changed, nothing recorded.
+    expect((await call(owner, 'PUT', accountPath, { keep: true })).status).toBe(403);
+    expect((await call(owner, 'PUT', keyPath, { keep: true })).status).toBe(403);
+    expect((await call(operator, 'PUT', `/api/v1/operator/accounts/${gateway.accountId}/request-bodies`, { allowed: true })).status).toBe(200);
+    expect((await call(owner, 'PUT', accountPath, { keep: true })).status).toBe(200);
+    expect((await call(owner, 'PUT', accountPath, { keep: true })).status).toBe(200);
+    expect((await call(owner, 'PUT', keyPath, { keep: false })).status).toBe(200);
+    expect((await call(owner, 'PUT', keyPath, { keep: null })).status).toBe(200);
+
+    const accountEvents = await events(owner, `/api/v1/me/audit?target_type=account&target_id=${gateway.accountId}`);
+    expect(accountEvents.map(({ action, actor, before, after }) => ({ action, actor: (actor as Json).type, before, after }))).toEqual([
+      { action: 'account.update', actor: 'api_key', before: { keep_request_bodies: false }, after: { keep_request_bodies: true } },
+      { action: 'account.update', actor: 'console_user', before: { request_bodies_allowed: false, keep_request_bodies: false }, after: { request_bodies_allowed: true, keep_request_bodies: false } },
+    ]);
+    expect(accountEvents[0]).toMatchObject({ account_id: gateway.accountId, actor: { id: bootstrapKeyId }, target: { type: 'account', id: String(gateway.accountId) } });
+    expect(String(accountEvents[0]!.address)).toMatch(/127\.0\.0\.1|::1/);
+    expect(accountEvents[1]).toMatchObject({ actor: { label: 'ops@example.test' } });
+
+    const keyEvents = await events(owner, `/api/v1/me/audit?target_type=api_key&target_id=${bootstrapKeyId}`);
+    expect(keyEvents.map(({ action, before, after }) => ({ action, before, after }))).toEqual([
+      { action: 'key.update', before: { keep_request_bodies: false }, after: { keep_request_bodies: null } },
+      { action: 'key.update', before: { keep_request_bodies: null }, after: { keep_request_bodies: false } },
+    ]);
   });
 
   it('records console logins, failed ones included, with the address', async () => {
