@@ -40,6 +40,9 @@ function keyIdParam(req: Request): number {
   return Number(raw);
 }
 
+/** The limit fields of a key's create and update bodies. */
+type KeyLimitsInput = Pick<UpdateKeyInput, 'quota' | 'rate_limit_5h' | 'rate_limit_1d' | 'rate_limit_7d' | 'ip_whitelist' | 'ip_blacklist' | 'allowed_models'>;
+
 function notFound(): GatewayError {
   return new GatewayError('not_found', 'API key not found');
 }
@@ -70,13 +73,7 @@ class KeyRoutes {
       groupId,
       name: input.name,
       secret: input.custom_key,
-      quotaCredits: input.quota,
-      rateLimit5h: input.rate_limit_5h,
-      rateLimit1d: input.rate_limit_1d,
-      rateLimit7d: input.rate_limit_7d,
-      ipWhitelist: input.ip_whitelist,
-      ipBlacklist: input.ip_blacklist,
-      allowedModels: canonicalAllowlist(deps.catalog, input.allowed_models),
+      ...this.limitsOf(input),
       expiresAt: input.expires_in_days ? new Date(now + input.expires_in_days * DAY_MS) : null,
     });
     // A process may hold a negative cache entry for this secret (a custom key tried before it existed).
@@ -156,10 +153,9 @@ class KeyRoutes {
     res.json({ id: keyId, object: 'api_key', deleted: true });
   };
 
-  /** What a PUT changes; the group is checked in the update's transaction. */
-  private async keyChanges(client: Queryable, accountId: number, input: UpdateKeyInput, now: number): Promise<KeyChanges> {
+  /** The limits a create or a PUT sets (absent fields unchanged, or the defaults on create). */
+  private limitsOf(input: KeyLimitsInput): Pick<KeyChanges, 'quotaCredits' | 'rateLimit5h' | 'rateLimit1d' | 'rateLimit7d' | 'ipWhitelist' | 'ipBlacklist' | 'allowedModels'> {
     return {
-      name: input.name,
       quotaCredits: input.quota,
       rateLimit5h: input.rate_limit_5h,
       rateLimit1d: input.rate_limit_1d,
@@ -167,6 +163,14 @@ class KeyRoutes {
       ipWhitelist: input.ip_whitelist,
       ipBlacklist: input.ip_blacklist,
       allowedModels: canonicalAllowlist(this.deps.catalog, input.allowed_models),
+    };
+  }
+
+  /** What a PUT changes; the group is checked in the update's transaction. */
+  private async keyChanges(client: Queryable, accountId: number, input: UpdateKeyInput, now: number): Promise<KeyChanges> {
+    return {
+      name: input.name,
+      ...this.limitsOf(input),
       groupId: input.group_id === undefined ? undefined : (await requireUsableGroup(client, accountId, input.group_id)).id,
       expiresAt: input.expires_in_days === undefined ? undefined : input.expires_in_days === null ? null : new Date(now + input.expires_in_days * DAY_MS),
       status: input.status,
