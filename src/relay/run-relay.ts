@@ -31,8 +31,12 @@ function worthFailover(status: number): boolean {
   return status === 408 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
 }
 
-/** The caller's request refused upstream: inside a stream where its protocol says so (free), else thrown for the error renderer. */
+/**
+ * The caller's request refused upstream (logged as the upstream's refusal): inside a stream where its
+ * protocol says so (free), else thrown for the error renderer.
+ */
 function refuse(plan: RelayPlan, res: ServerResponse, error: GatewayError): CallEnding {
+  noteFailure(res, error.kind, true);
   if (refuseInStream(plan, res, error)) return { kind: 'release' };
   throw error;
 }

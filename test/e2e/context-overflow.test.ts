@@ -30,6 +30,8 @@ const ALL: CatalogModel['protocols'] = ['messages', 'responses', 'chat', 'genera
 const TARGETS: Array<{ id: string; upstreamModel: string; family: string; native: CatalogModel['nativeProtocols'] }> = [
   { id: 'tiny-claude', upstreamModel: 'sim-small-context', family: 'anthropic', native: ['messages'] },
   { id: 'tiny-gpt', upstreamModel: 'sim-small-context', family: 'openai', native: ['responses', 'chat'] },
+  // Served by a Responses upstream only: a streamed call of any other protocol meets OpenAI's in-stream refusal.
+  { id: 'tiny-gpt-responses', upstreamModel: 'sim-small-context', family: 'openai', native: ['responses'] },
   { id: 'tiny-gemini', upstreamModel: 'sim-small-context', family: 'google', native: ['generate-content'] },
   { id: 'tiny-deepseek', upstreamModel: `sim-ctx-${WINDOW}-deepseek`, family: 'deepseek', native: ['chat'] },
   { id: 'tiny-mistral', upstreamModel: `sim-ctx-${WINDOW}-mistral`, family: 'mistral', native: ['chat'] },
