@@ -1,14 +1,22 @@
 /**
  * The refusal each provider gives a prompt longer than the model's context window, in its own
  * status and words (Anthropic, OpenAI Chat and Responses, Google, and the OpenAI-compatible vendors
- * on Chat, each as their APIs say it). Only inference refuses: token counting counts any length.
+ * on Chat, each as their APIs say it). Only inference refuses: token counting counts any length. A
+ * streamed Responses request is refused inside its stream instead, as OpenAI does (handle-responses.ts).
  */
 import type { Endpoint, SimModel } from './models';
 import { anthropicInvalid, googleInvalid, openaiError, SimHttpError } from './sim-error';
 
+/** OpenAI's Responses wording, whole (a 400) or streamed (inside the stream: responses-answer.ts). */
+export const RESPONSES_OVERFLOW_MESSAGE = 'Your input exceeds the context window of this model. Please adjust your input and try again.';
+
+export function exceedsContext(model: SimModel, inputTokens: number): boolean {
+  return inputTokens > model.contextWindow;
+}
+
 /** Throws the provider's overflow refusal when `inputTokens` exceed the model's context window. */
 export function assertFitsContext(endpoint: Endpoint, model: SimModel, inputTokens: number): void {
-  if (inputTokens <= model.contextWindow) return;
+  if (!exceedsContext(model, inputTokens)) return;
   throw overflowError(endpoint, model, inputTokens, model.contextWindow);
 }
 
@@ -19,7 +27,7 @@ function overflowError(endpoint: Endpoint, model: SimModel, tokens: number, limi
     case 'generate-content':
       return googleInvalid(`The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).`);
     case 'responses':
-      return openaiError(400, 'Your input exceeds the context window of this model. Please adjust your input and try again.', { param: 'input', code: 'context_length_exceeded' });
+      return openaiError(400, RESPONSES_OVERFLOW_MESSAGE, { param: 'input', code: 'context_length_exceeded' });
     default:
       return chatOverflow(model.vendor, tokens, limit);
   }

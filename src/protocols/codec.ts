@@ -196,6 +196,12 @@ export interface InboundCodec {
   createStreamEncoder(options: InboundStreamOptions, context: CodecContext): StreamEncoder;
   /** The protocol's error envelope, before the first byte. */
   encodeError(error: GatewayError): RenderedError;
+  /**
+   * A refusal this protocol delivers inside a stream when the request was streamed (Responses: a
+   * context overflow, as OpenAI does), as the whole stream's text; undefined (or absent): it is the
+   * `encodeError` answer before the first byte.
+   */
+  streamedRefusal?(error: GatewayError, options: InboundStreamOptions, context: CodecContext): string | undefined;
   /** Content type of a streamed answer. */
   streamContentType(options: InboundStreamOptions): string;
 }

@@ -25,6 +25,15 @@ import type { PreparedUpstreamCall } from './upstream-request';
 import { warningHeader } from './warning-header';
 import { writeWithBackpressure } from './write-with-backpressure';
 
+/**
+ * An error before the first byte that does not reach the client as it came. Pass-through: any but a
+ * context overflow, which is the caller's prompt (no other account takes it) and goes out in the
+ * upstream's own frames. Translated: an overflow, so the attempt loop refuses it in the caller's form.
+ */
+function heldBack(passThrough: boolean, error: GatewayError): boolean {
+  return passThrough ? error.contextOverflow === undefined : error.contextOverflow !== undefined;
+}
+
 export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: ServerResponse,
   abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
   const source = createStreamSource(plan, call);
@@ -76,17 +85,18 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     try {
       for await (const chunk of response.body as AsyncIterable<string>) {
         const pushed = source.push(chunk);
-        // Pass-through: before the first byte, an upstream error frame still allows failover.
-        if (pushed.error && source.passThrough && !committed) {
+        if (pushed.error && !committed && heldBack(source.passThrough, pushed.error)) {
           failure = pushed.error;
           break;
         }
-        // After it, the upstream's bytes go out as they are, its own error frame included.
+        // Otherwise the frames go out: pass-through, the upstream's bytes as they are, its own error frame included.
         if (!(await write(pushed.out))) break;
+        if (upstreamSentErrorFrame) continue;
         if (pushed.error) {
           failure = pushed.error;
           upstreamSentErrorFrame = source.passThrough;
-          break;
+          // Pass-through: the upstream's frames after its error (Responses' `response.failed`) follow it.
+          if (!source.passThrough) break;
         }
       }
       if (!failure && !abort.signal.aborted && !res.destroyed) {
@@ -94,7 +104,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
         if (await write(ended.out)) failure = ended.error;
       }
     } catch (error) {
-      if (!abort.signal.aborted) failure = toUpstreamError(error);
+      if (!abort.signal.aborted) failure ??= toUpstreamError(error);
     }
 
     // The key was revoked or deleted on some API process: cut with the authentication error frame.

@@ -22,6 +22,7 @@ import type { RelayPlan } from './relay-plan';
 import type { RelayServices } from './relay-services';
 import { relayStream } from './relay-stream';
 import { prepareUpstreamCall } from './upstream-request';
+import { refuseInStream } from './refuse-in-stream';
 import { forwardedAsSaid, scrubUpstreamErrorBody, withOverflowNumbers, withVerbatimAnswer } from './upstream-error-answer';
 import { upstreamErrorHeaders } from '../protocols/shared/upstream-error-headers';
 
@@ -30,6 +31,15 @@ function worthFailover(status: number): boolean {
   return status === 408 || status === 429 || status >= 500 || status === 401 || status === 403 || status === 404;
 }
 
+/**
+ * The caller's request refused upstream (logged as the upstream's refusal): inside a stream where its
+ * protocol says so (free), else thrown for the error renderer.
+ */
+function refuse(plan: RelayPlan, res: ServerResponse, error: GatewayError): CallEnding {
+  noteFailure(res, error.kind, true);
+  if (refuseInStream(plan, res, error)) return { kind: 'release' };
+  throw error;
+}
 
 export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Dependencies, services: RelayServices): Promise<CallEnding> {
   const lookup = await (plan.routing ?? lookUpRouting(plan, deps, services));
@@ -100,7 +110,8 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         // The client's request was refused upstream: as the upstream said it, or in the client's envelope.
         route.served(account); // issue 17: routing worked; the answer is the caller's error
         noteFailure(res, decoded.kind, true);
-        throw asSaid ?? withOverflowNumbers(decoded, plan.model, plan.inputEstimate);
+        if (asSaid) throw asSaid;
+        return refuse(plan, res, withOverflowNumbers(decoded, plan.model, plan.inputEstimate));
       }
       const outcome = plan.stream
         ? await relayStream(plan, call, response, res, abort, isKeyInvalidated, deps, services)
@@ -110,7 +121,7 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         return outcome.ending;
       }
       // An overflow reported inside the answer is the caller's prompt: no other account would take it.
-      if (outcome.error.contextOverflow) throw withOverflowNumbers(outcome.error, plan.model, plan.inputEstimate);
+      if (outcome.error.contextOverflow) return refuse(plan, res, withOverflowNumbers(outcome.error, plan.model, plan.inputEstimate));
       lastError = outcome.error;
       deps.metrics.upstreamAccountErrors.inc({ upstream_account: String(account.id), reason: lastError.kind });
       route.failed(account, lastError); // issue 17

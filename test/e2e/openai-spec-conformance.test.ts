@@ -201,8 +201,20 @@ describe('OpenAI\'s OpenAPI document accepts what the gateway emits and sends', 
         for (const stream of [false, true]) {
           const chat = await expectErrorEnvelope(post('/v1/chat/completions', { model, stream, messages: [{ role: 'user', content: LONG }] }, key), 400);
           expect(chat.code).toBe('context_length_exceeded');
-          const responses = await expectErrorEnvelope(post('/v1/responses', { model, stream, store: false, input: LONG }, key), 400);
-          expect(responses.code).toBe('context_length_exceeded');
+          const whole = post('/v1/responses', { model, stream, store: false, input: LONG }, key);
+          if (!stream) {
+            expect((await expectErrorEnvelope(whole, 400)).code).toBe('context_length_exceeded');
+            continue;
+          }
+          // Streamed, refused inside the stream as OpenAI does: every event validates.
+          const { status, text } = await whole;
+          expect(status).toBe(200);
+          const events = ssePayloads(text) as Array<Record<string, any>>;
+          for (const event of events) {
+            expect({ model, type: event.type, problems: emittedProblems('ResponseStreamEvent', event) }).toEqual({ model, type: event.type, problems: [] });
+          }
+          expect(events.find((event) => event.type === 'error')?.code).toBe('context_length_exceeded');
+          expect(events.at(-1)).toMatchObject({ type: 'response.failed', response: { error: { code: 'context_length_exceeded' } } });
         }
       }
     });

@@ -3,16 +3,24 @@
  * it, through the whole stack: authenticated by the upgrade's headers only; each `response.create`
  * served (native pass-through and translated) with the Responses events as text frames, turns
  * chained on one socket by `previous_response_id`; warm-ups free and without an upstream call;
- * malformed messages answered with an error event on a socket that stays usable; a deleted key and
+ * malformed messages answered with an error event on a socket that stays usable; a prompt over the
+ * model's context window answered as OpenAI does (`error`, then `response.failed` with
+ * `context_length_exceeded`), free, on a socket that stays usable; a deleted key and
  * idleness close the socket with an error event; concurrency held per response, not per socket.
  */
-import { chargesRecorded } from '../support/charges';
+import type { CatalogModel } from '../../src/catalog/model';
+import { insertApiKey } from '../../src/keys/insert-api-key';
+import { addUpstreamAccount, createGroup } from '../../src/process/seed';
+import { chargesRecorded, expectNothingCharged } from '../support/charges';
 import { startTestGateway, type TestGateway } from '../support/gateway';
 import { WebSocketClient as Client, type Frame } from '../support/ws-client';
 
 jest.setTimeout(60_000);
 
 const userText = (text: string) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+
+/** 48 KB of text: about 12 000 simulator tokens, over the 8 192 of `sim-small-context`. */
+const LONG = 'The quick brown fox jumps over the lazy dog. '.repeat(1100);
 
 describe('issue 25 item 3: Responses over WebSocket', () => {
   let gateway: TestGateway;
@@ -99,6 +107,36 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
     expect(invalid.at(-1)!.error.message).toContain('model');
     const fine = await client.turn({ model: 'gpt-5', store: false, input: 'Hello again' });
     expect(fine.at(-1)!.type).toBe('response.completed');
+    expect(client.closed).toBeUndefined();
+  });
+
+  it('answers a prompt over the context window with error and response.failed (context_length_exceeded), free, and stays usable', async () => {
+    const tiny = (id: string, family: string, native: CatalogModel['nativeProtocols']): CatalogModel => ({
+      ...structuredClone(gateway.deps.catalog.find('gpt-4.1')!), id, aliases: [], family, upstreamModel: 'sim-small-context', contextWindow: 8_192,
+      maxOutputTokens: 1_024, nativeProtocols: native, protocols: ['messages', 'responses', 'chat', 'generate-content'], capabilities: ['text', 'streaming', 'tool_use'],
+    });
+    gateway.deps.catalog.replace([...gateway.deps.catalog.models, tiny('ws-tiny-gpt', 'openai', ['responses']), tiny('ws-tiny-claude', 'anthropic', ['messages'])]);
+    const groupId = await createGroup(gateway.deps.db, { name: 'ws-tiny', family: null });
+    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: 'ws-tiny-responses', protocol: 'responses', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['ws-tiny-gpt'] });
+    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: 'ws-tiny-messages', protocol: 'messages', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['ws-tiny-claude'] });
+    gateway.services.upstreams.invalidate();
+    const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'ws-tiny' })).secret;
+    const client = await open({ authorization: `Bearer ${key}` });
+    await expectNothingCharged(gateway, async () => {
+      // Native pass-through (the upstream's own stream) and translated (Anthropic's 400, re-worded).
+      for (const model of ['ws-tiny-gpt', 'ws-tiny-claude']) {
+        const from = client.frames.length;
+        client.ws.send(JSON.stringify({ type: 'response.create', model, store: false, input: [userText(LONG)] }));
+        const frames = await client.until((frame) => frame.type === 'response.failed', from);
+        expect({ model, types: frames.map((frame) => frame.type).filter((type) => type !== 'response.in_progress') })
+          .toEqual({ model, types: ['response.created', 'error', 'response.failed'] });
+        expect(frames.find((frame) => frame.type === 'error')).toMatchObject({ code: 'context_length_exceeded', param: 'input' });
+        expect(frames.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'context_length_exceeded' } });
+      }
+    }, async () => {
+      // The same socket serves the next response (and that one is charged).
+      expect((await client.turn({ model: 'ws-tiny-claude', store: false, input: [userText('Hello')] })).at(-1)!.type).toBe('response.completed');
+    });
     expect(client.closed).toBeUndefined();
   });
 

@@ -26,12 +26,16 @@ const DOCUMENT = JSON.parse(readFileSync(path.join(__dirname, '../fixtures/opena
  * schema, the property added (or the fields a request may leave out), and why.
  */
 export type UnderDeclaration = { schema: string; at?: ReadonlyArray<string | number>; reason: string }
-  & ({ property: string; schemaOf: Json } | { optionalInRequests: ReadonlyArray<string> });
+  & ({ property: string; schemaOf: Json } | { optionalInRequests: ReadonlyArray<string> } | { enumValue: string });
 
 export const UNDER_DECLARED: ReadonlyArray<UnderDeclaration> = [
   {
     schema: 'Response', at: ['allOf', 2], property: 'usage', schemaOf: { anyOf: [{ $ref: '#/components/schemas/ResponseUsage' }, { type: 'null' }] },
     reason: 'the response object of `response.created` / `response.in_progress` carries `usage: null` (OpenAI\'s own stream does); the document types it as an object only',
+  },
+  {
+    schema: 'ResponseErrorCode', enumValue: 'context_length_exceeded',
+    reason: 'OpenAI ends a streamed request whose prompt exceeds the context window with `response.failed` whose `error.code` is `context_length_exceeded` (Codex reads it as ContextWindowExceeded: codex-rs/codex-api/src/sse/responses.rs); the document\'s enum omits it',
   },
   {
     schema: 'ResponseUsage', property: 'reasoning_tokens', schemaOf: { type: 'integer' },
@@ -119,6 +123,7 @@ function build(close: boolean): Ajv2020 {
     let target = schemas[entry.schema]!;
     for (const step of entry.at ?? []) target = (target as Record<string | number, unknown>)[step] as Json;
     if ('property' in entry) target.properties = { ...(target.properties as Json | undefined), [entry.property]: entry.schemaOf };
+    else if ('enumValue' in entry) target.enum = [...(target.enum as unknown[]), entry.enumValue];
     else if (close) target.required = (target.required as string[]).filter((field) => !entry.optionalInRequests.includes(field));
   }
   // A named schema used as a part of an allOf is a part wherever it is used.

@@ -60,7 +60,9 @@ function echoedTools(request: JsonRecord): unknown[] {
 
 type Phase = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
-export function responseObject(answer: ResponsesAnswer, phase: Phase, output: Item[]): Record<string, unknown> {
+const SERVER_ERROR = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' };
+
+export function responseObject(answer: ResponsesAnswer, phase: Phase, output: Item[], failure = SERVER_ERROR): Record<string, unknown> {
   const { request, plan } = answer;
   const reasoning = recordField(request, 'reasoning');
   const text = recordField(request, 'text');
@@ -72,7 +74,7 @@ export function responseObject(answer: ResponsesAnswer, phase: Phase, output: It
     status: phase,
     background: false,
     completed_at: done ? Math.floor(Date.now() / 1000) : null,
-    error: phase === 'failed' ? { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' } : null,
+    error: phase === 'failed' ? failure : null,
     incomplete_details: phase === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: request.instructions ?? null,
     max_output_tokens: request.max_output_tokens ?? null,
@@ -179,5 +181,18 @@ export function responsesErrorFrames(answer: ResponsesAnswer, emitted: number): 
   return [
     sseFrame({ type: 'error', sequence_number: emitted, error: { type: 'server_error', code: 'server_error', message, param: null } }, 'error'),
     sseFrame({ type: 'response.failed', sequence_number: emitted + 1, response: responseObject(answer, 'failed', []) }, 'response.failed'),
+  ];
+}
+
+/**
+ * An over-long prompt of a streamed request, as OpenAI refuses it: `response.created`, then the
+ * `error` event (its fields at the top level) and `response.failed` carrying the same code.
+ */
+export function responsesOverflowFrames(answer: ResponsesAnswer, message: string): string[] {
+  const code = 'context_length_exceeded';
+  return [
+    sseFrame({ type: 'response.created', sequence_number: 0, response: responseObject(answer, 'in_progress', []) }, 'response.created'),
+    sseFrame({ type: 'error', sequence_number: 1, code, message, param: 'input' }, 'error'),
+    sseFrame({ type: 'response.failed', sequence_number: 2, response: responseObject(answer, 'failed', [], { code, message }) }, 'response.failed'),
   ];
 }

@@ -12,6 +12,7 @@ import { createResponsesStreamDecoder } from './stream-decoder';
 import { createResponsesStreamEncoder } from './stream-encoder';
 import { responsesCountTokens } from './count-tokens';
 import { responsesInboundWire } from './inbound-wire';
+import { responsesStreamedRefusal } from './streamed-refusal';
 import { responsesPassThrough, responsesUpstreamWire } from './upstream-wire';
 
 const inbound: InboundCodec = {
@@ -20,6 +21,7 @@ const inbound: InboundCodec = {
   encodeResponse: encodeResponsesResponse,
   createStreamEncoder: createResponsesStreamEncoder,
   encodeError: encodeResponsesError,
+  streamedRefusal: responsesStreamedRefusal,
   streamContentType: () => 'text/event-stream',
   ...responsesInboundWire,
 };

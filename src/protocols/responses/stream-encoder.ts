@@ -136,6 +136,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return [...out, ...this.failure(fields.code, fields.message, fields.param, fields.type)];
   }
 
+  /**
+   * A refusal as OpenAI streams it (an over-long prompt): `response.created`, then the `error` event
+   * and `response.failed`, with no `response.in_progress` between them.
+   */
+  refuse(error: GatewayError): string[] {
+    if (this.phase !== 'idle') return this.fail(error);
+    this.phase = 'streaming';
+    this.responseId = this.options.responseId ?? this.context.newId('resp_');
+    this.createdAt = this.context.now();
+    const created = this.frame('response.created', { response: this.response('in_progress', null, null) });
+    const fields = responsesErrorFields(error);
+    return [created, ...this.failure(fields.code, fields.message, fields.param, fields.type)];
+  }
+
   /** The `error` event (the SDK throws on its nested `error`) and then `response.failed`. */
   private failure(code: string, message: string, param: string | null, type: string): string[] {
     const frames = [
