@@ -8,7 +8,7 @@ import type { GatewayError } from '../errors/gateway-error';
 import { locals, noteFailure } from '../http/request-context';
 import { CODECS } from './codec-registry';
 import type { RelayPlan } from './relay-plan';
-import { warningHeader } from './warning-header';
+import { setStreamHeaders } from './stream-headers';
 
 /** Writes the refusal as a stream when the request was streamed and its protocol says so; false: it is to be thrown. */
 export function refuseInStream(plan: RelayPlan, res: ServerResponse, error: GatewayError): boolean {
@@ -17,15 +17,7 @@ export function refuseInStream(plan: RelayPlan, res: ServerResponse, error: Gate
   const frames = inbound.streamedRefusal?.(error, plan.streamOptions, plan.context);
   if (frames === undefined) return false;
   noteFailure(res, error.kind, true);
-  const headers: Record<string, string> = {
-    'content-type': inbound.streamContentType(plan.streamOptions),
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    ...plan.admitted.headers(),
-  };
-  const warnings = warningHeader(plan.warnings);
-  if (warnings) headers['x-gateway-warnings'] = warnings;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  setStreamHeaders(plan, res);
   const facts = locals(res).facts;
   if (facts?.keepBodies) facts.responseBody = frames;
   res.statusCode = 200;

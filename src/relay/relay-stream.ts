@@ -22,7 +22,7 @@ import { reportWarnings } from './report-warnings';
 import { storeResponse } from './store-response';
 import { createStreamSource } from './stream-sources';
 import type { PreparedUpstreamCall } from './upstream-request';
-import { warningHeader } from './warning-header';
+import { setStreamHeaders } from './stream-headers';
 import { writeWithBackpressure } from './write-with-backpressure';
 
 /**
@@ -50,15 +50,7 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     if (committed) return;
     committed = true;
     markTrace(res, 'translated'); // the first frame is encoded
-    const headers: Record<string, string> = {
-      'content-type': CODECS[plan.protocol].inbound.streamContentType(plan.streamOptions),
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      ...plan.admitted.headers(),
-    };
-    const warnings = warningHeader(plan.warnings);
-    if (warnings) headers['x-gateway-warnings'] = warnings;
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    setStreamHeaders(plan, res);
     // No flushHeaders(): the frame written right after goes out in the same packet as the headers,
     // one wake-up of the client instead of two before its first byte.
     res.statusCode = 200;
