@@ -50,6 +50,8 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
   const abort = new AbortController();
   const onClose = () => { if (!res.writableEnded) abort.abort(); };
   res.on('close', onClose);
+  // A client that left during admission or routing closed the response before anyone listened: no upstream call.
+  if (res.destroyed) onClose();
   // Listen before the first upstream attempt: a key deleted while the upstream is still silent must
   // stop the request too (401 before the first byte, the auth error frame after it).
   let keyInvalidated = false;

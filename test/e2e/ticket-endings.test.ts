@@ -126,6 +126,27 @@ describe('one owner of the admission ticket', () => {
     expectFree(await settledWithinOneSecond(accountId), before);
   });
 
+  it('client gone while admission is still running: no upstream call at all, everything back, nothing billed', async () => {
+    const { secret, accountId } = await keyFor('gone-during-admission', `${gateway.sim.url}/_latency/500/0`);
+    const admission = gateway.services.admission;
+    const admit = admission.admit;
+    let clientLeft: () => void = () => undefined;
+    const left = new Promise<void>((resolve) => { clientLeft = resolve; });
+    // Admission answers only once the client is gone (a loaded machine's slow admission, made certain).
+    admission.admit = async (request) => { await left; return admit(request); };
+    try {
+      const before = await standing(accountId);
+      const upstreamBefore = gateway.sim.requests.length;
+      await postAndLeave('/v1/chat/completions', secret, CHAT_BODY, { afterMs: 100 });
+      clientLeft();
+      expectFree(await settledWithinOneSecond(accountId), before);
+      await sleep(600); // past the upstream's latency: a call made anyway would have been recorded by now
+      expect(gateway.sim.requests.length).toBe(upstreamBefore);
+    } finally {
+      admission.admit = admit;
+    }
+  });
+
   it('client gone before the upstream headers (streamed): back at once, nothing billed', async () => {
     const { secret, accountId } = await keyFor('gone-before-headers-stream', `${gateway.sim.url}/_latency/500/0`);
     const before = await standing(accountId);
