@@ -43,7 +43,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     for (const item of records) log.producer!.submit(item);
     expect(await log.producer!.flush()).toBe(true);
     // A worker reads them and dies before writing (nothing acknowledged).
-    const stream = deps.redisKeys.requestLogStream();
+    const stream = deps.redisKeys.accountRequestLogStream(1);
     await deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM').catch(() => undefined);
     const taken = await deps.redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, 'dead-worker', 'COUNT', 1000, 'STREAMS', stream, '>') as unknown[];
     expect(taken).toHaveLength(1);
@@ -65,7 +65,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     const records = Array.from({ length: 20 }, () => record());
     for (const item of records) log.producer!.submit(item);
     expect(await log.producer!.flush()).toBe(true);
-    await deps.redis.del(deps.redisKeys.requestLogStream()); // what a flush does to this tenant's stream
+    await deps.redis.del(deps.redisKeys.accountRequestLogStream(1)); // what a flush does to this tenant's stream
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
       expect(await log.producer!.drain(30_000)).toBe(true);
@@ -120,7 +120,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     expect(await log.producer!.flush()).toBe(true);
     // Redis loses the final record: the API process's check finds only the provisional row in
     // PostgreSQL, which does not count, so it appends its copy again.
-    await deps.redis.del(deps.redisKeys.requestLogStream());
+    await deps.redis.del(deps.redisKeys.accountRequestLogStream(1));
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
       expect(await log.producer!.drain(30_000)).toBe(true);
@@ -131,16 +131,16 @@ describe('request records survive a dead worker and a Redis that lost them', () 
   });
 
   it('an append before the end that fails still lets the answers end, and the producer appends the records itself', async () => {
-    const stream = deps.redisKeys.requestLogStream();
+    const stream = deps.redisKeys.accountRequestLogStream(1);
     // The stream's key holds a string: every XADD to it fails (WRONGTYPE).
     await deps.redis.del(stream);
     await deps.redis.set(stream, 'not a stream');
     const failures: number[] = [];
-    const beforeEnd = createRecordsBeforeEnd(deps.redis, () => stream, (_error, records) => failures.push(records));
+    const beforeEnd = createRecordsBeforeEnd(deps.redis, (_error, records) => failures.push(records));
     const records = [record(), record()];
     const released = await Promise.all(records.map((item) => new Promise<boolean>((resolve) => {
       const held = log.producer!.hold(item)!;
-      expect(beforeEnd.hold(held.payload, () => resolve(true), held)).toBe(true);
+      expect(beforeEnd.hold(stream, held.payload, () => resolve(true), held)).toBe(true);
     })));
     expect(released).toEqual([true, true]);
     expect(failures).toEqual([2]);
