@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequestLog, type RequestLog } from '../../../src/requests/create-request-log';
 import { createRecordsBeforeEnd } from '../../../src/requests/records-before-end';
+import { USAGE_SHARDS } from '../../../src/redis/keys';
 import type { RequestRecord } from '../../../src/requests/request-record';
 import { REQUEST_LOG_GROUP, startRequestLogWorker } from '../../../workers/request-log-worker';
 import { writeRequestRecords } from '../../../workers/write-request-records';
@@ -73,6 +74,30 @@ describe('request records survive a dead worker and a Redis that lost them', () 
       await worker.close();
     }
     expect(await written(records.map((item) => item.requestId))).toHaveLength(records.length);
+  });
+
+  it('records of every shard are written, and those left in the unsharded stream of an older release too; that stream is deleted once drained', async () => {
+    const sharded = [record({ accountId: 1 }), record({ accountId: 2 }), record({ accountId: 1 + USAGE_SHARDS })];
+    for (const item of sharded) log.producer!.submit(item);
+    expect(await log.producer!.flush()).toBe(true);
+    expect(await deps.redis.xlen(deps.redisKeys.accountRequestLogStream(2))).toBe(1);
+    // An older API process appended to the single stream (an upgrade with records in flight).
+    const legacy = deps.redisKeys.legacyRequestLogStream();
+    const old = [record(), record()];
+    await deps.redis.xadd(legacy, '*', 'b', JSON.stringify(old));
+    const worker = await startRequestLogWorker(deps, { claimIdleMs: 2_000, blockMs: 100, lingerMs: 0 });
+    try {
+      const ids = [...sharded, ...old].map((item) => item.requestId);
+      await eventually('every record', () => written(ids), (found) => found.length === ids.length);
+      // Checked again with each claim round (every second here): drained, so deleted.
+      await eventually('the unsharded stream gone', () => deps.redis.exists(legacy), (exists) => exists === 0);
+      // An older process still appending recreates it: read again.
+      const late = record();
+      await deps.redis.xadd(legacy, '*', 'b', JSON.stringify([late]));
+      await eventually('the late record', () => written([late.requestId]), (found) => found.length === 1);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('a record from a day with no partition yet gets its partition', async () => {
