@@ -1,18 +1,24 @@
 /**
- * The request-log worker (issue 22): reads the request-log stream through the consumer group
- * `request-log`, writes each batch of records in one transaction, then acknowledges and deletes the
- * entries and announces the written request ids (the API processes forget their copies). A worker
- * killed mid-batch loses nothing: its entries stay pending and are claimed again once idle
- * (XAUTOCLAIM); the write skips records already there. Each entry carries a batch of records (a
- * JSON array). A malformed record is logged and dropped (a
- * record is never worth blocking the stream). When Redis lost the group (NOGROUP) it is created again.
+ * The request-log worker (issue 22): reads the request-log streams of every shard (a whole paid
+ * answer's record is appended by its settlement script, so the streams are sharded like the usage
+ * streams, see src/redis/keys.ts) through the consumer group `request-log` of each: a poll reads
+ * every shard at once (one command per shard: on a cluster each lives in its own slot), and while all
+ * are empty the worker polls less often, up to `blockMs` apart. Each batch of records is written in
+ * one transaction, then its entries are acknowledged and deleted and the written request ids
+ * announced (the API processes forget their copies). A worker killed mid-batch loses nothing: its
+ * entries stay pending and are claimed again once idle (XAUTOCLAIM); the write skips records already
+ * there. Each entry carries a batch of records (a JSON array). A malformed record is logged and
+ * dropped (a record is never worth blocking the stream). When Redis lost a group (NOGROUP) it is
+ * created again. The single stream of releases before the sharding is read too while it exists (an
+ * upgrade with records in flight, or older API processes still running), and deleted once drained.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Dependencies } from '../src/dependencies';
-import { createRedis } from '../src/redis/connection';
+import { ALL_USAGE_SHARDS, groupBy } from '../src/redis/keys';
+import { loadRedisScript, runRedisScript } from '../src/redis/redis-script';
 import { parseRequestRecord, type RequestRecord } from '../src/requests/request-record';
-import { toEntries, type Entry } from './stream-entries';
+import { toEntries, type Entry as StreamEntry } from './stream-entries';
 import { writeRequestRecords } from './write-request-records';
 
 export interface RequestLogWorkerOptions {
@@ -22,7 +28,7 @@ export interface RequestLogWorkerOptions {
   claimIdleMs?: number;
   /** After a read that did not fill a batch, how long to wait for more (default 50 ms). */
   lingerMs?: number;
-  /** How long one read waits for new entries (default 1 s; also bounds how fast close() returns). */
+  /** Longest pause between polls of the shards while all are empty (default 250 ms; also bounds how fast close() returns). */
   blockMs?: number;
 }
 
@@ -31,6 +37,8 @@ export interface RequestLogWorker { close(): Promise<void> }
 export const REQUEST_LOG_GROUP = 'request-log';
 
 type WorkerDependencies = Pick<Dependencies, 'config' | 'db' | 'redis' | 'redisKeys' | 'logger'>;
+
+interface Entry extends StreamEntry { stream: string }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -49,22 +57,52 @@ function parseEntry(entry: Entry): { records: RequestRecord[]; invalid: unknown[
   return { records, invalid };
 }
 
+/** A stream's `[id, [field, value, …]]` rows, each entry marked with its stream. */
+function entriesOf(stream: string, rows: unknown): Entry[] {
+  return toEntries(rows, 'b').map((entry) => ({ ...entry, stream }));
+}
+
+function isBusyGroup(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('BUSYGROUP');
+}
+
 export async function startRequestLogWorker(deps: WorkerDependencies, options: RequestLogWorkerOptions = {}): Promise<RequestLogWorker> {
   const logger = deps.logger.child({ component: 'request-log-worker' });
-  const stream = deps.redisKeys.requestLogStream();
-  const channel = deps.redisKeys.requestLogWrittenChannel();
+  const { redis, redisKeys } = deps;
+  const shardStreams = ALL_USAGE_SHARDS.map((shard) => redisKeys.requestLogStream(shard));
+  const legacyStream = redisKeys.legacyRequestLogStream();
+  const dropDrained = loadRedisScript('drop-drained-stream-1');
+  const channel = redisKeys.requestLogWrittenChannel();
   const maxBatch = options.maxBatch ?? 10;
   const idleMs = options.claimIdleMs ?? 30_000;
   const claimEveryMs = Math.max(1_000, Math.floor(idleMs / 2));
   const lingerMs = options.lingerMs ?? 50;
+  const blockMs = options.blockMs ?? 250;
   const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const reader = createRedis(deps.config.redis, { waits: true, name: 'request-log-worker' });
+  // Whether the unsharded stream exists (looked at on start, after a NOGROUP and with each claim).
+  let legacy = false;
 
-  const ensureGroup = async () => {
+  const streams = () => (legacy ? [...shardStreams, legacyStream] : shardStreams);
+
+  const ensureGroups = () => Promise.all(shardStreams.map(async (stream) => {
     try {
-      await deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
+      await redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
+      if (!isBusyGroup(error)) throw error;
+    }
+  }));
+
+  /** The unsharded stream: read while it exists (no MKSTREAM: it is never created here), deleted once drained. */
+  const lookForLegacy = async () => {
+    try {
+      await redis.xgroup('CREATE', legacyStream, REQUEST_LOG_GROUP, '0');
+      legacy = true;
+    } catch (error) {
+      legacy = isBusyGroup(error);
+    }
+    if (legacy && Number(await runRedisScript(redis, dropDrained, [legacyStream], [REQUEST_LOG_GROUP])) === 1) {
+      legacy = false;
+      logger.info('the unsharded request-log stream is drained; deleted');
     }
   };
 
@@ -76,51 +114,69 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
       if (parsed.invalid.length > 0) logger.error({ invalid: parsed.invalid }, 'malformed request records dropped');
     }
     await writeRequestRecords(deps.db, records);
-    const ids = entries.map((entry) => entry.id);
-    await deps.redis.multi().xack(stream, REQUEST_LOG_GROUP, ...ids).xdel(stream, ...ids).exec();
+    // One MULTI per stream: on a cluster each shard's stream is in its own slot.
+    await Promise.all([...groupBy(entries, (entry) => entry.stream)].map(async ([stream, group]) => {
+      const ids = group.map((entry) => entry.id);
+      await redis.multi().xack(stream, REQUEST_LOG_GROUP, ...ids).xdel(stream, ...ids).exec();
+    }));
     // Only final records are announced: the API process keeps its copy until the final one is written.
     const finals = records.filter((record) => !record.provisional).map((record) => record.requestId);
     if (finals.length > 0) {
-      deps.redis.publish(channel, JSON.stringify(finals))
+      redis.publish(channel, JSON.stringify(finals))
         .catch((error: unknown) => logger.warn({ err: error }, 'announcing written request records failed; producers will look for them'));
     }
   };
 
-  const read = async (count: number, blockMs: number | undefined): Promise<Entry[]> => {
-    const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
-    const reply = await reader.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, consumer, 'COUNT', count, ...block, 'STREAMS', stream, '>');
+  /** New entries of every stream, up to `count` each. */
+  const read = async (count: number): Promise<Entry[]> => (await Promise.all(streams().map(async (stream) => {
+    const reply = await redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, consumer, 'COUNT', count, 'STREAMS', stream, '>');
     const [first] = Array.isArray(reply) ? reply : [];
-    return toEntries(Array.isArray(first) ? first[1] : undefined, 'b');
-  };
+    return entriesOf(stream, Array.isArray(first) ? first[1] : undefined);
+  }))).flat();
+
+  /** Entries of every stream that another consumer (a dead worker) held unacknowledged for `idleMs`. */
+  const claim = async (): Promise<Entry[]> => (await Promise.all(streams().map(async (stream) => {
+    const claimed = await redis.call('XAUTOCLAIM', stream, REQUEST_LOG_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
+    return entriesOf(stream, Array.isArray(claimed) ? claimed[1] : undefined);
+  }))).flat();
 
   let running = true;
   let lastClaim = 0;
+  let idlePauseMs = 0;
   const next = async (): Promise<Entry[]> => {
     if (Date.now() - lastClaim >= claimEveryMs) {
       lastClaim = Date.now();
-      const claimed = await deps.redis.call('XAUTOCLAIM', stream, REQUEST_LOG_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
-      const entries = toEntries(Array.isArray(claimed) ? claimed[1] : undefined, 'b');
+      await lookForLegacy();
+      const entries = await claim();
       if (entries.length > 0) {
         lastClaim = 0;
         return entries;
       }
     }
-    const entries = await read(maxBatch, options.blockMs ?? 1_000);
-    if (entries.length === 0 || entries.length >= maxBatch || lingerMs <= 0) return entries;
+    const entries = await read(maxBatch);
+    if (entries.length === 0) {
+      // Every stream empty: poll less often, up to blockMs apart (doubling from 5 ms).
+      idlePauseMs = Math.min(Math.max(idlePauseMs * 2, 5), blockMs);
+      await sleep(idlePauseMs);
+      return [];
+    }
+    idlePauseMs = 0;
+    if (entries.length >= maxBatch || lingerMs <= 0) return entries;
     await sleep(lingerMs);
-    return [...entries, ...await read(maxBatch - entries.length, undefined)];
+    return [...entries, ...await read(maxBatch - entries.length)];
   };
 
   const loop = async () => {
     while (running) {
       try {
         const entries = await next();
-        if (entries.length > 0) await write(entries);
+        // At most maxBatch entries per transaction (a poll of every shard may bring more).
+        for (let start = 0; start < entries.length; start += maxBatch) await write(entries.slice(start, start + maxBatch));
       } catch (error) {
         if (!running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {
-          logger.warn('the request-log consumer group is gone (Redis lost its data); creating it again');
-          await ensureGroup().catch(() => undefined);
+          logger.warn('a request-log consumer group is gone (Redis lost its data); creating it again');
+          await ensureGroups().then(lookForLegacy).catch(() => undefined);
           continue;
         }
         // Left pending: claimed again once idle, by this worker or another.
@@ -130,13 +186,13 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
     }
   };
 
-  await ensureGroup();
+  await ensureGroups();
+  await lookForLegacy();
   const done = loop();
   return {
     async close() {
       running = false;
       await done;
-      reader.disconnect();
     },
   };
 }

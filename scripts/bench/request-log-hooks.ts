@@ -20,7 +20,7 @@ import { createMetrics } from '../../src/http/metrics';
 import { noteCaller, noteCharge } from '../../src/http/request-context';
 import { assignRequestId } from '../../src/http/request-id';
 import { createRedis } from '../../src/redis/connection';
-import { createRedisKeys } from '../../src/redis/keys';
+import { ALL_USAGE_SHARDS, createRedisKeys } from '../../src/redis/keys';
 import { createRequestLog, type RequestLog } from '../../src/requests/create-request-log';
 import { closedLoop, type LoadRequest } from './load';
 
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   off.close();
   on.close();
   await log.close();
-  await redis.del(redisKeys.requestLogStream());
+  await redis.del(ALL_USAGE_SHARDS.map((shard) => redisKeys.requestLogStream(shard)));
   redis.disconnect();
   subscriber.disconnect();
   await db.end();

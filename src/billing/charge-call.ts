@@ -3,7 +3,7 @@
  * goes to the recorder, and the admission's reservation is replaced by the actual cost on every
  * Redis counter. Called only by `runPaidCall`, the one owner of an admission ticket.
  */
-import type { AdmissionTicket } from '../limits/admission';
+import type { AdmissionTicket, SettlementRider } from '../limits/admission';
 import type { CatalogModel } from '../catalog/model';
 import type { Usage } from '../ir/usage';
 import { totalInputTokens } from '../ir/usage';
@@ -54,9 +54,17 @@ export function mediaUsageEvent(input: Omit<UsageEvent, TokenCounts | 'stream' |
   return { ...input, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, stream: false, status: 'ok' };
 }
 
-/** Charges the call; returns the accounting headers after the charge (as of admission when Redis cannot say). */
-export async function chargeCall(ticket: AdmissionTicket, recorder: UsageRecorder, charge: CallCharge): Promise<Record<string, string>> {
-  if (!charge.usage) return ticket.settle(charge.credits).catch(() => ticket.headers());
+/**
+ * Charges the call; returns the accounting headers after the charge (as of admission when Redis
+ * cannot say). A `rider` (the request log's record of a whole answer) goes in the same script call.
+ */
+export async function chargeCall(ticket: AdmissionTicket, recorder: UsageRecorder, charge: CallCharge, rider?: SettlementRider): Promise<Record<string, string>> {
+  if (!charge.usage) {
+    return ticket.settle(charge.credits, undefined, rider).catch(() => {
+      rider?.notAppended();
+      return ticket.headers();
+    });
+  }
   // One round trip: the settlement script appends the usage event with the counters. The recorder
   // keeps the event until a worker has written it, and appends it itself if the script did not run,
   // so a call that succeeded is billed even when the counters cannot be settled right now (the
@@ -64,9 +72,10 @@ export async function chargeCall(ticket: AdmissionTicket, recorder: UsageRecorde
   const held = recorder.hold?.(charge.usage);
   if (!held) void recorder.record(charge.usage);
   try {
-    return await ticket.settle(charge.credits, held);
+    return await ticket.settle(charge.credits, held, rider);
   } catch {
     held?.notAppended();
+    rider?.notAppended();
     return ticket.headers();
   }
 }

@@ -5,7 +5,7 @@
  * Failed calls are free; the lease and the reservation are back as soon as the work returns.
  */
 import type { Logger } from '../http/logger';
-import type { Admission } from '../limits/admission';
+import type { Admission, SettlementRider } from '../limits/admission';
 import type { GatewayAdmissionRequest } from '../limits/create-admission';
 import { chargeCall, type CallCharge } from './charge-call';
 import type { UsageRecorder } from './usage-event';
@@ -24,6 +24,11 @@ export type CallEnding =
     charge: CallCharge;
     /** Sends the answer with the accounting headers after the charge (a whole answer is sent after it is billed). */
     deliver?: (headers: Record<string, string>) => void | Promise<void>;
+    /**
+     * With `deliver`: builds, at the moment of settling, a record that rides in the settlement's
+     * script call (the request log's record of the whole answer, see SettlementRider).
+     */
+    rider?: () => SettlementRider | undefined;
   };
 
 export interface PaidCallServices {
@@ -46,7 +51,7 @@ export async function runPaidCall(services: PaidCallServices, request: GatewayAd
     }
   }
   if (ending.kind === 'settle') {
-    const headers = await chargeCall(ticket, services.usage, ending.charge);
+    const headers = await chargeCall(ticket, services.usage, ending.charge, ending.deliver ? ending.rider?.() : undefined);
     await ending.deliver?.(headers);
   }
 }

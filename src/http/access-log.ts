@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
+import type { StreamRider } from '../redis/durable-stream-producer';
 import { redactText, type Logger } from './logger';
 import type { Metrics } from './metrics';
 import { locals } from './request-context';
@@ -21,10 +22,17 @@ export type RequestCloseListener = (req: IncomingMessage, res: ServerResponse, t
  */
 export type RequestEndHold = (res: ServerResponse, timing: RequestTiming, release: () => void) => boolean;
 
+/**
+ * Asked when a whole answer is settled, just before it is sent: the request's record, to ride in the
+ * settlement's script call (then its end is not held), or undefined.
+ */
+export type RequestSettlementRider = (res: ServerResponse, timing: RequestTiming) => StreamRider | undefined;
+
 /** What the request log observes of every request. */
 export interface RequestObserver {
   onClose: RequestCloseListener;
   holdEnd?: RequestEndHold;
+  riderAtSettlement?: RequestSettlementRider;
 }
 
 /** `res.end` held back by `hold` until it releases it; an `end` called again meanwhile is ignored (it would write after the end). */
@@ -55,6 +63,8 @@ export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMe
     startedAt, durationMs: Math.round(Number(at - started) / 1e6), ttfbMs: firstByte === undefined ? null : Math.round(Number(firstByte - started) / 1e6),
   });
   if (observer?.holdEnd) holdEnds(res, observer.holdEnd, () => timing(process.hrtime.bigint()));
+  const rider = observer?.riderAtSettlement;
+  if (rider) locals(res).riderAtSettlement = () => rider(res, timing(process.hrtime.bigint()));
   res.once('close', () => {
     const now = process.hrtime.bigint();
     const seconds = Number(now - started) / 1e9;

@@ -1,6 +1,7 @@
 /** Per-request values kept on `res.locals` (express sets it; the inference fast path creates it), typed in one place. */
 import type { ServerResponse } from 'node:http';
 import type { Protocol } from '../ir/protocol';
+import type { StreamRider } from '../redis/durable-stream-producer';
 
 export type ErrorSurface = Protocol | 'gateway';
 
@@ -16,6 +17,8 @@ export interface RequestLocals {
   bodyText?: string;
   /** Set once the caller's key authenticated: what the request log records (issue 22). */
   facts?: RequestFacts;
+  /** The request log's record of a whole answer as of now, to ride in its settlement (see access-log's RequestSettlementRider). */
+  riderAtSettlement?: () => StreamRider | undefined;
 }
 
 /** What the request log knows of a request, filled in as it goes; recorded when the response closes. */

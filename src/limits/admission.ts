@@ -4,6 +4,7 @@
  * quota, wallet; it reserves an estimated cost that settlement later replaces by the actual cost.
  */
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { StreamRider } from '../redis/durable-stream-producer';
 
 export interface AdmissionRequest {
   key: AuthenticatedKey;
@@ -24,6 +25,14 @@ export interface SettlementRecord {
   appended(entryId: string): void;
 }
 
+/**
+ * Another owner's record that rides in the settlement's script call (the request log's record of a
+ * whole answer): opaque here, appended to its stream (of the account's shard) atomically with the
+ * usage event, so it costs no round trip of its own. Told the entry id ('' when not appended), or
+ * `notAppended` when the script did not run.
+ */
+export type SettlementRider = StreamRider;
+
 /** A granted admission. Exactly one of `settle` or `release` must be called, in every outcome. */
 export interface AdmissionTicket {
   readonly requestId: string;
@@ -33,9 +42,10 @@ export interface AdmissionTicket {
   heartbeat(): Promise<void>;
   /**
    * Replaces the reservation by the actual cost on every Redis counter (windows, key lifetime spend,
-   * wallet cache), releases the lease, and returns the accounting headers after the charge.
+   * wallet cache), releases the lease, and returns the accounting headers after the charge. A
+   * `rider` is appended in the same script call (see SettlementRider).
    */
-  settle(actualCredits: number, record?: SettlementRecord): Promise<Record<string, string>>;
+  settle(actualCredits: number, record?: SettlementRecord, rider?: SettlementRider): Promise<Record<string, string>>;
   /** No charge: drops the reservation and the lease (failed requests are free). */
   release(): Promise<void>;
 }

@@ -13,14 +13,14 @@ import { findKeySpendState } from '../db/repositories/api-keys';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import type { ErrorSurface } from '../http/request-context';
-import type { Admission, AdmissionRequest, AdmissionTicket, SettlementRecord } from './admission';
+import type { Admission, AdmissionRequest, AdmissionTicket, SettlementRecord, SettlementRider } from './admission';
 import { parseScriptReply, type AdmissionFigures, type ScriptReply } from './admission-figures';
 import { admissionRedisKeys } from './admission-redis-keys';
 import { buildAccountingHeaders, buildMessagesRateLimitHeaders, formatUsd, rateLimitHeaders } from './accounting-headers';
 import { loadKeyCounters, loadKeyCountersScript, loadWalletCache } from './rebuild-counters';
 import { markKeySecret } from './mark-key-secret';
 import { REQUEST_REDIS_DEADLINE_MS, withinDeadline } from '../redis/connection';
-import { usageShard } from '../redis/keys';
+import { sameHashTag, usageShard } from '../redis/keys';
 import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 import { createSettlementBatch, type SettlementBatch } from './settlement-batch';
 import { COUNTER_IDLE_TTL_MS, SPEND_WINDOWS, type WindowName } from './spend-windows';
@@ -173,12 +173,18 @@ function createTicket(scope: AdmissionScope, key: AuthenticatedKey, request: Gat
   const keys = admissionRedisKeys(scope.deps.redisKeys, key.accountId, key.keyId);
   let ending: Promise<Record<string, string>> | undefined;
 
-  async function end(mode: 'settle' | 'release', actual: number, record?: SettlementRecord): Promise<Record<string, string>> {
+  async function end(mode: 'settle' | 'release', actual: number, record?: SettlementRecord, offered?: SettlementRider): Promise<Record<string, string>> {
+    const usageStream = scope.deps.redisKeys.accountUsageStream(key.accountId);
+    // A rider of another slot would fail the whole call on a cluster (CROSSSLOT): its owner appends it.
+    const rider = offered && sameHashTag(offered.stream, usageStream) ? offered : undefined;
+    if (offered && !rider) offered.notAppended();
     // Shared with the other settlements of this turn on the account's shard: one script call.
-    const raw = await redisCall(() => scope.settlements.settle(usageShard(key.accountId), [...keys, scope.deps.redisKeys.accountUsageStream(key.accountId)], [
-      mode, scope.deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key), record?.payload ?? '',
+    const raw = await redisCall(() => scope.settlements.settle(usageShard(key.accountId), [...keys, usageStream, rider?.stream ?? usageStream], [
+      mode, scope.deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key), record?.payload ?? '', rider?.payload ?? '',
     ]));
-    if (record) record.appended(String(raw[raw.length - 1]));
+    // The reply ends with the usage event's entry id, then the rider's.
+    record?.appended(String(raw[raw.length - 2]));
+    rider?.appended(String(raw[raw.length - 1]));
     const reply = parseScriptReply(raw);
     // Counters vanished mid-request (Redis flushed): the peek reloads them from PostgreSQL.
     const figures = reply.status === 'ok' ? reply.figures : await peekFigures(scope, key);
@@ -198,9 +204,13 @@ function createTicket(scope: AdmissionScope, key: AuthenticatedKey, request: Gat
         .zadd(keys[2], 'XX', expiry, request.requestId)
         .exec());
     },
-    settle(actualCredits, record) {
+    settle(actualCredits, record, rider) {
       // Exactly one ending counts; a second call returns the first one's headers.
-      ending ??= end('settle', credits(actualCredits, 'actual cost'), record);
+      if (ending) {
+        rider?.notAppended();
+        return ending;
+      }
+      ending = end('settle', credits(actualCredits, 'actual cost'), record, rider);
       return ending;
     },
     async release() {

@@ -10,11 +10,11 @@ import type Redis from 'ioredis';
 import { loadRedisScript, runRedisScript, type RedisScript } from '../redis/redis-script';
 
 /** Keys and arguments per admission, as settle-batch-n.lua expects them. */
-const SETTLE_KEYS = 7;
-const SETTLE_ARGS = 10;
+const SETTLE_KEYS = 8;
+const SETTLE_ARGS = 11;
 
 export interface SettlementBatch {
-  /** Settles one admission (its 7 keys and 10 arguments, all of `shard`); resolves with its own reply. */
+  /** Settles one admission (its 8 keys and 11 arguments, all of `shard`); resolves with its own reply. */
   settle(shard: number, keys: string[], args: (string | number)[]): Promise<unknown[]>;
 }
 

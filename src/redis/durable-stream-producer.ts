@@ -69,6 +69,15 @@ export interface HeldEvent {
   notAppended(): void;
 }
 
+/**
+ * A held event that rides in another owner's script (a whole answer's request record in its
+ * settlement): the payload goes to `stream` as one entry of field `b` (a JSON array of events).
+ * The script's keys must share one slot on a cluster, so `stream` is of the script's shard.
+ */
+export interface StreamRider extends HeldEvent {
+  stream: string;
+}
+
 export interface DurableStreamProducer<E extends StreamEvent> {
   /** Appends the event to the stream. Never throws into the request path. */
   record(event: E): Promise<void>;

@@ -7,7 +7,8 @@
  * stream, its dead-letter stream and every admission key of its accounts: settlement changes an
  * account's counters and appends its usage event in one atomic script, which on a cluster requires
  * one slot for both. The shard count is fixed (an account's shard must never move while its events
- * wait in a stream); on a cluster it bounds how many masters share the admission load.
+ * wait in a stream); on a cluster it bounds how many masters share the admission load. The request-log
+ * stream is sharded the same way: a whole paid answer's record is appended by its settlement.
  */
 
 /** Number of usage-stream shards (and admission-key slots). Changing it moves accounts between shards. */
@@ -39,6 +40,17 @@ export function byUsageShard<T>(items: readonly T[], accountIdOf: (item: T) => n
   return groupBy(items, (item) => usageShard(accountIdOf(item)));
 }
 
+/** Whether two keys carry the same `{hash tag}` (so one script may touch both on a cluster). */
+export function sameHashTag(a: string, b: string): boolean {
+  const tagOf = (key: string) => {
+    const open = key.indexOf('{');
+    const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+    return close <= open + 1 ? undefined : key.slice(open + 1, close);
+  };
+  const tag = tagOf(a);
+  return tag !== undefined && tag === tagOf(b);
+}
+
 /** Every shard number, 0 … USAGE_SHARDS - 1. */
 export const ALL_USAGE_SHARDS: readonly number[] = Array.from({ length: USAGE_SHARDS }, (_unused, shard) => shard);
 
@@ -54,8 +66,15 @@ export interface RedisKeys {
   usageDeadLetters(shard: number): string;
   /** The usage stream of the account's shard (the one its settlement appends to). */
   accountUsageStream(accountId: number | string): string;
-  /** Stream of request records waiting for the request-log worker (one key: each append is one command, so it needs no slot of an account's). */
-  requestLogStream(): string;
+  /**
+   * One shard's stream of request records waiting for the request-log worker. Sharded like the usage
+   * stream: a whole paid answer's record rides in its settlement script, whose keys share one slot.
+   */
+  requestLogStream(shard: number): string;
+  /** The request-log stream of the account's shard (the one its records and its settlement append to). */
+  accountRequestLogStream(accountId: number | string): string;
+  /** The single request-log stream of releases before it was sharded: drained by the worker after an upgrade. */
+  legacyRequestLogStream(): string;
   /** Pub/sub channel on which request-log workers announce the request ids they wrote. */
   requestLogWrittenChannel(): string;
   /** Pub/sub channel of one task's state changes. */
@@ -101,6 +120,7 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
   // together, and settlement also its shard's usage stream.
   const account = (accountId: number | string) => `${prefix}:{s${usageShard(accountId)}}:a${accountId}`;
   const usageStream = (shard: number) => `${prefix}:{s${shard}}:billing:usage`;
+  const requestLogStream = (shard: number) => `${prefix}:{s${shard}}:request-log:records`;
   return {
     prefix,
     keyInvalidationChannel: () => `${prefix}:chan:key-invalidation`,
@@ -111,7 +131,9 @@ export function createRedisKeys(prefix = 'gw'): RedisKeys {
     taskChannel: (taskId) => `${prefix}:chan:task:${taskId}`,
     catalogChangedChannel: () => `${prefix}:chan:catalog-changed`,
     upstreamsChangedChannel: () => `${prefix}:chan:upstreams-changed`,
-    requestLogStream: () => `${prefix}:request-log:records`,
+    requestLogStream,
+    accountRequestLogStream: (accountId) => requestLogStream(usageShard(accountId)),
+    legacyRequestLogStream: () => `${prefix}:request-log:records`,
     requestLogWrittenChannel: () => `${prefix}:chan:request-log-written`,
     account: (accountId) => `${account(accountId)}:account`,
     accountLeases: (accountId) => `${account(accountId)}:leases`,

@@ -251,6 +251,8 @@ async function serve(scope: InferenceScope, route: ServedRoute, path: string, qu
     const ending = await runRelay(plan, res, deps, services);
     facts.warnings = plan.warnings;
     if (ending.kind === 'settle' && ending.charge.usage) noteCharge(res, ending.charge.usage);
+    // A whole answer's record rides in its settlement (built then, with the usage just noted).
+    if (ending.kind === 'settle' && ending.deliver) ending.rider = locals(res).riderAtSettlement;
     return ending;
   }, (admitted) => { markTrace(res, 'admitted'); locals(res).accountingHeaders = admitted.headers(); });
   endHandlerTrace(res, 'settled'); // a whole answer was settled before it was written (marked there)

@@ -63,6 +63,9 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
   }
   markTrace(res, 'translated');
   const charge = relayCharge(plan, usage, call.account.id, 'ok');
+  // Before the settlement: the request record riding in it holds the kept answer.
+  const facts = locals(res).facts;
+  if (facts?.keepBodies) facts.responseBody = body;
   return {
     kind: 'end',
     ending: {
@@ -76,8 +79,6 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
         if (warnings) res.setHeader('x-gateway-warnings', warnings);
         reportWarnings(plan, deps);
         if (contentType) res.setHeader('content-type', contentType);
-        const facts = locals(res).facts;
-        if (facts?.keepBodies) facts.responseBody = body;
         sendJsonText(res, 200, body);
         markTrace(res, 'written');
       },

@@ -1,24 +1,31 @@
 /**
- * The API side of the request log (issue 22). When a response is about to send its last byte, the
- * record of a request whose key authenticated is appended to Redis first (so a process killed right
- * after answering loses none, see records-before-end.ts), held by a durable stream producer (the
- * same machinery as usage events: kept in memory until the request-log worker confirms it in
- * PostgreSQL, appended again if Redis loses it). A streamed answer (settled after its end) gets a
- * provisional record there, and its final record when the response closes (appended off the request
- * path, coalesced), which replaces it in PostgreSQL. Requests refused before authentication are only
+ * The API side of the request log (issue 22). A request whose key authenticated has its record in
+ * Redis before its answer's last byte leaves (so a process killed right after answering loses none):
+ * a whole paid answer's record rides in its settlement's script call, just before it is sent
+ * (`riderAtSettlement`, no round trip of its own); any other answer's is appended when its last byte
+ * is about to leave, which is held back until then (records-before-end.ts). Either way the record is
+ * held by a durable stream producer (the same machinery as usage events: kept in memory until the
+ * request-log worker confirms it in PostgreSQL, appended again if Redis loses it), in its account's
+ * shard of the request-log stream. A streamed answer (settled after its end) gets a provisional record
+ * at its end, and its final record when the response closes (appended off the request path,
+ * coalesced), which replaces it in PostgreSQL. Requests refused before authentication are only
  * counted (`gateway_unauthenticated_requests_total`). Nothing here touches money.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finalRecordIds } from '../db/repositories/request-records';
 import type { Dependencies } from '../dependencies';
-import type { RequestEndHold, RequestObserver, RequestTiming } from '../http/access-log';
+import type { RequestEndHold, RequestObserver, RequestSettlementRider, RequestTiming } from '../http/access-log';
 import { locals, type RequestFacts } from '../http/request-context';
-import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer } from '../redis/durable-stream-producer';
+import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer, type HeldEvent } from '../redis/durable-stream-producer';
 import { createRecordsBeforeEnd } from './records-before-end';
 import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
 import type { RequestBodies, RequestRecord } from './request-record';
 
-/** Given to the access log: `onClose` records the request when its response closes; `holdEnd` puts the record in Redis before the answer's last byte leaves. */
+/**
+ * Given to the access log: `onClose` records the request when its response closes; `holdEnd` puts the
+ * record in Redis before the answer's last byte leaves; `riderAtSettlement` gives a whole answer's
+ * record to its settlement instead.
+ */
 export interface RequestLog extends RequestObserver {
   /** Absent when the request log is off (`REQUEST_LOG_ENABLED=false`): no connection, no subscription. */
   producer?: DurableStreamProducer<RequestRecord>;
@@ -71,7 +78,7 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
   const settings = deps.config.requestLog;
   const producer = !settings.enabled ? undefined : createDurableStreamProducer<RequestRecord>(deps, {
     name: 'request-log-producer',
-    streamOf: () => deps.redisKeys.requestLogStream(),
+    streamOf: (record) => deps.redisKeys.accountRequestLogStream(record.accountId),
     channel: deps.redisKeys.requestLogWrittenChannel(),
     batchEntries: true,
     // Records wait up to 5 ms to share one append (they are held in memory either way).
@@ -94,34 +101,91 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     };
   };
 
-  const beforeEnd = producer && createRecordsBeforeEnd(deps.redis, () => deps.redisKeys.requestLogStream(), (error, records) => {
+  const beforeEnd = producer && createRecordsBeforeEnd(deps.redis, (error, records) => {
     deps.logger.warn({ err: error, records }, 'request records not appended before their answers ended; kept in memory and appended later');
   });
-  // Responses whose complete record went before their end: nothing more is recorded at their close.
-  const recordedAtEnd = new WeakSet<ServerResponse>();
+  // Responses whose complete record is held by the producer (at settlement or at the end): nothing more is recorded at their close.
+  const recorded = new WeakSet<ServerResponse>();
+  // Records built at settlement whose script did not append them: appended at the end as any other, or by the producer at the close.
+  const unridden = new WeakMap<ServerResponse, HeldEvent>();
+
+  /** Redis got the held record before this end (with the settlement), or gets it now, the end held until then. */
+  const holdRecorded = (res: ServerResponse, release: () => void): boolean => {
+    const held = unridden.get(res);
+    if (!held) return false;
+    unridden.delete(res);
+    const stream = deps.redisKeys.accountRequestLogStream(locals(res).facts!.accountId);
+    if (beforeEnd?.ready() && beforeEnd.hold(stream, held.payload, release, held)) return true;
+    held.notAppended();
+    return false;
+  };
+
   const holdEnd: RequestEndHold = (res, timing, release) => {
+    if (recorded.has(res)) return holdRecorded(res, release);
     const facts = locals(res).facts;
     if (!facts || !producer || !beforeEnd?.ready()) return false;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
       // The status line leaves with this end when nothing was sent yet: its time is now.
       record.ttfbMs ??= timing.durationMs;
+      const stream = deps.redisKeys.accountRequestLogStream(facts.accountId);
       // A stream is settled (and its kept answer assembled) after its end: a final record follows at the close.
       if (facts.stream === true) {
         record.provisional = true;
-        return beforeEnd.hold(JSON.stringify(record), release);
+        return beforeEnd.hold(stream, JSON.stringify(record), release);
       }
       if (facts.keepBodies) record.bodies = bodiesOf(facts);
       const held = producer.hold(record);
       if (!held) return false;
-      recordedAtEnd.add(res);
+      recorded.add(res);
       // Once appended, the producer sheds the kept bodies (shedAfterAppend), as after its own appends.
-      if (beforeEnd.hold(held.payload, release, held)) return true;
+      if (beforeEnd.hold(stream, held.payload, release, held)) return true;
       held.notAppended();
       return false;
     } catch (error) {
       deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at the end of the answer');
       return false;
+    }
+  };
+
+  /**
+   * A whole answer, settled and about to be sent in full (its status line, body and end leave
+   * together right after): its complete record as of now rides in the settlement's script call.
+   * It is final: if the client has gone meanwhile, the call was billed as answered and is recorded
+   * so (nothing built at the close replaces it, as for a record appended at the end).
+   */
+  const riderAtSettlement: RequestSettlementRider = (res, timing) => {
+    const facts = locals(res).facts;
+    if (!facts || !producer || facts.stream === true) return undefined;
+    try {
+      const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
+      record.ttfbMs ??= timing.durationMs;
+      if (facts.keepBodies) record.bodies = bodiesOf(facts);
+      const held = producer.hold(record);
+      if (!held) return undefined;
+      recorded.add(res);
+      let told = false;
+      const notAppended = () => {
+        if (told) return;
+        told = true;
+        // Not yet handed to the producer: the end appends it before the last byte, as any other (holdRecorded).
+        unridden.set(res, held);
+        if (res.writableEnded || res.destroyed) holdRecorded(res, () => undefined);
+      };
+      return {
+        stream: deps.redisKeys.accountRequestLogStream(facts.accountId),
+        payload: `[${held.payload}]`,
+        appended: (entryId) => {
+          if (told) return;
+          if (entryId === '') return notAppended();
+          told = true;
+          held.appended(entryId);
+        },
+        notAppended,
+      };
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at settlement');
+      return undefined;
     }
   };
 
@@ -131,7 +195,13 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
       if (res.statusCode === 401) deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
       return;
     }
-    if (!producer || recordedAtEnd.has(res)) return;
+    if (!producer) return;
+    if (recorded.has(res)) {
+      // Built at settlement, not appended, and the answer never ended: the producer appends it.
+      unridden.get(res)?.notAppended();
+      unridden.delete(res);
+      return;
+    }
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing);
       if (facts.keepBodies) record.bodies = bodiesOf(facts);
@@ -141,5 +211,11 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     }
   };
 
-  return { onClose, holdEnd: beforeEnd ? holdEnd : undefined, producer, close: async () => { await producer?.close(); } };
+  return {
+    onClose,
+    holdEnd: beforeEnd ? holdEnd : undefined,
+    riderAtSettlement: producer ? riderAtSettlement : undefined,
+    producer,
+    close: async () => { await producer?.close(); },
+  };
 }

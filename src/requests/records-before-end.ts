@@ -1,9 +1,10 @@
 /**
  * A request's record reaches Redis before its answer's last byte leaves (issue 22: "a process killed
  * after answering loses no record"). When a response ends, the request log builds the record as
- * known then and the end is held back until the record is in the request-log stream. Records
- * ending in the same event-loop tick share one append (one entry holding their batch, as the
- * durable producer writes them).
+ * known then and the end is held back until the record is in its account's request-log stream.
+ * Records ending in the same event-loop tick share one append per stream (one entry holding their
+ * batch, as the durable producer writes them). A whole paid answer's record does not come here: it
+ * rode in its settlement (see create-request-log.ts).
  *
  * Two kinds: a record already complete at the end (most answers) is held by the durable producer
  * (kept in memory until written; appended by the producer itself if this append fails) and no other
@@ -15,8 +16,10 @@
  */
 import type Redis from 'ioredis';
 import type { HeldEvent } from '../redis/durable-stream-producer';
+import { groupBy } from '../redis/keys';
 
 interface Waiting {
+  stream: string;
   /** The record as JSON. */
   payload: string;
   release: () => void;
@@ -25,19 +28,25 @@ interface Waiting {
 }
 
 export interface RecordsBeforeEnd {
-  /** Appends the record, then calls `release`; false when Redis is not ready (the caller releases at once). */
-  hold(payload: string, release: () => void, held?: HeldEvent): boolean;
+  /** Appends the record to `stream`, then calls `release`; false when Redis is not ready (the caller releases at once). */
+  hold(stream: string, payload: string, release: () => void, held?: HeldEvent): boolean;
   ready(): boolean;
 }
 
 export function createRecordsBeforeEnd(
-  redis: Redis, stream: () => string, onFailure: (error: unknown, records: number) => void, timeoutMs = 250,
+  redis: Redis, onFailure: (error: unknown, records: number) => void, timeoutMs = 250,
 ): RecordsBeforeEnd {
   let waiting: Waiting[] = [];
 
-  const append = () => {
+  const appendAll = () => {
     const batch = waiting;
     waiting = [];
+    // One stream (one account shard) is the usual case: skip the grouping.
+    if (batch.every((item) => item.stream === batch[0]!.stream)) append(batch[0]!.stream, batch);
+    else for (const [stream, group] of groupBy(batch, (item) => item.stream)) append(stream, group);
+  };
+
+  const append = (stream: string, batch: Waiting[]) => {
     let settled = false;
     const settle = (entryId: string | undefined) => {
       if (settled) return;
@@ -55,7 +64,7 @@ export function createRecordsBeforeEnd(
       settle(undefined);
     }, timeoutMs);
     timer.unref();
-    redis.xadd(stream(), '*', 'b', `[${batch.map((item) => item.payload).join(',')}]`).then(
+    redis.xadd(stream, '*', 'b', `[${batch.map((item) => item.payload).join(',')}]`).then(
       (entryId) => settle(entryId === null ? undefined : String(entryId)),
       (error: unknown) => {
         onFailure(error, batch.length);
@@ -66,10 +75,10 @@ export function createRecordsBeforeEnd(
 
   return {
     ready: () => redis.status === 'ready',
-    hold(payload, release, held) {
+    hold(stream, payload, release, held) {
       if (redis.status !== 'ready') return false;
-      if (waiting.length === 0) setImmediate(append);
-      waiting.push({ payload, release, held });
+      if (waiting.length === 0) setImmediate(appendAll);
+      waiting.push({ stream, payload, release, held });
       return true;
     },
   };

@@ -214,9 +214,10 @@ describe('session affinity keeps prompt caches warm', () => {
       await response.text();
       perRequest.push(writes() - before);
     }
-    // Admission's script with the session's GETEX, then settlement, then the request record appended
-    // before the answer's last byte (docs/request-log.md); the session stays put, so no SET.
+    // Admission's script with the session's GETEX, then settlement, which also appends the request
+    // record of this whole answer (docs/request-log.md: no append of its own before the last byte);
+    // the session stays put, so no SET.
     // (Background commands on the connection can only add writes: the least is the request's own.)
-    expect(Math.min(...perRequest.slice(1))).toBe(3);
+    expect(Math.min(...perRequest.slice(1))).toBe(2);
   });
 });

@@ -2,14 +2,15 @@
  * The gateway on a Redis Cluster of its own (3 masters, 3 replicas): the API and a worker (billing,
  * maintenance: BullMQ) as separate processes configured by REDIS_CLUSTER_NODES. Mixed load is billed
  * exactly (settlement's script and every MULTI stay in one slot); then the master serving the test
- * account's slot is SIGKILLed under load and its replica takes over.
+ * account's slot is SIGKILLed under load and its replica takes over. Every request of the load is in the
+ * request log (whole answers' records ride in the settlement script, so its keys share the slot too).
  */
 import Redis from 'ioredis';
 import { createRedisKeys } from '../../src/redis/keys';
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
 import { ask, cpuSeconds, startOwnCluster } from './redis-servers';
-import { expectBilledExactly, expectBullMqWorks, expectExactnessSuite, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+import { expectBilledExactly, expectBullMqWorks, expectRecordedExactly, expectExactnessSuite, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
 
 jest.setTimeout(120_000);
 
@@ -54,6 +55,7 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
     // Sizing (docs/operations.md): the CPU the master of this account's shard spends per request.
     const shardMaster = await cluster.masterOfSlot(await slotOfAccount());
     const cpuBefore = await cpuSeconds(shardMaster.port);
+    const sinceMs = Date.now();
     const tally = newTally();
     const traffic = mixedLoad(world, tally, 6);
     await sleep(4_000);
@@ -64,6 +66,7 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
     const delivered = tally.byStatus[200] ?? 0;
     expect(delivered).toBe(tally.requests);
     await expectBilledExactly(world, before, delivered);
+    await expectRecordedExactly(world, sinceMs, tally.requests);
     printFigures('cluster exactness', { requests: tally.requests, perSecond: Math.round(tally.requests / 4),
       shardMasterCpuUsPerRequest: Math.round(cpuPerRequestUs), shardCeilingPerSecond: Math.round(1e6 / cpuPerRequestUs) });
   });

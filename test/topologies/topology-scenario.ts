@@ -53,6 +53,19 @@ export async function expectBilledExactly(world: ChaosWorld, before: LedgerFigur
   return { figures: settled, writtenAfterMs: afterMs };
 }
 
+/**
+ * Every request of the account since `sinceMs` has its final record in PostgreSQL: a whole answer's
+ * rode in its settlement script (its keys in the account's slot), the rest were appended to the
+ * account's shard stream; the request-log worker reads every shard.
+ */
+export async function expectRecordedExactly(world: ChaosWorld, sinceMs: number, requests: number, timeoutMs = 25_000): Promise<void> {
+  const count = async () => Number((await world.db.query<{ n: string }>(
+    'SELECT count(*) AS n FROM request_records WHERE account_id = $1 AND created_at >= $2 AND NOT provisional',
+    [world.accountId, new Date(sinceMs)])).rows[0]!.n);
+  await eventually('every request recorded', count, (n) => n >= requests, timeoutMs);
+  expect(await count()).toBe(requests);
+}
+
 const UNAVAILABLE_SHAPE: Record<CallSurface, object> = {
   messages: { type: 'error', error: { type: 'overloaded_error' } },
   chat: { error: { type: 'api_error', code: 'api_error' } },

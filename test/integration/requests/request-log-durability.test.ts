@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequestLog, type RequestLog } from '../../../src/requests/create-request-log';
 import { createRecordsBeforeEnd } from '../../../src/requests/records-before-end';
+import { USAGE_SHARDS } from '../../../src/redis/keys';
 import type { RequestRecord } from '../../../src/requests/request-record';
 import { REQUEST_LOG_GROUP, startRequestLogWorker } from '../../../workers/request-log-worker';
 import { writeRequestRecords } from '../../../workers/write-request-records';
@@ -43,7 +44,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     for (const item of records) log.producer!.submit(item);
     expect(await log.producer!.flush()).toBe(true);
     // A worker reads them and dies before writing (nothing acknowledged).
-    const stream = deps.redisKeys.requestLogStream();
+    const stream = deps.redisKeys.accountRequestLogStream(1);
     await deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM').catch(() => undefined);
     const taken = await deps.redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, 'dead-worker', 'COUNT', 1000, 'STREAMS', stream, '>') as unknown[];
     expect(taken).toHaveLength(1);
@@ -65,7 +66,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     const records = Array.from({ length: 20 }, () => record());
     for (const item of records) log.producer!.submit(item);
     expect(await log.producer!.flush()).toBe(true);
-    await deps.redis.del(deps.redisKeys.requestLogStream()); // what a flush does to this tenant's stream
+    await deps.redis.del(deps.redisKeys.accountRequestLogStream(1)); // what a flush does to this tenant's stream
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
       expect(await log.producer!.drain(30_000)).toBe(true);
@@ -73,6 +74,30 @@ describe('request records survive a dead worker and a Redis that lost them', () 
       await worker.close();
     }
     expect(await written(records.map((item) => item.requestId))).toHaveLength(records.length);
+  });
+
+  it('records of every shard are written, and those left in the unsharded stream of an older release too; that stream is deleted once drained', async () => {
+    const sharded = [record({ accountId: 1 }), record({ accountId: 2 }), record({ accountId: 1 + USAGE_SHARDS })];
+    for (const item of sharded) log.producer!.submit(item);
+    expect(await log.producer!.flush()).toBe(true);
+    expect(await deps.redis.xlen(deps.redisKeys.accountRequestLogStream(2))).toBe(1);
+    // An older API process appended to the single stream (an upgrade with records in flight).
+    const legacy = deps.redisKeys.legacyRequestLogStream();
+    const old = [record(), record()];
+    await deps.redis.xadd(legacy, '*', 'b', JSON.stringify(old));
+    const worker = await startRequestLogWorker(deps, { claimIdleMs: 2_000, blockMs: 100, lingerMs: 0 });
+    try {
+      const ids = [...sharded, ...old].map((item) => item.requestId);
+      await eventually('every record', () => written(ids), (found) => found.length === ids.length);
+      // Checked again with each claim round (every second here): drained, so deleted.
+      await eventually('the unsharded stream gone', () => deps.redis.exists(legacy), (exists) => exists === 0);
+      // An older process still appending recreates it: read again.
+      const late = record();
+      await deps.redis.xadd(legacy, '*', 'b', JSON.stringify([late]));
+      await eventually('the late record', () => written([late.requestId]), (found) => found.length === 1);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('a record from a day with no partition yet gets its partition', async () => {
@@ -120,7 +145,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     expect(await log.producer!.flush()).toBe(true);
     // Redis loses the final record: the API process's check finds only the provisional row in
     // PostgreSQL, which does not count, so it appends its copy again.
-    await deps.redis.del(deps.redisKeys.requestLogStream());
+    await deps.redis.del(deps.redisKeys.accountRequestLogStream(1));
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
       expect(await log.producer!.drain(30_000)).toBe(true);
@@ -131,16 +156,16 @@ describe('request records survive a dead worker and a Redis that lost them', () 
   });
 
   it('an append before the end that fails still lets the answers end, and the producer appends the records itself', async () => {
-    const stream = deps.redisKeys.requestLogStream();
+    const stream = deps.redisKeys.accountRequestLogStream(1);
     // The stream's key holds a string: every XADD to it fails (WRONGTYPE).
     await deps.redis.del(stream);
     await deps.redis.set(stream, 'not a stream');
     const failures: number[] = [];
-    const beforeEnd = createRecordsBeforeEnd(deps.redis, () => stream, (_error, records) => failures.push(records));
+    const beforeEnd = createRecordsBeforeEnd(deps.redis, (_error, records) => failures.push(records));
     const records = [record(), record()];
     const released = await Promise.all(records.map((item) => new Promise<boolean>((resolve) => {
       const held = log.producer!.hold(item)!;
-      expect(beforeEnd.hold(held.payload, () => resolve(true), held)).toBe(true);
+      expect(beforeEnd.hold(stream, held.payload, () => resolve(true), held)).toBe(true);
     })));
     expect(released).toEqual([true, true]);
     expect(failures).toEqual([2]);

@@ -74,6 +74,31 @@ describe('the request log records every authenticated request', () => {
     expect(row.duration_ms).toBeGreaterThanOrEqual(row.ttfb_ms!);
   });
 
+  it('a whole answer whose settlement could not append its record: the record goes before the answer ends, or later, and is written', async () => {
+    const defaultGroup = (await findGroupId(gateway.deps.db, 'default'))!;
+    const accountId = await createAccount(gateway.deps.db, { name: 'unridden', tier: 'pro' });
+    await topUp(gateway.deps.db, accountId, 1_000_000_000, 'test');
+    const key = await keyIn(defaultGroup, accountId);
+    // The shard's request-log stream holds a string: the settlement's XADD of the record fails (and
+    // with it that settlement), then the append before the end, then the producer's until it is gone.
+    const stream = gateway.deps.redisKeys.accountRequestLogStream(accountId);
+    await gateway.deps.redis.del(stream);
+    await gateway.deps.redis.set(stream, 'not a stream');
+    let reply: Awaited<ReturnType<typeof chat>>;
+    try {
+      reply = await chat(key);
+      expect(reply.status).toBe(200);
+      // Held in memory only for now.
+      expect((await gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = $1', [reply.requestId])).rowCount).toBe(0);
+    } finally {
+      await gateway.deps.redis.del(stream);
+    }
+    // Built at settlement: the usage and cost of the answer.
+    const row = await record(reply.requestId);
+    expect(row).toMatchObject({ account_id: accountId, status: 200, outcome: 'ok', error_class: null });
+    expect(Number(row.cost_credits)).toBeGreaterThan(0);
+  });
+
   it('the gateway refusals, each with its status and class, free of charge', async () => {
     const defaultGroup = (await findGroupId(gateway.deps.db, 'default'))!;
     // A key whose 5-hour window is spent by its first call.

@@ -1,4 +1,4 @@
-import { ALL_USAGE_SHARDS, USAGE_SHARDS, byUsageShard, createRedisKeys, usageShard } from '../../../src/redis/keys';
+import { ALL_USAGE_SHARDS, USAGE_SHARDS, byUsageShard, createRedisKeys, sameHashTag, usageShard } from '../../../src/redis/keys';
 
 const hashTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
 
@@ -26,7 +26,13 @@ describe('Redis key names', () => {
       const tag = hashTag(keys.account(accountId));
       expect(hashTag(keys.accountUsageStream(accountId))).toBe(tag);
       expect(hashTag(keys.usageDeadLetters(usageShard(accountId)))).toBe(tag);
+      // A whole answer's request record rides in the settlement: its stream is of the same slot.
+      expect(hashTag(keys.accountRequestLogStream(accountId))).toBe(tag);
+      expect(sameHashTag(keys.accountRequestLogStream(accountId), keys.accountUsageStream(accountId))).toBe(true);
     }
+    expect(sameHashTag(keys.accountRequestLogStream(1), keys.accountUsageStream(2))).toBe(false);
+    expect(sameHashTag(keys.legacyRequestLogStream(), keys.legacyRequestLogStream())).toBe(false); // no tag
+    expect(new Set(ALL_USAGE_SHARDS.map((shard) => keys.requestLogStream(shard))).size).toBe(USAGE_SHARDS);
   });
 
   it('spreads accounts over a fixed number of shards, each account on one', () => {
