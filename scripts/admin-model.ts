@@ -28,13 +28,19 @@ function text(flags: Flags, name: string): string {
 
 function json(source: string, what: string): Record<string, unknown> {
   let parsed: unknown;
-  try { parsed = JSON.parse(source); } catch (error) { throw new ModelUsageError(`${what} is not JSON: ${(error as Error).message}`); }
+  try {
+    parsed = JSON.parse(source);
+  } catch (error) {
+    throw new ModelUsageError(`${what} is not JSON: ${(error as Error).message}`);
+  }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ModelUsageError(`${what} must be a JSON object`);
   return parsed as Record<string, unknown>;
 }
 
 export async function runModelCommand(
-  sub: string, flags: Flags, deps: { db: Pool; redis: Redis; redisKeys: RedisKeys },
+  sub: string,
+  flags: Flags,
+  deps: { db: Pool; redis: Redis; redisKeys: RedisKeys },
   print: (result: Record<string, unknown>, human: string) => void,
 ): Promise<void> {
   await seedCatalogIfEmpty(deps.db, DEFAULT_CATALOG);
@@ -43,7 +49,15 @@ export async function runModelCommand(
     switch (sub) {
       case 'list': {
         const models = await service.list();
-        print({ models }, models.map((m) => `${m.id}${m.retired ? ' (retired)' : ''}  family ${m.familyNumber}  ${m.protocols.join(',') || m.kind}${m.aliases?.length ? `  aliases: ${m.aliases.join(', ')}` : ''}`).join('\n'));
+        print(
+          { models },
+          models
+            .map(
+              (m) =>
+                `${m.id}${m.retired ? ' (retired)' : ''}  family ${m.familyNumber}  ${m.protocols.join(',') || m.kind}${m.aliases?.length ? `  aliases: ${m.aliases.join(', ')}` : ''}`,
+            )
+            .join('\n'),
+        );
         return;
       }
       case 'add': {

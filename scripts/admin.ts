@@ -14,8 +14,10 @@ const TOOL = 'npm run admin --';
 function overview(commands: AdminCommand[], heading: string): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
-    heading, '',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`), '',
+    heading,
+    '',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
     `Help on one command: ${TOOL} <command> --help. Every command takes --json (one JSON object out).`,
     'Configuration comes from the environment (DATABASE_URL, REDIS_URL, ENCRYPTION_KEY, HMAC_SECRET; see .env.example).',
   ].join('\n');
@@ -23,13 +25,35 @@ function overview(commands: AdminCommand[], heading: string): string {
 
 function commandHelp(command: AdminCommand): string {
   const flags = Object.entries(command.flags ?? {});
-  const usage = [TOOL, command.name, ...(command.args ?? []).map((a) => `<${a.name}>`),
-    ...flags.map(([name, spec]) => { const flag = `--${name}${spec.value ? ` ${spec.value}` : ''}`; return spec.required ? flag : `[${flag}]`; }), '[--json]'].join(' ');
-  const width = Math.max(8, ...flags.map(([name, spec]) => `--${name}${spec.value ? ` ${spec.value}` : ''}`.length), ...(command.args ?? []).map((a) => a.name.length + 2));
+  const usage = [
+    TOOL,
+    command.name,
+    ...(command.args ?? []).map((a) => `<${a.name}>`),
+    ...flags.map(([name, spec]) => {
+      const flag = `--${name}${spec.value ? ` ${spec.value}` : ''}`;
+      return spec.required ? flag : `[${flag}]`;
+    }),
+    '[--json]',
+  ].join(' ');
+  const width = Math.max(
+    8,
+    ...flags.map(([name, spec]) => `--${name}${spec.value ? ` ${spec.value}` : ''}`.length),
+    ...(command.args ?? []).map((a) => a.name.length + 2),
+  );
   return [
-    `${command.name}: ${command.summary}`, '', `usage: ${usage}`,
+    `${command.name}: ${command.summary}`,
+    '',
+    `usage: ${usage}`,
     ...((command.args ?? []).length ? ['', ...(command.args ?? []).map((a) => `  ${`<${a.name}>`.padEnd(width)}  ${a.help}`)] : []),
-    ...(flags.length ? ['', ...flags.map(([name, spec]) => `  ${`--${name}${spec.value ? ` ${spec.value}` : ''}`.padEnd(width)}  ${spec.required ? '(required) ' : ''}${spec.help}`)] : []),
+    ...(flags.length
+      ? [
+          '',
+          ...flags.map(
+            ([name, spec]) =>
+              `  ${`--${name}${spec.value ? ` ${spec.value}` : ''}`.padEnd(width)}  ${spec.required ? '(required) ' : ''}${spec.help}`,
+          ),
+        ]
+      : []),
     ...(command.notes?.length ? ['', ...command.notes] : []),
   ].join('\n');
 }
@@ -73,10 +97,13 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (error: Error) => {
-  const known = error instanceof UsageError || error instanceof AdminError || error instanceof ConfigError;
-  const message = known ? error.message : `admin: ${error.message.split('\n')[0]}`;
-  if (process.argv.includes('--json')) console.log(JSON.stringify({ error: message }));
-  else console.error(message);
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    const known = error instanceof UsageError || error instanceof AdminError || error instanceof ConfigError;
+    const message = known ? error.message : `admin: ${error.message.split('\n')[0]}`;
+    if (process.argv.includes('--json')) console.log(JSON.stringify({ error: message }));
+    else console.error(message);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

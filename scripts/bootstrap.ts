@@ -35,13 +35,19 @@ async function main(): Promise<void> {
     await seedCatalogIfEmpty(db, DEFAULT_CATALOG);
     const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
     const catalog = new Catalog(await loadCatalogModels(db));
-    const boot = await bootstrap(db, crypto, catalog, { simulatorUrl: config.sim.baseUrl, simulatorKey: config.sim.apiKey, apiKey: config.bootstrapApiKey });
+    const boot = await bootstrap(db, crypto, catalog, {
+      simulatorUrl: config.sim.baseUrl,
+      simulatorKey: config.sim.apiKey,
+      apiKey: config.bootstrapApiKey,
+    });
     if (boot.created) {
       console.log(`bootstrap: account ${boot.accountId} and key ${boot.keyId} in group default created`);
       if (!config.bootstrapApiKey) console.log(`bootstrap: first API key (shown once): ${boot.key}`);
-      console.log(config.sim.baseUrl
-        ? `bootstrap: upstream accounts point at the provider simulator (${config.sim.baseUrl}); connect a provider with: admin upstream add --provider …`
-        : 'bootstrap: no upstream accounts yet; connect a provider with: admin upstream add --provider …');
+      console.log(
+        config.sim.baseUrl
+          ? `bootstrap: upstream accounts point at the provider simulator (${config.sim.baseUrl}); connect a provider with: admin upstream add --provider …`
+          : 'bootstrap: no upstream accounts yet; connect a provider with: admin upstream add --provider …',
+      );
     } else {
       console.log('bootstrap: the database already has accounts; nothing created');
     }
@@ -60,14 +66,16 @@ async function main(): Promise<void> {
 async function refuseEmptyWithoutOperator(db: ReturnType<typeof createPool>, config: Config): Promise<void> {
   if (config.env !== 'production' || config.bootstrapOperator.password) return;
   if ((await findFirstAccountId(db)) !== undefined) return;
-  throw new ConfigError(['BOOTSTRAP_OPERATOR_PASSWORD: required in production on an empty database (the first operator console login, at least 12 characters; see .env.example); nothing created']);
+  throw new ConfigError([
+    'BOOTSTRAP_OPERATOR_PASSWORD: required in production on an empty database (the first operator console login, at least 12 characters; see .env.example); nothing created',
+  ]);
 }
 
 async function ensureOperator(db: ReturnType<typeof createPool>, operator: { email: string; password?: string }): Promise<string> {
   const email = operator.email.toLowerCase();
   if (await findConsoleUserByEmail(db, email)) return `bootstrap: operator login ${email} exists`;
   if (!operator.password) return 'bootstrap: no operator login (set BOOTSTRAP_OPERATOR_PASSWORD, or: admin user create --role operator)';
-  const accountId = (await findBootstrapKey(db))?.accountId ?? await findFirstAccountId(db);
+  const accountId = (await findBootstrapKey(db))?.accountId ?? (await findFirstAccountId(db));
   if (accountId === undefined) return 'bootstrap: no account to attach the operator login to';
   const userId = await createConsoleUser(db, { accountId, email, password: operator.password });
   await updateConsoleUserRole(db, userId, 'operator');

@@ -22,12 +22,19 @@ const STAMP = path.join(OUT_DIR, 'build-stamp.json');
 function sourceHash(inputs: string[]): string {
   const hash = createHash('sha256');
   for (const file of [...inputs, path.join(SOURCE_DIR, 'index.html'), __filename, path.join(ROOT, 'package-lock.json')]) {
-    hash.update(path.relative(ROOT, file)).update('\0').update(existsSync(file) ? readFileSync(file) : 'missing').update('\0');
+    hash
+      .update(path.relative(ROOT, file))
+      .update('\0')
+      .update(existsSync(file) ? readFileSync(file) : 'missing')
+      .update('\0');
   }
   return hash.digest('hex');
 }
 
-interface Stamp { hash: string; inputs: string[] }
+interface Stamp {
+  hash: string;
+  inputs: string[];
+}
 
 export async function buildConsole(): Promise<void> {
   rmSync(OUT_DIR, { recursive: true, force: true });
@@ -58,7 +65,10 @@ export async function buildConsole(): Promise<void> {
     .replace('<!--scripts-->', `<script type="module" src="/console/assets/${script}"></script>`);
   writeFileSync(path.join(OUT_DIR, 'index.html'), html);
   // esbuild names inputs relative to the working directory; node_modules are covered by the lock file.
-  const inputs = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules')).map((file) => path.resolve(file)).sort();
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((file) => !file.includes('node_modules'))
+    .map((file) => path.resolve(file))
+    .sort();
   const stamp: Stamp = { hash: sourceHash(inputs), inputs };
   writeFileSync(STAMP, JSON.stringify(stamp));
 }
@@ -81,8 +91,11 @@ export async function ensureConsoleBuilt(): Promise<'built' | 'fresh'> {
 
 if (require.main === module) {
   const started = Date.now();
-  buildConsole().then(() => console.log(`console built into ${path.relative(ROOT, OUT_DIR)} in ${Date.now() - started} ms`), (error: Error) => {
-    console.error(`console build failed: ${error.message}`);
-    process.exit(1);
-  });
+  buildConsole().then(
+    () => console.log(`console built into ${path.relative(ROOT, OUT_DIR)} in ${Date.now() - started} ms`),
+    (error: Error) => {
+      console.error(`console build failed: ${error.message}`);
+      process.exit(1);
+    },
+  );
 }

@@ -36,7 +36,11 @@ function fail(message: string): never {
 }
 
 function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping everything`);
@@ -51,11 +55,22 @@ async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 5_000);
-    child.once('exit', () => { clearTimeout(timer); resolve(); });
-  })));
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            resolve();
+          }, 5_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        }),
+    ),
+  );
   await embeddedS3?.close().catch(() => undefined);
   for (const service of localServices.reverse()) await service.stop().catch(() => undefined);
   process.exit(code);
@@ -67,7 +82,9 @@ async function waitFor(url: string, timeoutMs: number): Promise<boolean> {
     try {
       const response = await fetch(url);
       if (response.ok) return true;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return false;
@@ -79,14 +96,21 @@ async function reachable(config: Config): Promise<void> {
     const postgres = await ensurePostgres(config);
     if (postgres) localServices.push(postgres);
   } catch (error) {
-    fail(error instanceof LocalServiceError ? error.message
-      : `PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
+    fail(
+      error instanceof LocalServiceError
+        ? error.message
+        : `PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`,
+    );
   }
   try {
     const redis = await ensureRedis(config);
     if (redis) localServices.push(redis);
   } catch (error) {
-    fail(error instanceof LocalServiceError ? error.message : `Redis is not reachable at ${describeRedisTarget(config.redis)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`);
+    fail(
+      error instanceof LocalServiceError
+        ? error.message
+        : `Redis is not reachable at ${describeRedisTarget(config.redis)} (${(error as Error).message}). Start it: docker compose up -d postgres redis`,
+    );
   }
 }
 
@@ -108,8 +132,11 @@ async function main(): Promise<void> {
 
   const env: NodeJS.ProcessEnv = { ...process.env, SECRETS_FILE: path.resolve(ROOT, config.secretsFile) };
   if (!config.s3.endpoint) {
-    embeddedS3 = await startEmbeddedS3({ port: config.s3.embeddedPort, directory: path.resolve(ROOT, config.s3.embeddedDir), environment: config.env })
-      .catch((error: Error) => fail(error.message));
+    embeddedS3 = await startEmbeddedS3({
+      port: config.s3.embeddedPort,
+      directory: path.resolve(ROOT, config.s3.embeddedDir),
+      environment: config.env,
+    }).catch((error: Error) => fail(error.message));
     env.S3_ENDPOINT = embeddedS3.endpoint;
   }
   const simulatorUrl = config.sim.baseUrl ?? `http://127.0.0.1:${config.sim.port}`;
@@ -120,10 +147,16 @@ async function main(): Promise<void> {
 
   const db = createPool(config.databaseUrl, 2);
   const crypto = createSecretCrypto(config.encryptionKey, config.hmacSecret);
-  const boot = await bootstrap(db, crypto, new Catalog(DEFAULT_CATALOG), { simulatorUrl, simulatorKey: config.sim.apiKey, apiKey: config.bootstrapApiKey });
+  const boot = await bootstrap(db, crypto, new Catalog(DEFAULT_CATALOG), {
+    simulatorUrl,
+    simulatorKey: config.sim.apiKey,
+    apiKey: config.bootstrapApiKey,
+  });
   // The operator's own machine: show the bootstrap key again on later starts (decrypted from its reveal ciphertext).
   const bootstrapKey = await findBootstrapKey(db);
-  const key = boot.key ?? (bootstrapKey ? crypto.decrypt(bootstrapKey.secretEncrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
+  const key =
+    boot.key ??
+    (bootstrapKey ? crypto.decrypt(bootstrapKey.secretEncrypted) : '(no bootstrap key: create one with npm run admin -- key create)');
   const demoLogin = await ensureDemoLogin(db, { ...config.consoleDemo, secretsFile: path.resolve(ROOT, config.secretsFile) });
   await db.end();
 

@@ -10,8 +10,19 @@ import { z } from 'zod';
 
 const integer = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const bool = (fallback: boolean) =>
-  z.enum(['true', 'false', '1', '0', 'yes', 'no']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1' || v === 'yes');
-const csv = z.string().default('').transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const csv = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -26,7 +37,10 @@ const schema = z.object({
   EMBEDDED_POSTGRES_DIR: z.string().default('.local/postgres'),
   DATABASE_POOL_SIZE: integer(10),
   /** Optional: a read replica for the console's aggregates and listings (usage, daily usage, key windows, exports, the request log). */
-  DATABASE_READ_URL: z.string().refine((url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url), 'must be a postgres:// or postgresql:// URL').optional(),
+  DATABASE_READ_URL: z
+    .string()
+    .refine((url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url), 'must be a postgres:// or postgresql:// URL')
+    .optional(),
   /** One Redis server (default redis://127.0.0.1:6379, where `npm start` runs redis-server from the PATH when nothing answers). Set only one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES. */
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   /** Redis behind Sentinel: the sentinels as `host:port,…` (`rediss://host:port` for TLS), with REDIS_SENTINEL_NAME. */
@@ -39,7 +53,10 @@ const schema = z.object({
   /** Credentials of the Redis data nodes under Sentinel or Cluster (a REDIS_URL carries its own). */
   REDIS_USERNAME: z.string().optional(),
   REDIS_PASSWORD: z.string().optional(),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('gw'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('gw'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
   S3_BUCKET: z.string().default('gateway-media'),
@@ -48,7 +65,10 @@ const schema = z.object({
   EMBEDDED_S3_PORT: integer(4569),
   EMBEDDED_S3_DIR: z.string().default('.local/s3'),
   /** 32 bytes as 64 hex characters: AES-256-GCM key for key secrets and upstream credentials. */
-  ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
+    .optional(),
   /** HMAC-SHA256 secret for key lookup: at least 32 characters. */
   HMAC_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -103,7 +123,11 @@ const schema = z.object({
   CONSOLE_DEMO_EMAIL: z.string().email().default('demo@gateway.local'),
   CONSOLE_DEMO_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   /** How long an Idempotency-Key's answer is kept and replayed (docs/tasks.md). */
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 3600),
   /** Session affinity for prompt caching: a conversation's account is kept this long after its last request; 0 turns it off. */
   SESSION_AFFINITY_TTL_SECONDS: integer(300),
   /** On SIGTERM, how long running requests and streams may take to finish before they are cut. */
@@ -119,7 +143,11 @@ const schema = z.object({
   /** Days routing decision chains are kept. */
   ROUTING_DECISIONS_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
   /** Kept bodies are cut past this many bytes each (request, response). */
-  REQUEST_BODY_MAX_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  REQUEST_BODY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   /** Extra JSON paths redacted from kept bodies, e.g. `metadata.user_id,tools[].secret`. */
   REQUEST_BODY_REDACT_PATHS: csv,
 });
@@ -127,12 +155,23 @@ const schema = z.object({
 /** Every environment variable the gateway reads (documented one by one in .env.example). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
-export interface RedisNode { host: string; port: number }
+export interface RedisNode {
+  host: string;
+  port: number;
+}
 
 /** Where Redis is: one server, a primary found through Sentinel, or a cluster (docs/operations.md). */
 export type RedisTarget =
   | { kind: 'server'; url: string }
-  | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; sentinelPassword?: string; username?: string; password?: string; tls: boolean }
+  | {
+      kind: 'sentinel';
+      sentinels: RedisNode[];
+      name: string;
+      sentinelPassword?: string;
+      username?: string;
+      password?: string;
+      tls: boolean;
+    }
   | { kind: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
 
 export interface Config {
@@ -148,7 +187,15 @@ export interface Config {
   databasePoolSize: number;
   redis: RedisTarget;
   redisPrefix: string;
-  s3: { endpoint?: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string; embeddedPort: number; embeddedDir: string };
+  s3: {
+    endpoint?: string;
+    region: string;
+    bucket: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    embeddedPort: number;
+    embeddedDir: string;
+  };
   encryptionKey: Buffer;
   hmacSecret: string;
   logLevel: string;
@@ -158,7 +205,14 @@ export interface Config {
   secretsFile: string;
   consoleDemo: { email: string; password?: string };
   sim: { port: number; apiKey: string; baseUrl?: string };
-  upstream: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; cooldownMs: number; maxAttempts: number; connections: number };
+  upstream: {
+    connectTimeoutMs: number;
+    firstByteTimeoutMs: number;
+    idleTimeoutMs: number;
+    cooldownMs: number;
+    maxAttempts: number;
+    connections: number;
+  };
   streamKeepaliveMs: number;
   responsesWebSocketIdleMs: number;
   /** Issue 24: one request in N is traced by phase (0 = off). */
@@ -198,7 +252,10 @@ export class ConfigError extends Error {
   }
 }
 
-interface StoredSecrets { encryptionKey: string; hmacSecret: string }
+interface StoredSecrets {
+  encryptionKey: string;
+  hmacSecret: string;
+}
 
 function developmentSecrets(file: string, warnings: string[]): StoredSecrets {
   const full = path.resolve(file);
@@ -215,7 +272,10 @@ function developmentSecrets(file: string, warnings: string[]): StoredSecrets {
 
 /** `host:port,…` (each optionally `redis://` or `rediss://`); every entry must use the same scheme. */
 function parseRedisNodes(variable: string, value: string, problems: string[]): { nodes: RedisNode[]; tls: boolean } {
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const schemes = new Set<string>();
   const nodes: RedisNode[] = [];
   for (const entry of entries) {
@@ -233,25 +293,50 @@ function parseRedisNodes(variable: string, value: string, problems: string[]): {
   return { nodes, tls: schemes.has('rediss') };
 }
 
-type RedisEnv = Pick<z.infer<typeof schema>, 'REDIS_URL' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_CLUSTER_NODES' | 'REDIS_USERNAME' | 'REDIS_PASSWORD'>;
+type RedisEnv = Pick<
+  z.infer<typeof schema>,
+  | 'REDIS_URL'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_NAME'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_CLUSTER_NODES'
+  | 'REDIS_USERNAME'
+  | 'REDIS_PASSWORD'
+>;
 
 /** The Redis topology; `urlGiven`: REDIS_URL was set (not defaulted). Throws ConfigError naming the variable. */
 function redisTarget(e: RedisEnv, urlGiven: boolean): RedisTarget {
-  const chosen = [urlGiven && 'REDIS_URL', e.REDIS_SENTINELS !== undefined && 'REDIS_SENTINELS', e.REDIS_CLUSTER_NODES !== undefined && 'REDIS_CLUSTER_NODES'].filter(Boolean);
-  if (chosen.length > 1) throw new ConfigError([`${chosen[1]}: set only one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES (found ${chosen.join(' and ')})`]);
+  const chosen = [
+    urlGiven && 'REDIS_URL',
+    e.REDIS_SENTINELS !== undefined && 'REDIS_SENTINELS',
+    e.REDIS_CLUSTER_NODES !== undefined && 'REDIS_CLUSTER_NODES',
+  ].filter(Boolean);
+  if (chosen.length > 1)
+    throw new ConfigError([
+      `${chosen[1]}: set only one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES (found ${chosen.join(' and ')})`,
+    ]);
   const problems: string[] = [];
   const auth = { username: e.REDIS_USERNAME, password: e.REDIS_PASSWORD };
   let target: RedisTarget = { kind: 'server', url: e.REDIS_URL };
   if (e.REDIS_SENTINELS !== undefined) {
     const { nodes, tls } = parseRedisNodes('REDIS_SENTINELS', e.REDIS_SENTINELS, problems);
-    if (e.REDIS_SENTINEL_NAME === undefined) problems.push('REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the name of the monitored primary)');
-    target = { kind: 'sentinel', sentinels: nodes, name: e.REDIS_SENTINEL_NAME ?? '', sentinelPassword: e.REDIS_SENTINEL_PASSWORD, ...auth, tls };
+    if (e.REDIS_SENTINEL_NAME === undefined)
+      problems.push('REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the name of the monitored primary)');
+    target = {
+      kind: 'sentinel',
+      sentinels: nodes,
+      name: e.REDIS_SENTINEL_NAME ?? '',
+      sentinelPassword: e.REDIS_SENTINEL_PASSWORD,
+      ...auth,
+      tls,
+    };
   } else if (e.REDIS_CLUSTER_NODES !== undefined) {
     const { nodes, tls } = parseRedisNodes('REDIS_CLUSTER_NODES', e.REDIS_CLUSTER_NODES, problems);
     target = { kind: 'cluster', nodes, ...auth, tls };
   } else {
     for (const name of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD', 'REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
-      if (e[name] !== undefined) problems.push(`${name}: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (put a single server's credentials in REDIS_URL)`);
+      if (e[name] !== undefined)
+        problems.push(`${name}: only used with REDIS_SENTINELS or REDIS_CLUSTER_NODES (put a single server's credentials in REDIS_URL)`);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -274,7 +359,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (encryptionKey === undefined || hmacSecret === undefined) {
     if (e.NODE_ENV === 'production') {
       const missing = [encryptionKey === undefined ? 'ENCRYPTION_KEY' : '', hmacSecret === undefined ? 'HMAC_SECRET' : ''].filter(Boolean);
-      throw new ConfigError(missing.map((name) => `${name}: required in production (${name === 'ENCRYPTION_KEY' ? '64 hex characters: openssl rand -hex 32' : 'at least 32 characters: openssl rand -hex 32'}; see .env.example)`));
+      throw new ConfigError(
+        missing.map(
+          (name) =>
+            `${name}: required in production (${name === 'ENCRYPTION_KEY' ? '64 hex characters: openssl rand -hex 32' : 'at least 32 characters: openssl rand -hex 32'}; see .env.example)`,
+        ),
+      );
     }
     const secrets = developmentSecrets(e.SECRETS_FILE, warnings);
     encryptionKey ??= secrets.encryptionKey;
@@ -292,8 +382,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redis,
     redisPrefix: e.REDIS_PREFIX,
     s3: {
-      endpoint: e.S3_ENDPOINT, region: e.S3_REGION, bucket: e.S3_BUCKET, accessKeyId: e.S3_ACCESS_KEY_ID,
-      secretAccessKey: e.S3_SECRET_ACCESS_KEY, embeddedPort: e.EMBEDDED_S3_PORT, embeddedDir: e.EMBEDDED_S3_DIR,
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      bucket: e.S3_BUCKET,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      embeddedPort: e.EMBEDDED_S3_PORT,
+      embeddedDir: e.EMBEDDED_S3_DIR,
     },
     encryptionKey: Buffer.from(encryptionKey, 'hex'),
     hmacSecret,
@@ -305,8 +400,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleDemo: { email: e.CONSOLE_DEMO_EMAIL, password: e.CONSOLE_DEMO_PASSWORD },
     sim: { port: e.SIM_PORT, apiKey: e.SIM_API_KEY, baseUrl: e.SIM_BASE_URL },
     upstream: {
-      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS, firstByteTimeoutMs: e.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-      idleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS, cooldownMs: e.UPSTREAM_COOLDOWN_MS, maxAttempts: e.UPSTREAM_MAX_ATTEMPTS,
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteTimeoutMs: e.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleTimeoutMs: e.UPSTREAM_IDLE_TIMEOUT_MS,
+      cooldownMs: e.UPSTREAM_COOLDOWN_MS,
+      maxAttempts: e.UPSTREAM_MAX_ATTEMPTS,
       connections: e.UPSTREAM_MAX_CONNECTIONS,
     },
     streamKeepaliveMs: e.STREAM_KEEPALIVE_MS,
@@ -317,8 +415,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     leaseTtlMs: e.LEASE_TTL_MS,
     imageFetch: { allowPrivate: e.IMAGE_FETCH_ALLOW_PRIVATE, maxBytes: e.IMAGE_FETCH_MAX_BYTES, timeoutMs: e.IMAGE_FETCH_TIMEOUT_MS },
-    worker: { queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance', 'webhooks'], concurrency: e.WORKER_CONCURRENCY },
-    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, timeoutMs: e.WEBHOOK_TIMEOUT_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, deliveriesRetentionDays: e.WEBHOOK_DELIVERIES_RETENTION_DAYS },
+    worker: {
+      queues: e.WORKER_QUEUES.length > 0 ? e.WORKER_QUEUES : ['tasks', 'billing', 'maintenance', 'webhooks'],
+      concurrency: e.WORKER_CONCURRENCY,
+    },
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      backoffMs: e.WEBHOOK_BACKOFF_MS,
+      deliveriesRetentionDays: e.WEBHOOK_DELIVERIES_RETENTION_DAYS,
+    },
     alertEvaluateEveryMs: e.ALERT_EVALUATE_EVERY_MS,
     taskDeadlineMs: e.TASK_DEADLINE_MS,
     billingClaimIdleMs: e.BILLING_CLAIM_IDLE_MS,

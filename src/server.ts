@@ -53,23 +53,28 @@ function stopOnSignals(api: Awaited<ReturnType<typeof startApiServer>>): void {
     if (stopping) process.exit(1);
     stopping = true;
     api.deps.logger.info({ signal }, 'draining: no new connections, waiting for requests in flight');
-    api.close().then((result) => {
-      if (result.cut > 0) api.deps.logger.warn({ cut: result.cut }, 'grace period over: cut requests still running');
-      api.deps.logger.info('API stopped');
-      process.exit(0);
-    }, (error: unknown) => {
-      api.deps.logger.error({ err: error }, 'API stop failed');
-      process.exit(1);
-    });
+    api.close().then(
+      (result) => {
+        if (result.cut > 0) api.deps.logger.warn({ cut: result.cut }, 'grace period over: cut requests still running');
+        api.deps.logger.info('API stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        api.deps.logger.error({ err: error }, 'API stop failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
 
 if (require.main === module) {
-  startApiServer().then(stopOnSignals).catch((error: unknown) => {
-    if (error instanceof ConfigError || error instanceof ServiceUnreachableError) console.error(error.message);
-    else console.error('API failed to start:', error);
-    process.exit(1);
-  });
+  startApiServer()
+    .then(stopOnSignals)
+    .catch((error: unknown) => {
+      if (error instanceof ConfigError || error instanceof ServiceUnreachableError) console.error(error.message);
+      else console.error('API failed to start:', error);
+      process.exit(1);
+    });
 }

@@ -31,9 +31,13 @@ export function createServices(deps: Dependencies): Services {
   const upstreamClient = createUpstreamClient(deps.config.upstream);
   const health = createUpstreamHealth(deps);
   const upstreams = createUpstreamDirectory({
-    db: deps.db, crypto: deps.crypto, clock: deps.clock, health,
+    db: deps.db,
+    crypto: deps.crypto,
+    clock: deps.clock,
+    health,
     changes: {
-      subscriber: deps.subscriber, channel: deps.redisKeys.upstreamsChangedChannel(),
+      subscriber: deps.subscriber,
+      channel: deps.redisKeys.upstreamsChangedChannel(),
       onError: (error) => deps.logger.warn({ err: error }, 'upstream list refresh failed; keeping the previous list'),
     },
   });

@@ -17,18 +17,33 @@ export interface UnsettledEvents {
   failed: Set<string>;
 }
 
-async function readStream(deps: Pick<Dependencies, 'redis'>, stream: string, into: Map<string, UnsettledCharge>, onEvent?: (requestId: string) => void): Promise<void> {
+async function readStream(
+  deps: Pick<Dependencies, 'redis'>,
+  stream: string,
+  into: Map<string, UnsettledCharge>,
+  onEvent?: (requestId: string) => void,
+): Promise<void> {
   let start = '-';
   for (;;) {
     const page = await deps.redis.xrange(stream, start, '+', 'COUNT', PAGE);
     for (const [, fields] of page) {
       const at = fields.indexOf('e');
       let parsed: ReturnType<typeof parseUsageEvent> | undefined;
-      try { parsed = at < 0 ? undefined : parseUsageEvent(JSON.parse(fields[at + 1] ?? '')); } catch { parsed = undefined; }
+      try {
+        parsed = at < 0 ? undefined : parseUsageEvent(JSON.parse(fields[at + 1] ?? ''));
+      } catch {
+        parsed = undefined;
+      }
       // A malformed event was never charged by the worker and never will be: nothing to expect.
       if (!parsed || 'error' in parsed) continue;
       const { event } = parsed;
-      into.set(event.requestId, { requestId: event.requestId, accountId: event.accountId, apiKeyId: event.apiKeyId, credits: event.credits, startedAt: event.startedAt });
+      into.set(event.requestId, {
+        requestId: event.requestId,
+        accountId: event.accountId,
+        apiKeyId: event.apiKeyId,
+        credits: event.credits,
+        startedAt: event.startedAt,
+      });
       onEvent?.(event.requestId);
     }
     if (page.length < PAGE) return;

@@ -55,7 +55,9 @@ function isPermanent(error: unknown): boolean {
   return typeof code === 'string' && PERMANENT_PG_CODES.has(code);
 }
 
-interface Entry extends StreamEntry { shard: number }
+interface Entry extends StreamEntry {
+  shard: number;
+}
 
 /** A shard's `[id, [field, value, …]]` rows of XREADGROUP / XAUTOCLAIM, each entry marked with its shard. */
 function toEntries(shard: number, rows: unknown): Entry[] {
@@ -94,7 +96,10 @@ class UsageSettler {
   private ownPendingUnknown = false;
   private done: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: WorkerDependencies, private readonly options: BillingWorkerOptions) {
+  constructor(
+    private readonly deps: WorkerDependencies,
+    private readonly options: BillingWorkerOptions,
+  ) {
     this.logger = deps.logger.child({ component: 'billing-worker' });
     this.channel = deps.redisKeys.billingSettledChannel();
     this.maxBatch = options.maxBatch ?? options.concurrency;
@@ -114,13 +119,15 @@ class UsageSettler {
   }
 
   private ensureGroups(): Promise<void[]> {
-    return Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-      try {
-        await this.deps.redis.xgroup('CREATE', this.deps.redisKeys.usageStream(shard), BILLING_GROUP, '0', 'MKSTREAM');
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
-      }
-    }));
+    return Promise.all(
+      ALL_USAGE_SHARDS.map(async (shard) => {
+        try {
+          await this.deps.redis.xgroup('CREATE', this.deps.redisKeys.usageStream(shard), BILLING_GROUP, '0', 'MKSTREAM');
+        } catch (error) {
+          if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
+        }
+      }),
+    );
   }
 
   /**
@@ -129,20 +136,25 @@ class UsageSettler {
    */
   private async finish(entries: Entry[], deadLetter = false): Promise<void> {
     const { redis, redisKeys } = this.deps;
-    await Promise.all([...groupBy(entries, (entry) => entry.shard)].map(async ([shard, group]) => {
-      const stream = redisKeys.usageStream(shard);
-      const ids = group.map((entry) => entry.id);
-      const multi = redis.multi();
-      if (deadLetter) for (const entry of group) if (entry.payload !== undefined) multi.xadd(redisKeys.usageDeadLetters(shard), '*', 'e', entry.payload);
-      multi.xack(stream, BILLING_GROUP, ...ids).xdel(stream, ...ids);
-      await multi.exec();
-    }));
+    await Promise.all(
+      [...groupBy(entries, (entry) => entry.shard)].map(async ([shard, group]) => {
+        const stream = redisKeys.usageStream(shard);
+        const ids = group.map((entry) => entry.id);
+        const multi = redis.multi();
+        if (deadLetter)
+          for (const entry of group)
+            if (entry.payload !== undefined) multi.xadd(redisKeys.usageDeadLetters(shard), '*', 'e', entry.payload);
+        multi.xack(stream, BILLING_GROUP, ...ids).xdel(stream, ...ids);
+        await multi.exec();
+      }),
+    );
   }
 
   /** Written, or set aside for good: either way the API processes may forget these events. */
   private announce(outcomes: Array<Pick<SettlementOutcome, 'requestId'>>): void {
     if (outcomes.length === 0) return;
-    this.deps.redis.publish(this.channel, JSON.stringify(outcomes.map((outcome) => outcome.requestId)))
+    this.deps.redis
+      .publish(this.channel, JSON.stringify(outcomes.map((outcome) => outcome.requestId)))
       .catch((error: unknown) => this.logger.warn({ err: error }, 'announcing settled usage failed; producers will look for their events'));
   }
 
@@ -159,7 +171,10 @@ class UsageSettler {
         } else if (failedDependency(error) === 'postgres') {
           // PostgreSQL is away: the rest would fail the same way (a connection attempt and a log line
           // each). All stay pending and are claimed again once idle, when it may be back.
-          this.logger.warn({ err: error, events: batch.length - index }, 'PostgreSQL unavailable; usage events left pending, claimed again once idle');
+          this.logger.warn(
+            { err: error, events: batch.length - index },
+            'PostgreSQL unavailable; usage events left pending, claimed again once idle',
+          );
           return;
         } else {
           // Left pending: claimed again once idle, by this worker or another.
@@ -174,43 +189,83 @@ class UsageSettler {
     const batch: Array<{ entry: Entry; event: UsageEvent }> = [];
     for (const entry of entries) {
       let parsed: ReturnType<typeof parseUsageEvent> | undefined;
-      try { parsed = entry.payload === undefined ? undefined : parseUsageEvent(JSON.parse(entry.payload)); } catch { parsed = undefined; }
+      try {
+        parsed = entry.payload === undefined ? undefined : parseUsageEvent(JSON.parse(entry.payload));
+      } catch {
+        parsed = undefined;
+      }
       if (parsed && 'event' in parsed) batch.push({ entry, event: parsed.event });
       else malformed.push(entry);
     }
     if (malformed.length > 0) {
       this.logger.error({ entries: malformed }, 'malformed usage entries; kept in the dead-letter stream');
       await this.finish(malformed, true);
-      this.announce(malformed.flatMap((entry) => {
-        const requestId = requestIdOf(entry.payload);
-        return requestId === undefined ? [] : [{ requestId }];
-      }));
+      this.announce(
+        malformed.flatMap((entry) => {
+          const requestId = requestIdOf(entry.payload);
+          return requestId === undefined ? [] : [{ requestId }];
+        }),
+      );
     }
     if (batch.length === 0) return;
     try {
-      this.announce(await settleUsageEvents(this.deps.db, batch.map((item) => item.event), { beforeCommit: this.options.beforeCommit }));
+      this.announce(
+        await settleUsageEvents(
+          this.deps.db,
+          batch.map((item) => item.event),
+          { beforeCommit: this.options.beforeCommit },
+        ),
+      );
       await this.finish(batch.map((item) => item.entry));
     } catch (error) {
-      if (batch.length > 1) this.logger.warn({ err: error, events: batch.length }, 'batch settlement failed; settling its events one by one');
+      if (batch.length > 1)
+        this.logger.warn({ err: error, events: batch.length }, 'batch settlement failed; settling its events one by one');
       await this.settleOneByOne(batch);
     }
   }
 
   /** New entries of every shard (`>`), or this consumer's own unacknowledged ones (`0`), up to `count` each. */
   private async read(count: number, from: '>' | '0' = '>'): Promise<Entry[]> {
-    return (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-      const reply = await this.deps.redis.call('XREADGROUP', 'GROUP', BILLING_GROUP, this.consumer, 'COUNT', count, 'STREAMS', this.deps.redisKeys.usageStream(shard), from);
-      const [first] = Array.isArray(reply) ? reply : [];
-      return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
-    }))).flat();
+    return (
+      await Promise.all(
+        ALL_USAGE_SHARDS.map(async (shard) => {
+          const reply = await this.deps.redis.call(
+            'XREADGROUP',
+            'GROUP',
+            BILLING_GROUP,
+            this.consumer,
+            'COUNT',
+            count,
+            'STREAMS',
+            this.deps.redisKeys.usageStream(shard),
+            from,
+          );
+          const [first] = Array.isArray(reply) ? reply : [];
+          return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
+        }),
+      )
+    ).flat();
   }
 
   /** Entries of every shard that another consumer (a dead worker) held unacknowledged for `idleMs`. */
   private async claim(): Promise<Entry[]> {
-    return (await Promise.all(ALL_USAGE_SHARDS.map(async (shard) => {
-      const claimed = await this.deps.redis.call('XAUTOCLAIM', this.deps.redisKeys.usageStream(shard), BILLING_GROUP, this.consumer, this.idleMs, '0-0', 'COUNT', this.maxBatch);
-      return toEntries(shard, Array.isArray(claimed) ? claimed[1] : undefined);
-    }))).flat();
+    return (
+      await Promise.all(
+        ALL_USAGE_SHARDS.map(async (shard) => {
+          const claimed = await this.deps.redis.call(
+            'XAUTOCLAIM',
+            this.deps.redisKeys.usageStream(shard),
+            BILLING_GROUP,
+            this.consumer,
+            this.idleMs,
+            '0-0',
+            'COUNT',
+            this.maxBatch,
+          );
+          return toEntries(shard, Array.isArray(claimed) ? claimed[1] : undefined);
+        }),
+      )
+    ).flat();
   }
 
   private async next(): Promise<Entry[]> {
@@ -240,7 +295,7 @@ class UsageSettler {
     if (entries.length >= this.maxBatch || lingerMs <= 0) return entries;
     // A little patience fills the batch: many events per transaction is what makes settling cheap.
     await sleep(lingerMs);
-    return [...entries, ...await this.read(this.maxBatch - entries.length)];
+    return [...entries, ...(await this.read(this.maxBatch - entries.length))];
   }
 
   /** At most maxBatch entries per transaction (a poll of every shard may bring more). */

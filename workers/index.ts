@@ -21,30 +21,44 @@ type Handle = { close(): Promise<void> };
 const HANDLERS: Record<string, (deps: Dependencies, concurrency: number) => Promise<Handle>> = {
   // Many usage events per transaction is what makes settling cheap: read up to 500 at once.
   // The request log's stream is drained beside the usage stream (issue 22): same workers, same batching.
-  billing: async (deps, concurrency) => bothOf(
-    await startBillingWorker(deps, { concurrency: Math.max(concurrency, 16), maxBatch: 500, lockDurationMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
-    await startRequestLogWorker(deps, { claimIdleMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
-  ),
+  billing: async (deps, concurrency) =>
+    bothOf(
+      await startBillingWorker(deps, {
+        concurrency: Math.max(concurrency, 16),
+        maxBatch: 500,
+        lockDurationMs: deps.config.billingClaimIdleMs,
+        lingerMs: deps.config.billingLingerMs,
+      }),
+      await startRequestLogWorker(deps, { claimIdleMs: deps.config.billingClaimIdleMs, lingerMs: deps.config.billingLingerMs }),
+    ),
   tasks: (deps, concurrency) => startTaskWorker(deps, { concurrency }),
   maintenance: async (deps) => bothOf(await startReconciler(deps), startRequestLogMaintenance(deps)),
   webhooks: (deps, concurrency) => startWebhookWorker(deps, { concurrency }),
 };
 
 function bothOf(first: Handle, second: Handle): Handle {
-  return { close: async () => { await Promise.all([first.close(), second.close()]); } };
+  return {
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+    },
+  };
 }
 
 function queuesFromArgs(defaults: string[]): string[] {
   const index = process.argv.indexOf('--queues');
   if (index < 0) return defaults;
-  return (process.argv[index + 1] ?? '').split(',').map((q) => q.trim()).filter(Boolean);
+  return (process.argv[index + 1] ?? '')
+    .split(',')
+    .map((q) => q.trim())
+    .filter(Boolean);
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const queues = queuesFromArgs(config.worker.queues);
   const unknown = queues.filter((q) => !HANDLERS[q]);
-  if (unknown.length > 0) throw new ConfigError([`no handler for queue(s) ${unknown.join(', ')}; known: ${Object.keys(HANDLERS).join(', ')}`]);
+  if (unknown.length > 0)
+    throw new ConfigError([`no handler for queue(s) ${unknown.join(', ')}; known: ${Object.keys(HANDLERS).join(', ')}`]);
   const deps = buildDependencies(config, { processName: 'worker' });
   await checkReachable(config, deps);
   await migrate(config.databaseUrl);
@@ -70,7 +84,9 @@ function stopOnSignals(deps: Dependencies, handles: Handle[]): void {
     stopping = true;
     deps.logger.info({ signal }, 'worker stopping: finishing the jobs in hand');
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), deps.config.shutdownGraceMs); });
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), deps.config.shutdownGraceMs);
+    });
     const finished = Promise.all(handles.map((h) => h.close().catch(() => undefined))).then(() => true);
     void Promise.race([finished, expired]).then(async (clean) => {
       clearTimeout(timer);

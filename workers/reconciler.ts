@@ -15,8 +15,14 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type Redis from 'ioredis';
 import type { PoolClient } from 'pg';
 import {
-  compareCounters, expectedCounters, sameDrift, LONGEST_WINDOW_MINUTES,
-  type CounterDrift, type CounterSnapshot, type KeyCounters, type UnsettledCharge,
+  compareCounters,
+  expectedCounters,
+  sameDrift,
+  LONGEST_WINDOW_MINUTES,
+  type CounterDrift,
+  type CounterSnapshot,
+  type KeyCounters,
+  type UnsettledCharge,
 } from '../src/billing/counter-drift';
 import type { Dependencies } from '../src/dependencies';
 import type { Logger } from '../src/http/logger';
@@ -27,7 +33,13 @@ import { COUNTER_IDLE_TTL_MS } from '../src/limits/spend-windows';
 import { createWalletCache } from '../src/limits/wallet-cache';
 import { createRedis } from '../src/redis/connection';
 import {
-  inLedgerSnapshot, listAccountIdsAfter, listAccountsKeyIds, readAccountBalances, readKeysSpent, readRecentKeySpend, writtenRequestIds,
+  inLedgerSnapshot,
+  listAccountIdsAfter,
+  listAccountsKeyIds,
+  readAccountBalances,
+  readKeysSpent,
+  readRecentKeySpend,
+  writtenRequestIds,
 } from '../src/db/repositories/ledger';
 import { readUnsettledEvents } from './billing-unsettled-events';
 
@@ -104,10 +116,17 @@ interface LedgerFigures {
 }
 
 /** PostgreSQL's side, read in one snapshot together with which unsettled request ids it already has. */
-async function readLedgerFigures(client: PoolClient, accountIds: readonly number[], candidates: readonly string[], nowMs: number): Promise<{ figures: Map<number, LedgerFigures>; written: Set<string> }> {
+async function readLedgerFigures(
+  client: PoolClient,
+  accountIds: readonly number[],
+  candidates: readonly string[],
+  nowMs: number,
+): Promise<{ figures: Map<number, LedgerFigures>; written: Set<string> }> {
   const figures = new Map<number, LedgerFigures>();
-  for (const account of await readAccountBalances(client, accountIds)) figures.set(account.accountId, { balance: account.balanceCredits, keys: new Map(), recentUsage: false });
-  for (const key of await readKeysSpent(client, accountIds)) figures.get(key.accountId)?.keys.set(key.keyId, { spent: key.spentCredits, buckets: new Map() });
+  for (const account of await readAccountBalances(client, accountIds))
+    figures.set(account.accountId, { balance: account.balanceCredits, keys: new Map(), recentUsage: false });
+  for (const key of await readKeysSpent(client, accountIds))
+    figures.get(key.accountId)?.keys.set(key.keyId, { spent: key.spentCredits, buckets: new Map() });
   for (const bucket of await readRecentKeySpend(client, accountIds, nowMs, LONGEST_WINDOW_MINUTES)) {
     const account = figures.get(bucket.accountId);
     if (!account) continue;
@@ -131,7 +150,12 @@ async function withSnapshot<T>(deps: ReconcilerDependencies, read: (client: Pool
 async function unsettledFor(deps: ReconcilerDependencies, accountIds: ReadonlySet<number>): Promise<UnsettledCharge[]> {
   const { charges } = await readUnsettledEvents(deps);
   const mine = charges.filter((charge) => accountIds.has(charge.accountId));
-  const written = await withSnapshot(deps, (client) => settledAmong(client, mine.map((charge) => charge.requestId)));
+  const written = await withSnapshot(deps, (client) =>
+    settledAmong(
+      client,
+      mine.map((charge) => charge.requestId),
+    ),
+  );
   return mine.filter((charge) => !written.has(charge.requestId));
 }
 
@@ -148,7 +172,14 @@ async function measure(deps: ReconcilerDependencies, accountIds: readonly number
   const { charges } = await readUnsettledEvents(deps);
   const candidates = charges.filter((charge) => wanted.has(charge.accountId));
   const now = deps.clock.now();
-  const { figures, written } = await withSnapshot(deps, (client) => readLedgerFigures(client, accountIds, candidates.map((c) => c.requestId), now));
+  const { figures, written } = await withSnapshot(deps, (client) =>
+    readLedgerFigures(
+      client,
+      accountIds,
+      candidates.map((c) => c.requestId),
+      now,
+    ),
+  );
   const measurements: Measurement[] = [];
   accountIds.forEach((accountId, index) => {
     const ledger = figures.get(accountId);
@@ -161,7 +192,12 @@ async function measure(deps: ReconcilerDependencies, accountIds: readonly number
   return measurements;
 }
 
-async function repair(deps: ReconcilerDependencies, settleScript: RedisScript, accountId: number, before: readonly UnsettledCharge[]): Promise<void> {
+async function repair(
+  deps: ReconcilerDependencies,
+  settleScript: RedisScript,
+  accountId: number,
+  before: readonly UnsettledCharge[],
+): Promise<void> {
   await rebuildAccountCounters(deps, accountId);
   // Only charges unsettled both before and after the rebuild are certainly missing from it: they
   // were in Redis before (now replaced) and not in what PostgreSQL gave the rebuild.
@@ -179,7 +215,15 @@ async function repair(deps: ReconcilerDependencies, settleScript: RedisScript, a
     // The settle script with a request id that holds no reservation is a plain charge: windows,
     // lifetime spend and wallet, each where its counters exist.
     await runRedisScript(deps.redis, settleScript, admissionRedisKeys(deps.redisKeys, accountId, keyId), [
-      'settle', deps.clock.now(), keyId, `reconcile-${randomUUID()}`, credits, COUNTER_IDLE_TTL_MS, 0, 0, 0,
+      'settle',
+      deps.clock.now(),
+      keyId,
+      `reconcile-${randomUUID()}`,
+      credits,
+      COUNTER_IDLE_TTL_MS,
+      0,
+      0,
+      0,
     ]);
   }
 }
@@ -190,16 +234,19 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
   const perBatch = options.accountsPerBatch ?? 100;
   const settleScript = loadRedisScript('settle-6');
   const report: ReconcileReport = {
-    accountsChecked: 0, accountsRepaired: 0, missingCounters: 0,
-    drift: { wallet: 0, keySpent: 0, keyWindow: 0 }, unsettledCredits: 0, failedJobs: 0,
+    accountsChecked: 0,
+    accountsRepaired: 0,
+    missingCounters: 0,
+    drift: { wallet: 0, keySpent: 0, keyWindow: 0 },
+    unsettledCredits: 0,
+    failedJobs: 0,
   };
   try {
     const backlog = await readUnsettledEvents(deps);
     report.failedJobs = backlog.failed.size;
     let after = 0;
     for (;;) {
-      const batch = options.accountIds
-        ?? await listAccountIdsAfter(deps.db, after, perBatch);
+      const batch = options.accountIds ?? (await listAccountIdsAfter(deps.db, after, perBatch));
       if (batch.length === 0) break;
       after = Math.max(...batch);
       const measurements = await measure(deps, batch);
@@ -224,14 +271,24 @@ export async function reconcile(deps: ReconcilerDependencies, options: Reconcile
       }
       if (drifting.length > 0) {
         await sleep(confirmDelayMs);
-        const again = await measure(deps, drifting.map((m) => m.accountId));
+        const again = await measure(
+          deps,
+          drifting.map((m) => m.accountId),
+        );
         for (const second of again) {
           const first = drifting.find((m) => m.accountId === second.accountId);
           if (!first || !sameDrift(first.drift, second.drift)) continue;
           await repair(deps, settleScript, second.accountId, second.unsettled);
           report.accountsRepaired += 1;
-          logger.warn({ accountId: second.accountId, wallet: second.drift.wallet, keySpent: Object.fromEntries(second.drift.keySpent),
-            keyWindow: Object.fromEntries(second.drift.keyWindow) }, 'Redis counters drifted from the ledger; rebuilt');
+          logger.warn(
+            {
+              accountId: second.accountId,
+              wallet: second.drift.wallet,
+              keySpent: Object.fromEntries(second.drift.keySpent),
+              keyWindow: Object.fromEntries(second.drift.keyWindow),
+            },
+            'Redis counters drifted from the ledger; rebuilt',
+          );
         }
       }
       if (options.accountIds) break;
@@ -259,9 +316,15 @@ export interface ReconcilerOptions extends ReconcileOptions {
 
 /** Schedules the repeatable reconcile job (idempotent: one scheduler whatever the number of workers). */
 export async function scheduleReconcile(queue: Queue, everyMs: number): Promise<void> {
-  await queue.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: everyMs }, {
-    name: RECONCILE_JOB_NAME, data: {}, opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
-  });
+  await queue.upsertJobScheduler(
+    RECONCILE_SCHEDULER_ID,
+    { every: everyMs },
+    {
+      name: RECONCILE_JOB_NAME,
+      data: {},
+      opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    },
+  );
 }
 
 /**
@@ -316,11 +379,15 @@ export async function startReconciler(deps: ReconcilerDependencies, options: Rec
     ...options.handlers,
     [RECONCILE_JOB_NAME]: async () => reconcile(deps, options),
   };
-  const worker = new Worker(MAINTENANCE_QUEUE_NAME, async (job: Job) => {
-    const handler = handlers[job.name];
-    if (!handler) throw new UnrecoverableError(`no handler for maintenance job ${job.name}`);
-    return handler(job);
-  }, { connection: workerConnection, prefix, concurrency: 1 });
+  const worker = new Worker(
+    MAINTENANCE_QUEUE_NAME,
+    async (job: Job) => {
+      const handler = handlers[job.name];
+      if (!handler) throw new UnrecoverableError(`no handler for maintenance job ${job.name}`);
+      return handler(job);
+    },
+    { connection: workerConnection, prefix, concurrency: 1 },
+  );
   worker.on('failed', (job, error) => logger.error({ err: error, job: job?.name }, 'maintenance job failed'));
   worker.on('error', (error) => logger.warn({ err: error }, 'maintenance worker error'));
   await worker.waitUntilReady();

@@ -9,7 +9,10 @@ import type { Dependencies } from '../src/dependencies';
 import { applyRequestLogRetention } from './request-log-retention';
 import { maintainTimePartitions } from './time-partitions';
 
-export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | 'db' | 'logger' | 'clock'>, everyMs = 3_600_000): { close(): Promise<void> } {
+export function startRequestLogMaintenance(
+  deps: Pick<Dependencies, 'config' | 'db' | 'logger' | 'clock'>,
+  everyMs = 3_600_000,
+): { close(): Promise<void> } {
   const logger = deps.logger.child({ component: 'request-log-retention' });
   const settings = deps.config.requestLog;
   let running: Promise<void> | undefined;
@@ -19,12 +22,19 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
       if (!(await tryMaintenanceLock(client))) return;
       try {
         // Partitions ahead of usage rows, ledger entries and routing decisions: independent of the request log's retention.
-        await maintainTimePartitions(deps.db, deps.clock.now())
-          .catch((error: unknown) => logger.warn({ err: error }, 'time partitions not created ahead; retried next run'));
-        const report = await applyRequestLogRetention(deps.db, {
-          recordsDays: settings.retentionDays, bodiesDays: settings.bodiesRetentionDays, routingDecisionsDays: settings.routingDecisionsRetentionDays,
-          webhookDeliveriesDays: deps.config.webhooks.deliveriesRetentionDays,
-        }, deps.clock.now());
+        await maintainTimePartitions(deps.db, deps.clock.now()).catch((error: unknown) =>
+          logger.warn({ err: error }, 'time partitions not created ahead; retried next run'),
+        );
+        const report = await applyRequestLogRetention(
+          deps.db,
+          {
+            recordsDays: settings.retentionDays,
+            bodiesDays: settings.bodiesRetentionDays,
+            routingDecisionsDays: settings.routingDecisionsRetentionDays,
+            webhookDeliveriesDays: deps.config.webhooks.deliveriesRetentionDays,
+          },
+          deps.clock.now(),
+        );
         logger.info(report, 'request log retention applied');
       } finally {
         await releaseMaintenanceLock(client);
@@ -34,7 +44,11 @@ export function startRequestLogMaintenance(deps: Pick<Dependencies, 'config' | '
     }
   };
   const tick = () => {
-    running ??= run().catch((error: unknown) => logger.warn({ err: error }, 'request log retention failed; retried next run')).finally(() => { running = undefined; });
+    running ??= run()
+      .catch((error: unknown) => logger.warn({ err: error }, 'request log retention failed; retried next run'))
+      .finally(() => {
+        running = undefined;
+      });
   };
   tick();
   const timer = setInterval(tick, everyMs);

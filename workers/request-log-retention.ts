@@ -31,7 +31,13 @@ export interface RetentionReport {
 
 export async function applyRequestLogRetention(db: Pool, periods: RetentionPeriods, nowMs: number): Promise<RetentionReport> {
   await ensureRequestLogPartitions(db, nowMs - DAY_MS, nowMs + 7 * DAY_MS);
-  const report: RetentionReport = { partitionsDropped: [], recordsDeleted: 0, bodiesDeleted: 0, routingDecisionsDeleted: 0, webhookDeliveriesDeleted: 0 };
+  const report: RetentionReport = {
+    partitionsDropped: [],
+    recordsDeleted: 0,
+    bodiesDeleted: 0,
+    routingDecisionsDeleted: 0,
+    webhookDeliveriesDeleted: 0,
+  };
   const records = await deleteRecordsBefore(db, nowMs - periods.recordsDays * DAY_MS);
   const bodies = await deleteBodiesBefore(db, nowMs - Math.min(periods.bodiesDays, periods.recordsDays) * DAY_MS);
   report.partitionsDropped.push(...records.partitionsDropped, ...bodies.partitionsDropped);

@@ -32,20 +32,28 @@ export interface RequestLogWorkerOptions {
   blockMs?: number;
 }
 
-export interface RequestLogWorker { close(): Promise<void> }
+export interface RequestLogWorker {
+  close(): Promise<void>;
+}
 
 export const REQUEST_LOG_GROUP = 'request-log';
 
 type WorkerDependencies = Pick<Dependencies, 'config' | 'db' | 'redis' | 'redisKeys' | 'logger'>;
 
-interface Entry extends StreamEntry { stream: string }
+interface Entry extends StreamEntry {
+  stream: string;
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The records of one entry (a JSON array, see the producer's `batchEntries`); invalid ones are returned apart. */
 function parseEntry(entry: Entry): { records: RequestRecord[]; invalid: unknown[] } {
   let values: unknown;
-  try { values = JSON.parse(entry.payload ?? ''); } catch { values = undefined; }
+  try {
+    values = JSON.parse(entry.payload ?? '');
+  } catch {
+    values = undefined;
+  }
   if (!Array.isArray(values)) return { records: [], invalid: [entry] };
   const records: RequestRecord[] = [];
   const invalid: unknown[] = [];
@@ -84,13 +92,16 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
 
   const streams = () => (legacy ? [...shardStreams, legacyStream] : shardStreams);
 
-  const ensureGroups = () => Promise.all(shardStreams.map(async (stream) => {
-    try {
-      await redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!isBusyGroup(error)) throw error;
-    }
-  }));
+  const ensureGroups = () =>
+    Promise.all(
+      shardStreams.map(async (stream) => {
+        try {
+          await redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
+        } catch (error) {
+          if (!isBusyGroup(error)) throw error;
+        }
+      }),
+    );
 
   /** The unsharded stream: read while it exists (no MKSTREAM: it is never created here), deleted once drained. */
   const lookForLegacy = async () => {
@@ -115,30 +126,47 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
     }
     await writeRequestRecords(deps.db, records);
     // One MULTI per stream: on a cluster each shard's stream is in its own slot.
-    await Promise.all([...groupBy(entries, (entry) => entry.stream)].map(async ([stream, group]) => {
-      const ids = group.map((entry) => entry.id);
-      await redis.multi().xack(stream, REQUEST_LOG_GROUP, ...ids).xdel(stream, ...ids).exec();
-    }));
+    await Promise.all(
+      [...groupBy(entries, (entry) => entry.stream)].map(async ([stream, group]) => {
+        const ids = group.map((entry) => entry.id);
+        await redis
+          .multi()
+          .xack(stream, REQUEST_LOG_GROUP, ...ids)
+          .xdel(stream, ...ids)
+          .exec();
+      }),
+    );
     // Only final records are announced: the API process keeps its copy until the final one is written.
     const finals = records.filter((record) => !record.provisional).map((record) => record.requestId);
     if (finals.length > 0) {
-      redis.publish(channel, JSON.stringify(finals))
+      redis
+        .publish(channel, JSON.stringify(finals))
         .catch((error: unknown) => logger.warn({ err: error }, 'announcing written request records failed; producers will look for them'));
     }
   };
 
   /** New entries of every stream, up to `count` each. */
-  const read = async (count: number): Promise<Entry[]> => (await Promise.all(streams().map(async (stream) => {
-    const reply = await redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, consumer, 'COUNT', count, 'STREAMS', stream, '>');
-    const [first] = Array.isArray(reply) ? reply : [];
-    return entriesOf(stream, Array.isArray(first) ? first[1] : undefined);
-  }))).flat();
+  const read = async (count: number): Promise<Entry[]> =>
+    (
+      await Promise.all(
+        streams().map(async (stream) => {
+          const reply = await redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, consumer, 'COUNT', count, 'STREAMS', stream, '>');
+          const [first] = Array.isArray(reply) ? reply : [];
+          return entriesOf(stream, Array.isArray(first) ? first[1] : undefined);
+        }),
+      )
+    ).flat();
 
   /** Entries of every stream that another consumer (a dead worker) held unacknowledged for `idleMs`. */
-  const claim = async (): Promise<Entry[]> => (await Promise.all(streams().map(async (stream) => {
-    const claimed = await redis.call('XAUTOCLAIM', stream, REQUEST_LOG_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
-    return entriesOf(stream, Array.isArray(claimed) ? claimed[1] : undefined);
-  }))).flat();
+  const claim = async (): Promise<Entry[]> =>
+    (
+      await Promise.all(
+        streams().map(async (stream) => {
+          const claimed = await redis.call('XAUTOCLAIM', stream, REQUEST_LOG_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
+          return entriesOf(stream, Array.isArray(claimed) ? claimed[1] : undefined);
+        }),
+      )
+    ).flat();
 
   let running = true;
   let lastClaim = 0;
@@ -163,7 +191,7 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
     idlePauseMs = 0;
     if (entries.length >= maxBatch || lingerMs <= 0) return entries;
     await sleep(lingerMs);
-    return [...entries, ...await read(maxBatch - entries.length)];
+    return [...entries, ...(await read(maxBatch - entries.length))];
   };
 
   const loop = async () => {
@@ -176,7 +204,9 @@ export async function startRequestLogWorker(deps: WorkerDependencies, options: R
         if (!running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {
           logger.warn('a request-log consumer group is gone (Redis lost its data); creating it again');
-          await ensureGroups().then(lookForLegacy).catch(() => undefined);
+          await ensureGroups()
+            .then(lookForLegacy)
+            .catch(() => undefined);
           continue;
         }
         // Left pending: claimed again once idle, by this worker or another.

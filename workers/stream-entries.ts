@@ -1,5 +1,8 @@
 /** Entries of the durable streams: one JSON payload in field `e` (a usage event), or `b` (a JSON array of request records). */
-export interface Entry { id: string; payload: string | undefined }
+export interface Entry {
+  id: string;
+  payload: string | undefined;
+}
 
 /** `[id, [field, value, …]]` rows of XREADGROUP / XAUTOCLAIM; a deleted entry may come with no fields. */
 export function toEntries(rows: unknown, field = 'e'): Entry[] {

@@ -19,16 +19,36 @@ export async function failTask(context: TaskContext, task: TaskRow, error: TaskE
   return outcome !== null;
 }
 
-export async function succeedTask(context: TaskContext, task: TaskRow, input: {
-  items: TaskMedia[]; credits: number; upstreamAccountId: number | null; images: number; videoSeconds: number;
-}): Promise<boolean> {
+export async function succeedTask(
+  context: TaskContext,
+  task: TaskRow,
+  input: {
+    items: TaskMedia[];
+    credits: number;
+    upstreamAccountId: number | null;
+    images: number;
+    videoSeconds: number;
+  },
+): Promise<boolean> {
   const charge = mediaUsageEvent({
-    requestId: task.id, accountId: task.account_id, apiKeyId: task.api_key_id, model: task.model, protocol: 'tasks',
-    upstreamAccountId: input.upstreamAccountId, images: input.images, videoSeconds: input.videoSeconds, credits: input.credits,
+    requestId: task.id,
+    accountId: task.account_id,
+    apiKeyId: task.api_key_id,
+    model: task.model,
+    protocol: 'tasks',
+    upstreamAccountId: input.upstreamAccountId,
+    images: input.images,
+    videoSeconds: input.videoSeconds,
+    credits: input.credits,
     startedAt: task.created_at.getTime(),
   });
   const outcome = await applyAndPublish(context, task.id, {
-    from: ['running'], status: 'succeeded', progress: 100, result: { items: input.items }, actualCredits: input.credits, charge,
+    from: ['running'],
+    status: 'succeeded',
+    progress: 100,
+    result: { items: input.items },
+    actualCredits: input.credits,
+    charge,
   });
   return outcome !== null;
 }

@@ -43,8 +43,11 @@ async function cancelAtProvider(context: TaskContext, task: TaskRow): Promise<vo
   if (!task.provider_ref || task.upstream_account_id === null || task.request.kind !== 'video') return;
   const account = await accountById(context, task).catch(() => undefined);
   if (!account) return;
-  await context.video.cancel(account, task.provider_ref)
-    .catch((error: unknown) => context.deps.logger.warn({ err: error, taskId: task.id }, 'provider cancel failed; the operation is abandoned'));
+  await context.video
+    .cancel(account, task.provider_ref)
+    .catch((error: unknown) =>
+      context.deps.logger.warn({ err: error, taskId: task.id }, 'provider cancel failed; the operation is abandoned'),
+    );
 }
 
 async function accountById(context: TaskContext, task: TaskRow): Promise<UpstreamAccount | undefined> {
@@ -71,14 +74,24 @@ async function videoStep(context: TaskContext, task: TaskRow, request: VideoTask
         operation = await context.video.submit(account, model, request);
       } catch (thrown) {
         const error = toUpstreamError(thrown);
-        context.deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: error.upstream ? String(error.upstream.status) : error.kind });
+        context.deps.metrics.upstreamFailures.inc({
+          protocol: account.protocol,
+          reason: error.upstream ? String(error.upstream.status) : error.kind,
+        });
         if (!error.retryable) throw error;
         context.images.upstreams.cooldown(account.id, context.deps.config.upstream.cooldownMs);
         lastError = error;
         continue;
       }
       // Running from the moment the provider works on it; the operation name is what a retry resumes from.
-      const saved = await applyAndPublish(context, task.id, { from: ['queued', 'running'], status: 'running', progress: 0, providerRef: operation, upstreamAccountId: account.id, silent: task.status === 'running' });
+      const saved = await applyAndPublish(context, task.id, {
+        from: ['queued', 'running'],
+        status: 'running',
+        progress: 0,
+        providerRef: operation,
+        upstreamAccountId: account.id,
+        silent: task.status === 'running',
+      });
       if (!saved) {
         // Cancelled (or finished elsewhere) while we were submitting: stop the provider's work too.
         await context.video.cancel(account, operation).catch(() => undefined);
@@ -116,8 +129,11 @@ async function videoStep(context: TaskContext, task: TaskRow, request: VideoTask
   }
   await context.hooks.beforeFinalize?.(task.id);
   await succeedTask(context, task, {
-    items, credits: computeVideoCost(model.prices, request.resolution, request.durationSeconds),
-    upstreamAccountId: account.id, images: 0, videoSeconds: request.durationSeconds,
+    items,
+    credits: computeVideoCost(model.prices, request.resolution, request.durationSeconds),
+    upstreamAccountId: account.id,
+    images: 0,
+    videoSeconds: request.durationSeconds,
   });
   return DONE;
 }
@@ -136,7 +152,10 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
   const render = async ({ prompt, index }: { prompt: string; index: number }) => {
     if (stopped) return;
     const generation: ImageGeneration = {
-      model, prompt, size: request.size, n: request.n,
+      model,
+      prompt,
+      size: request.size,
+      n: request.n,
       ...(request.quality !== undefined ? { quality: request.quality } : {}),
       ...(request.style !== undefined ? { style: request.style } : {}),
       ...(request.outputFormat !== undefined ? { outputFormat: request.outputFormat } : {}),
@@ -144,11 +163,20 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
       ...(request.background !== undefined ? { background: request.background } : {}),
     };
     const outcome = await generateImages(context.images, accounts, generation);
-    const stored = await storeImages(context.deps.storage, outcome.images, (image, extension) => `tasks/${task.id}/image-${index}-${image}.${extension}`);
+    const stored = await storeImages(
+      context.deps.storage,
+      outcome.images,
+      (image, extension) => `tasks/${task.id}/image-${index}-${image}.${extension}`,
+    );
     lastAccount = outcome.account.id;
     for (const [image, entry] of stored.entries()) {
       items.push({
-        key: entry.key, url: entry.url, contentType: entry.mediaType, bytes: entry.bytes, promptIndex: index, imageIndex: image,
+        key: entry.key,
+        url: entry.url,
+        contentType: entry.mediaType,
+        bytes: entry.bytes,
+        promptIndex: index,
+        imageIndex: image,
         ...(entry.revisedPrompt !== undefined ? { revisedPrompt: entry.revisedPrompt } : {}),
       });
     }
@@ -158,8 +186,13 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
       if (stopped) return;
       // The last prompt's save is kept quiet: the succeeded event follows at once.
       const saved = await applyAndPublish(context, task.id, {
-        from: ['running'], status: 'running', progress: Math.floor((rendered / request.prompts.length) * 100),
-        result: { items: snapshot }, upstreamAccountId: lastAccount, providerRef: null, silent: rendered === request.prompts.length,
+        from: ['running'],
+        status: 'running',
+        progress: Math.floor((rendered / request.prompts.length) * 100),
+        result: { items: snapshot },
+        upstreamAccountId: lastAccount,
+        providerRef: null,
+        silent: rendered === request.prompts.length,
       });
       // Cancelled meanwhile: the prompts not started yet are skipped.
       if (!saved) stopped = true;
@@ -170,20 +203,22 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
   const queue = [...remaining];
   let failure: unknown;
   let overdue = false;
-  await Promise.all(Array.from({ length: Math.min(BATCH_PARALLELISM, queue.length) }, async () => {
-    for (let next = queue.shift(); next !== undefined && !stopped && failure === undefined; next = queue.shift()) {
-      if (context.deps.clock.now() >= task.deadline_at.getTime()) {
-        overdue = true;
-        break;
+  await Promise.all(
+    Array.from({ length: Math.min(BATCH_PARALLELISM, queue.length) }, async () => {
+      for (let next = queue.shift(); next !== undefined && !stopped && failure === undefined; next = queue.shift()) {
+        if (context.deps.clock.now() >= task.deadline_at.getTime()) {
+          overdue = true;
+          break;
+        }
+        try {
+          await render(next);
+        } catch (error) {
+          // Let the renders in flight finish and be saved, then report the first failure.
+          failure ??= error;
+        }
       }
-      try {
-        await render(next);
-      } catch (error) {
-        // Let the renders in flight finish and be saved, then report the first failure.
-        failure ??= error;
-      }
-    }
-  }));
+    }),
+  );
   await saving;
   // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first render failure, rethrown as it was caught
   if (failure !== undefined) throw failure;
@@ -195,8 +230,11 @@ async function imageBatchStep(context: TaskContext, task: TaskRow, request: Imag
   items.sort((a, b) => (a.promptIndex ?? 0) - (b.promptIndex ?? 0) || (a.imageIndex ?? 0) - (b.imageIndex ?? 0));
   await context.hooks.beforeFinalize?.(task.id);
   await succeedTask(context, task, {
-    items, credits: computeImageCost(model.prices, request.size, billedQuality(request.quality), items.length),
-    upstreamAccountId: lastAccount, images: items.length, videoSeconds: 0,
+    items,
+    credits: computeImageCost(model.prices, request.size, billedQuality(request.quality), items.length),
+    upstreamAccountId: lastAccount,
+    images: items.length,
+    videoSeconds: 0,
   });
   return DONE;
 }

@@ -19,7 +19,11 @@ export interface SweepOptions {
   batch: number;
 }
 
-export async function sweepTasks(context: TaskContext, queue: TaskQueue, options: SweepOptions): Promise<{ failed: number; requeued: number }> {
+export async function sweepTasks(
+  context: TaskContext,
+  queue: TaskQueue,
+  options: SweepOptions,
+): Promise<{ failed: number; requeued: number }> {
   const { db } = context.deps;
   const now = context.deps.clock.now();
   let failed = 0;
@@ -27,7 +31,8 @@ export async function sweepTasks(context: TaskContext, queue: TaskQueue, options
   const overdue = await listOverdueTaskIds(db, new Date(now - options.graceMs), options.batch);
   for (const id of overdue) {
     const task = await findTask<TaskRow>(db, id);
-    if (task && await failTask(context, task, { code: 'deadline_exceeded', message: 'the task did not finish before its deadline' })) failed++;
+    if (task && (await failTask(context, task, { code: 'deadline_exceeded', message: 'the task did not finish before its deadline' })))
+      failed++;
   }
   const stale = await listStaleTaskIds(db, new Date(now - options.staleMs), options.batch);
   for (const id of stale) {

@@ -71,7 +71,16 @@ export async function startTaskWorker(deps: Dependencies, options: TaskWorkerOpt
       const lastAttempt = job.attemptsMade + 1 >= attemptsAllowed(job);
       // A client-side refusal (bad parameters, content filter) will not change on retry.
       const permanent = error.status >= 400 && error.status < 500 && error.kind !== 'rate_limit' && error.kind !== 'timeout';
-      logger.warn({ taskId, attempt: job.attemptsMade + 1, kind: error.kind, message: error.message, err: error.kind === 'internal' ? error.cause : undefined }, 'task step failed');
+      logger.warn(
+        {
+          taskId,
+          attempt: job.attemptsMade + 1,
+          kind: error.kind,
+          message: error.message,
+          err: error.kind === 'internal' ? error.cause : undefined,
+        },
+        'task step failed',
+      );
       if (permanent || lastAttempt) {
         const task = await findTask<TaskRow>(deps.db, taskId);
         if (task) {
@@ -105,13 +114,18 @@ export async function startTaskWorker(deps: Dependencies, options: TaskWorkerOpt
 
   const sweepInterval = options.sweepIntervalMs ?? 30_000;
   let sweeping = false;
-  const sweeper = sweepInterval > 0 ? setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    sweepTasks(context, queue, { staleMs: options.sweepStaleMs ?? Math.max(60_000, sweepInterval * 2), graceMs: 60_000, batch: 200 })
-      .catch((error: unknown) => logger.warn({ err: error }, 'task sweep failed'))
-      .finally(() => { sweeping = false; });
-  }, sweepInterval) : undefined;
+  const sweeper =
+    sweepInterval > 0
+      ? setInterval(() => {
+          if (sweeping) return;
+          sweeping = true;
+          sweepTasks(context, queue, { staleMs: options.sweepStaleMs ?? Math.max(60_000, sweepInterval * 2), graceMs: 60_000, batch: 200 })
+            .catch((error: unknown) => logger.warn({ err: error }, 'task sweep failed'))
+            .finally(() => {
+              sweeping = false;
+            });
+        }, sweepInterval)
+      : undefined;
   sweeper?.unref();
 
   await worker.waitUntilReady();

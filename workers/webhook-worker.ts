@@ -9,7 +9,13 @@ import { requestRecordOutcomes, type RequestOutcomeSource } from '../src/alerts/
 import { TEST_EVENT } from '../src/alerts/alert-rule';
 import { attemptDelivery } from '../src/alerts/deliver-webhook';
 import { evaluateAlerts, type AlertEvaluation } from '../src/alerts/evaluate-alerts';
-import { createWebhookQueue, DELIVER_JOB_NAME, EVALUATE_JOB_NAME, WEBHOOK_QUEUE_NAME, type DeliverJobData } from '../src/alerts/webhook-queue';
+import {
+  createWebhookQueue,
+  DELIVER_JOB_NAME,
+  EVALUATE_JOB_NAME,
+  WEBHOOK_QUEUE_NAME,
+  type DeliverJobData,
+} from '../src/alerts/webhook-queue';
 import { loadDeliveryTarget, recordAttempt, stalePendingDeliveries } from '../src/db/repositories/webhooks';
 import type { Dependencies } from '../src/dependencies';
 import { createRedis } from '../src/redis/connection';
@@ -35,18 +41,29 @@ async function deliver(deps: WebhookWorkerDependencies, job: Job<DeliverJobData>
     await recordAttempt(deps.db, target.delivery.id, { httpStatus: null, error: 'the webhook was disabled', status: 'failed' });
     return;
   }
-  const result = await attemptDelivery({ config: deps.config, crypto: deps.crypto, nowMs: deps.clock.now() }, target.delivery, target.webhook);
+  const result = await attemptDelivery(
+    { config: deps.config, crypto: deps.crypto, nowMs: deps.clock.now() },
+    target.delivery,
+    target.webhook,
+  );
   const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (result.ok) {
     await recordAttempt(deps.db, target.delivery.id, { httpStatus: result.httpStatus, error: null, status: 'delivered' });
     return;
   }
-  await recordAttempt(deps.db, target.delivery.id, { httpStatus: result.httpStatus, error: result.error, status: lastAttempt || result.permanent ? 'failed' : 'pending' });
+  await recordAttempt(deps.db, target.delivery.id, {
+    httpStatus: result.httpStatus,
+    error: result.error,
+    status: lastAttempt || result.permanent ? 'failed' : 'pending',
+  });
   if (result.permanent) throw new UnrecoverableError(result.error);
   throw new Error(result.error);
 }
 
-export async function startWebhookWorker(deps: WebhookWorkerDependencies, options: WebhookWorkerOptions = {}): Promise<{ close(): Promise<void>; evaluate(): Promise<AlertEvaluation> }> {
+export async function startWebhookWorker(
+  deps: WebhookWorkerDependencies,
+  options: WebhookWorkerOptions = {},
+): Promise<{ close(): Promise<void>; evaluate(): Promise<AlertEvaluation> }> {
   const logger = deps.logger.child({ component: 'webhooks' });
   const producer = createWebhookQueue(deps);
   const outcomes = options.outcomes ?? requestRecordOutcomes(deps.db);
@@ -58,17 +75,32 @@ export async function startWebhookWorker(deps: WebhookWorkerDependencies, option
   };
   const everyMs = options.evaluateEveryMs ?? deps.config.alertEvaluateEveryMs;
   if (everyMs > 0) {
-    await producer.queue.upsertJobScheduler(EVALUATE_SCHEDULER_ID, { every: everyMs }, {
-      name: EVALUATE_JOB_NAME, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
-    });
+    await producer.queue.upsertJobScheduler(
+      EVALUATE_SCHEDULER_ID,
+      { every: everyMs },
+      {
+        name: EVALUATE_JOB_NAME,
+        data: {},
+        opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
+      },
+    );
   }
   const connection = createRedis(deps.config.redis, { waits: true, name: 'webhook-worker' });
-  const worker = new Worker(WEBHOOK_QUEUE_NAME, async (job: Job) => {
-    if (job.name === DELIVER_JOB_NAME) return deliver(deps, job as Job<DeliverJobData>);
-    if (job.name === EVALUATE_JOB_NAME) return evaluate();
-    throw new UnrecoverableError(`no handler for webhooks job ${job.name}`);
-  }, { connection, prefix: deps.redisKeys.bullPrefix(), concurrency: options.concurrency ?? 8 });
-  worker.on('failed', (job, error) => logger.warn({ job: job?.name, deliveryId: (job?.data as Partial<DeliverJobData> | undefined)?.deliveryId, err: error.message }, 'webhooks job failed'));
+  const worker = new Worker(
+    WEBHOOK_QUEUE_NAME,
+    async (job: Job) => {
+      if (job.name === DELIVER_JOB_NAME) return deliver(deps, job as Job<DeliverJobData>);
+      if (job.name === EVALUATE_JOB_NAME) return evaluate();
+      throw new UnrecoverableError(`no handler for webhooks job ${job.name}`);
+    },
+    { connection, prefix: deps.redisKeys.bullPrefix(), concurrency: options.concurrency ?? 8 },
+  );
+  worker.on('failed', (job, error) =>
+    logger.warn(
+      { job: job?.name, deliveryId: (job?.data as Partial<DeliverJobData> | undefined)?.deliveryId, err: error.message },
+      'webhooks job failed',
+    ),
+  );
   worker.on('error', (error) => logger.warn({ err: error }, 'webhook worker error'));
   await worker.waitUntilReady();
   return {

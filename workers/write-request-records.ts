@@ -27,10 +27,11 @@ export async function writeRequestRecords(db: Pool, batch: readonly RequestRecor
   if (batch.length === 0) return;
   const records = latestRecords(batch);
   const json = JSON.stringify(records);
-  const write = () => inTransaction(db, async (client) => {
-    await insertRequestRecords(client, json);
-    if (records.some((record) => record.bodies)) await insertRequestBodies(client, json);
-  });
+  const write = () =>
+    inTransaction(db, async (client) => {
+      await insertRequestRecords(client, json);
+      if (records.some((record) => record.bodies)) await insertRequestBodies(client, json);
+    });
   try {
     await write();
   } catch (error) {

@@ -45,7 +45,10 @@ export function App() {
 
   async function enter(session: Session) {
     setCsrfToken(session.csrf_token);
-    const operator = await get('/api/v1/operator/me').then(() => true, () => false);
+    const operator = await get('/api/v1/operator/me').then(
+      () => true,
+      () => false,
+    );
     setState({ status: 'in', session, operator });
   }
 
@@ -53,7 +56,12 @@ export function App() {
     get<Session>('/api/v1/auth/session').then(enter, () => setState({ status: 'anonymous' }));
   }, []);
 
-  if (state.status === 'loading') return <p className="loading" role="status">Loading…</p>;
+  if (state.status === 'loading')
+    return (
+      <p className="loading" role="status">
+        Loading…
+      </p>
+    );
   if (state.status === 'anonymous') return <Login onLogin={enter} />;
 
   const visible = PAGES.filter((page) => !page.operator || state.operator);
@@ -65,21 +73,43 @@ export function App() {
 
   return (
     <div className="shell">
-      <a className="skip" href="#main" onClick={(event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <a
+        className="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand">Gateway console</span>
-        <span className="who">{state.session.user.email}{state.operator ? ' · operator' : ''}</span>
-        <button type="button" className="link" onClick={() => void logout()}>Log out</button>
+        <span className="who">
+          {state.session.user.email}
+          {state.operator ? ' · operator' : ''}
+        </span>
+        <button type="button" className="link" onClick={() => void logout()}>
+          Log out
+        </button>
       </header>
       <nav aria-label="Console pages" className="nav">
         <ul>
-          {visible.filter((p) => !p.operator).map((p) => <NavLink key={p.path} path={p.path} title={p.title} current={p === page} />)}
+          {visible
+            .filter((p) => !p.operator)
+            .map((p) => (
+              <NavLink key={p.path} path={p.path} title={p.title} current={p === page} />
+            ))}
         </ul>
         {state.operator && (
           <>
             <p className="nav-heading">Operator</p>
             <ul>
-              {visible.filter((p) => p.operator).map((p) => <NavLink key={p.path} path={p.path} title={p.title} current={p === page} />)}
+              {visible
+                .filter((p) => p.operator)
+                .map((p) => (
+                  <NavLink key={p.path} path={p.path} title={p.title} current={p === page} />
+                ))}
             </ul>
           </>
         )}
@@ -94,7 +124,13 @@ export function App() {
 }
 
 function NavLink({ path, title, current }: { path: string; title: string; current: boolean }) {
-  return <li><a href={`#${path}`} aria-current={current ? 'page' : undefined}>{title}</a></li>;
+  return (
+    <li>
+      <a href={`#${path}`} aria-current={current ? 'page' : undefined}>
+        {title}
+      </a>
+    </li>
+  );
 }
 
 /** Says so when answers come from the provider simulator (the quick start's upstreams), not from real models. */
@@ -104,7 +140,9 @@ function SimulatorNotice({ session, operator }: { session: Session; operator: bo
   const all = upstreams.simulated === upstreams.active;
   return (
     <p className="notice simulator-notice" role="note" data-testid="simulator-notice">
-      {all ? 'The upstreams are the provider simulator: ' : `${upstreams.simulated} of ${upstreams.active} upstream accounts are the provider simulator: `}
+      {all
+        ? 'The upstreams are the provider simulator: '
+        : `${upstreams.simulated} of ${upstreams.active} upstream accounts are the provider simulator: `}
       answers are simulated, not from real models.
       {operator ? ' Connect a provider account under Routing (or npm run admin -- upstream add --provider …).' : ''}
     </p>

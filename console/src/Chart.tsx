@@ -10,7 +10,10 @@ export function Chart({ config, label, testId }: { config: ChartConfiguration; l
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     if (!canvas.current) return undefined;
-    const chart = new ChartJs(canvas.current, { ...config, options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options } });
+    const chart = new ChartJs(canvas.current, {
+      ...config,
+      options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
+    });
     return () => chart.destroy();
   }, [config]);
   return (

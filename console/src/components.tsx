@@ -3,7 +3,11 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  return <p className="error" role="alert">{error instanceof Error ? error.message : String(error)}</p>;
+  return (
+    <p className="error" role="alert">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
 }
 
 /**
@@ -33,32 +37,79 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): { data
   const reload = useCallback(() => setTick((value) => value + 1), []);
   useEffect(() => {
     let live = true;
-    load().then((data) => live && setState({ data }), (error: unknown) => live && setState({ error }));
-    return () => { live = false; };
+    load().then(
+      (data) => live && setState({ data }),
+      (error: unknown) => live && setState({ error }),
+    );
+    return () => {
+      live = false;
+    };
     // The caller names what reloads the data (`deps`); `load` is a new closure every render.
   }, [tick, ...deps]);
   return { ...state, reload };
 }
 
-export function Field({ label, hint, error, children, id }: { label: string; hint?: string; error?: string; children: ReactNode; id: string }) {
+export function Field({
+  label,
+  hint,
+  error,
+  children,
+  id,
+}: {
+  label: string;
+  hint?: string;
+  error?: string;
+  children: ReactNode;
+  id: string;
+}) {
   return (
     <div className={`field${error ? ' invalid' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {children}
       {hint && !error && <small id={`${id}-hint`}>{hint}</small>}
-      {error && <small id={`${id}-error`} className="field-error" role="alert">{error}</small>}
+      {error && (
+        <small id={`${id}-error`} className="field-error" role="alert">
+          {error}
+        </small>
+      )}
     </div>
   );
 }
 
-export function DataTable({ caption, columns, rows, testId }: { caption: string; columns: string[]; rows: Array<Array<string | number>>; testId?: string }) {
+export function DataTable({
+  caption,
+  columns,
+  rows,
+  testId,
+}: {
+  caption: string;
+  columns: string[];
+  rows: Array<Array<string | number>>;
+  testId?: string;
+}) {
   return (
     <details className="data-table">
       <summary>{caption} (table)</summary>
       <div className="scroll">
         <table data-testid={testId}>
-          <thead><tr>{columns.map((column) => <th key={column} scope="col">{column}</th>)}</tr></thead>
-          <tbody>{rows.map((row, i) => <tr key={i}>{row.map((cell, j) => <td key={j}>{cell}</td>)}</tr>)}</tbody>
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, i) => (
+              <tr key={i}>
+                {row.map((cell, j) => (
+                  <td key={j}>{cell}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
         </table>
       </div>
     </details>
@@ -66,8 +117,20 @@ export function DataTable({ caption, columns, rows, testId }: { caption: string;
 }
 
 /** A modal confirmation (native <dialog>: focus trapped, Escape cancels). */
-export function Confirm({ open, title, children, confirmLabel, onConfirm, onCancel }: {
-  open: boolean; title: string; children: ReactNode; confirmLabel: string; onConfirm: () => void; onCancel: () => void;
+export function Confirm({
+  open,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+}: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -77,12 +140,23 @@ export function Confirm({ open, title, children, confirmLabel, onConfirm, onCanc
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={(event) => { event.preventDefault(); onCancel(); }}>
+    <dialog
+      ref={ref}
+      aria-labelledby="confirm-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
       <h2 id="confirm-title">{title}</h2>
       <div>{children}</div>
       <div className="actions">
-        <button type="button" onClick={onCancel}>Cancel</button>
-        <button type="button" className="danger" onClick={onConfirm}>{confirmLabel}</button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
       </div>
     </dialog>
   );
@@ -93,11 +167,25 @@ export function SecretBox({ label, secret, note, onClose }: { label: string; sec
   const [copied, setCopied] = useState(false);
   return (
     <div className="secret" role="region" aria-label={label}>
-      <p><strong>{label}</strong> {note}</p>
+      <p>
+        <strong>{label}</strong> {note}
+      </p>
       <code data-testid="secret-value">{secret}</code>
       <div className="actions">
-        <button type="button" onClick={() => { void navigator.clipboard?.writeText(secret).then(() => setCopied(true), () => setCopied(false)); }}>{copied ? 'Copied' : 'Copy'}</button>
-        <button type="button" onClick={onClose}>Hide</button>
+        <button
+          type="button"
+          onClick={() => {
+            void navigator.clipboard?.writeText(secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" onClick={onClose}>
+          Hide
+        </button>
       </div>
     </div>
   );

@@ -1,5 +1,9 @@
 /** Reads a `text/event-stream` body (fetch, so headers such as the key can be sent) event by event. */
-export interface SseEvent { event: string; data: string; id?: string }
+export interface SseEvent {
+  event: string;
+  data: string;
+  id?: string;
+}
 
 export async function* readSse(response: Response, signal?: AbortSignal): AsyncGenerator<SseEvent> {
   if (!response.body) return;

@@ -54,13 +54,25 @@ export function parseArgv(argv: string[]): { words: string[]; flags: Flags } {
   const flags: Flags = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '-h') { flags.help = true; continue; }
-    if (!arg.startsWith('--')) { words.push(arg); continue; }
+    if (arg === '-h') {
+      flags.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      words.push(arg);
+      continue;
+    }
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    if (inline !== undefined) { flags[name] = inline; continue; }
+    if (inline !== undefined) {
+      flags[name] = inline;
+      continue;
+    }
     const next = argv[i + 1];
     if (next === undefined || next.startsWith('--')) flags[name] = true;
-    else { flags[name] = next; i++; }
+    else {
+      flags[name] = next;
+      i++;
+    }
   }
   return { words, flags };
 }
@@ -81,7 +93,13 @@ export function checkFlags(command: AdminCommand, flags: Flags, args: string[]):
     if (spec.required && flags[name] === undefined) throw new UsageError(`${command.name}: --${name} is required`);
   }
   const expected = command.args ?? [];
-  if (args.length < expected.length) throw new UsageError(`${command.name}: missing ${expected.slice(args.length).map((a) => `<${a.name}>`).join(' ')}`);
+  if (args.length < expected.length)
+    throw new UsageError(
+      `${command.name}: missing ${expected
+        .slice(args.length)
+        .map((a) => `<${a.name}>`)
+        .join(' ')}`,
+    );
   if (args.length > expected.length) throw new UsageError(`${command.name}: unexpected argument "${args[expected.length]}"`);
 }
 
@@ -95,7 +113,8 @@ function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length];
@@ -127,17 +146,22 @@ export function id(value: string, what: string): number {
 
 export function usdToCredits(value: string, name: string): number {
   const usd = Number(value);
-  if (value.trim() === '' || !Number.isFinite(usd) || usd < 0) throw new UsageError(`--${name} must be a non-negative number of USD, not "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(usd) || usd < 0)
+    throw new UsageError(`--${name} must be a non-negative number of USD, not "${value}"`);
   return Math.round(usd * 1_000_000);
 }
 
 export function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, not "${value}"`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, not "${value}"`);
   return value as T;
 }
 
 export function list(value: string): string[] {
-  return value.split(',').map((m) => m.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
 }
 
 /** The connections a command needs, opened on first use and closed at the end. */
@@ -181,7 +205,9 @@ export class AdminContext {
       await ensureDatabase(databaseUrl);
       await migrate(databaseUrl);
     } catch (error) {
-      throw new AdminError(`PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(error as Error).message}); start it (docker compose up -d postgres redis) or set DATABASE_URL`);
+      throw new AdminError(
+        `PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(error as Error).message}); start it (docker compose up -d postgres redis) or set DATABASE_URL`,
+      );
     }
     this.pool = createPool(databaseUrl, 2);
     return this.pool;
@@ -204,8 +230,13 @@ export class AdminContext {
     const upstream = this.config().upstream;
     this.client ??= createUpstreamClient({ ...upstream, connections: 8 });
     return {
-      db: await this.db(), crypto: this.crypto(), catalog: await this.catalog(), clock: systemClock,
-      redis: this.redis(), redisKeys: this.redisKeys(), upstreamClient: this.client,
+      db: await this.db(),
+      crypto: this.crypto(),
+      catalog: await this.catalog(),
+      clock: systemClock,
+      redis: this.redis(),
+      redisKeys: this.redisKeys(),
+      upstreamClient: this.client,
     };
   }
 
@@ -224,7 +255,11 @@ export function isUniqueViolation(error: unknown): boolean {
 /** The audit log's actor for the CLI: `cli`, labelled with the OS user that ran it. */
 export function cliActor(): AuditActor {
   let label = 'cli';
-  try { label = `cli:${userInfo().username}`; } catch { /* no user database entry (containers) */ }
+  try {
+    label = `cli:${userInfo().username}`;
+  } catch {
+    /* no user database entry (containers) */
+  }
   return { type: 'cli', label };
 }
 
@@ -233,15 +268,33 @@ export function cliActor(): AuditActor {
  * the account it named, and its flags as what changed (secret flags such as --api-key, --password
  * and --custom-key are left out by the audit log's own guard).
  */
-export async function recordCliChange(context: AdminContext, command: AdminCommand, input: { args: string[]; flags: Flags }): Promise<void> {
+export async function recordCliChange(
+  context: AdminContext,
+  command: AdminCommand,
+  input: { args: string[]; flags: Flags },
+): Promise<void> {
   if (!command.audit) return;
-  const changes = Object.fromEntries(Object.entries(input.flags).filter(([name]) => name !== 'json').map(([name, value]) => [name.replace(/-/g, '_'), value]));
+  const changes = Object.fromEntries(
+    Object.entries(input.flags)
+      .filter(([name]) => name !== 'json')
+      .map(([name, value]) => [name.replace(/-/g, '_'), value]),
+  );
   const printedId = context.lastResult?.id;
-  const targetId = typeof printedId === 'number' || typeof printedId === 'string' ? printedId : input.args[0] ?? (typeof input.flags.id === 'string' ? input.flags.id : null);
-  const account = typeof input.flags.account === 'string' && /^\d{1,15}$/.test(input.flags.account) ? Number(input.flags.account)
-    : command.audit.targetType === 'account' && typeof printedId === 'number' ? printedId : null;
+  const targetId =
+    typeof printedId === 'number' || typeof printedId === 'string'
+      ? printedId
+      : (input.args[0] ?? (typeof input.flags.id === 'string' ? input.flags.id : null));
+  const account =
+    typeof input.flags.account === 'string' && /^\d{1,15}$/.test(input.flags.account)
+      ? Number(input.flags.account)
+      : command.audit.targetType === 'account' && typeof printedId === 'number'
+        ? printedId
+        : null;
   await recordAudit(await context.db(), cliActor(), {
-    accountId: account, action: command.audit.action, targetType: command.audit.targetType, targetId,
+    accountId: account,
+    action: command.audit.action,
+    targetType: command.audit.targetType,
+    targetId,
     after: input.args.length > 0 ? { ...changes, args: input.args } : changes,
   });
 }

@@ -11,9 +11,7 @@ import { listGroups } from '../../src/db/repositories/groups';
 import { insertApiKey } from '../../src/keys/insert-api-key';
 import { createAccount, createConsoleUser, createGroup, type Tier } from '../../src/process/seed';
 import { announceUpstreamsChanged } from '../../src/upstream/announce-upstreams-changed';
-import {
-  AdminError, isUniqueViolation, oneOf, requiredText, text, UsageError, usdToCredits, wholeNumber, type AdminCommand,
-} from './cli';
+import { AdminError, isUniqueViolation, oneOf, requiredText, text, UsageError, usdToCredits, wholeNumber, type AdminCommand } from './cli';
 import { requireAccount, requireGroup } from './lookups';
 import { DB_COMMANDS } from './db-commands';
 import { GRANT_COMMANDS } from './grant-commands';
@@ -25,38 +23,55 @@ const ROLES = ['member', 'operator'] as const;
 
 const ACCOUNT_COMMANDS: AdminCommand[] = [
   {
-    name: 'account create', summary: 'create a customer account (wallet starts at 0)',
+    name: 'account create',
+    summary: 'create a customer account (wallet starts at 0)',
     audit: { action: 'account.create', targetType: 'account' },
     flags: {
       name: { value: 'NAME', required: true, help: 'display name' },
       tier: { value: 'TIER', help: 'free, pro, max or enterprise (default free)' },
-      concurrency: { value: 'N', help: 'concurrent requests cap (default: the tier\'s)' },
+      concurrency: { value: 'N', help: "concurrent requests cap (default: the tier's)" },
       org: { help: 'an organization account (default: a personal one)' },
     },
     async run(context, { flags }) {
       const tier = oneOf(text(flags, 'tier') ?? 'free', TIERS, 'tier');
       const concurrency = text(flags, 'concurrency');
-      const input = { name: requiredText(flags, 'name'), tier, concurrencyCap: concurrency === undefined ? undefined : wholeNumber(concurrency, 'concurrency', { min: 1, max: 100_000 }), organization: flags.org === true };
+      const input = {
+        name: requiredText(flags, 'name'),
+        tier,
+        concurrencyCap: concurrency === undefined ? undefined : wholeNumber(concurrency, 'concurrency', { min: 1, max: 100_000 }),
+        organization: flags.org === true,
+      };
       const accountId = await createAccount(await context.db(), input);
       context.print({ id: accountId }, `account ${accountId} created`);
     },
   },
   {
-    name: 'account list', summary: 'list accounts with their balance',
+    name: 'account list',
+    summary: 'list accounts with their balance',
     async run(context) {
-      const accounts = (await listAccounts(await context.db())).map((a) => ({ id: a.id, name: a.name, tier: a.tier, balance_usd: a.balanceCredits / 1_000_000 }));
+      const accounts = (await listAccounts(await context.db())).map((a) => ({
+        id: a.id,
+        name: a.name,
+        tier: a.tier,
+        balance_usd: a.balanceCredits / 1_000_000,
+      }));
       context.print({ accounts }, accounts.map((a) => `${a.id}  ${a.name}  ${a.tier}  ${a.balance_usd} USD`).join('\n') || 'no accounts');
     },
   },
   {
-    name: 'account topup', summary: 'add USD to an account\'s wallet',
+    name: 'account topup',
+    summary: "add USD to an account's wallet",
     audit: { action: 'money.topup', targetType: 'account' },
     flags: { account: { value: 'ID', required: true, help: 'account id' }, usd: { value: 'USD', required: true, help: 'amount in USD' } },
     async run(context, { flags }) {
       const credits = usdToCredits(requiredText(flags, 'usd'), 'usd');
       if (credits === 0) throw new UsageError('--usd must be more than 0');
       const accountId = await requireAccount(context, requiredText(flags, 'account'));
-      const result = await topUpAccount({ db: await context.db(), redis: context.redis(), redisKeys: context.redisKeys() }, accountId, credits);
+      const result = await topUpAccount(
+        { db: await context.db(), redis: context.redis(), redisKeys: context.redisKeys() },
+        accountId,
+        credits,
+      );
       if (!result.walletCacheUpdated) console.error('warning: Redis unreachable; the reconciler will refresh the wallet cache');
       context.print({ balance_credits: result.balanceCredits }, `balance: ${result.balanceCredits} credits`);
     },
@@ -65,7 +80,8 @@ const ACCOUNT_COMMANDS: AdminCommand[] = [
 
 const GROUP_COMMANDS: AdminCommand[] = [
   {
-    name: 'group create', summary: 'create a routing group (keys belong to one; its upstream accounts serve them)',
+    name: 'group create',
+    summary: 'create a routing group (keys belong to one; its upstream accounts serve them)',
     audit: { action: 'group.create', targetType: 'routing_group' },
     flags: {
       name: { value: 'NAME', required: true, help: 'unique name' },
@@ -90,17 +106,29 @@ const GROUP_COMMANDS: AdminCommand[] = [
     },
   },
   {
-    name: 'group list', summary: 'list routing groups',
+    name: 'group list',
+    summary: 'list routing groups',
     async run(context) {
-      const groups = (await listGroups(await context.db())).map((g) => ({ id: g.id, name: g.name, family: g.family, upstreams: g.upstreams, keys: g.keys }));
-      context.print({ groups }, groups.map((g) => `${g.id}  ${g.name}  ${g.family ?? 'every family'}  upstreams ${g.upstreams}  keys ${g.keys}`).join('\n') || 'no groups');
+      const groups = (await listGroups(await context.db())).map((g) => ({
+        id: g.id,
+        name: g.name,
+        family: g.family,
+        upstreams: g.upstreams,
+        keys: g.keys,
+      }));
+      context.print(
+        { groups },
+        groups.map((g) => `${g.id}  ${g.name}  ${g.family ?? 'every family'}  upstreams ${g.upstreams}  keys ${g.keys}`).join('\n') ||
+          'no groups',
+      );
     },
   },
 ];
 
 const KEY_COMMANDS: AdminCommand[] = [
   {
-    name: 'key create', summary: 'create an API key for an account in a routing group (the secret is shown once)',
+    name: 'key create',
+    summary: 'create an API key for an account in a routing group (the secret is shown once)',
     audit: { action: 'key.create', targetType: 'api_key' },
     flags: {
       account: { value: 'ID', required: true, help: 'account id' },
@@ -121,9 +149,16 @@ const KEY_COMMANDS: AdminCommand[] = [
       const groupId = await requireGroup(context, requiredText(flags, 'group'));
       let key;
       try {
-        key = await insertApiKey(await context.db(), context.crypto(), { accountId, groupId, name: name.trim(), secret: custom, quotaCredits });
+        key = await insertApiKey(await context.db(), context.crypto(), {
+          accountId,
+          groupId,
+          name: name.trim(),
+          secret: custom,
+          quotaCredits,
+        });
       } catch (error) {
-        if ((error as { kind?: string }).kind === 'conflict') throw new AdminError('a key with this secret already exists; choose another --custom-key');
+        if ((error as { kind?: string }).kind === 'conflict')
+          throw new AdminError('a key with this secret already exists; choose another --custom-key');
         throw error;
       }
       context.print({ id: key.id, key: key.secret, name: name.trim() }, `key ${key.id} "${name.trim()}": ${key.secret} (shown once)`);
@@ -133,13 +168,17 @@ const KEY_COMMANDS: AdminCommand[] = [
 
 const USER_COMMANDS: AdminCommand[] = [
   {
-    name: 'user create', summary: 'create a console login for an account',
+    name: 'user create',
+    summary: 'create a console login for an account',
     audit: { action: 'console_user.create', targetType: 'console_user' },
     flags: {
       account: { value: 'ID', required: true, help: 'account id' },
       email: { value: 'EMAIL', required: true, help: 'login email' },
       password: { value: 'PASSWORD', required: true, help: 'at least 8 characters' },
-      role: { value: 'ROLE', help: 'member (its own account) or operator (manages every account, groups, upstreams, catalog); default member' },
+      role: {
+        value: 'ROLE',
+        help: 'member (its own account) or operator (manages every account, groups, upstreams, catalog); default member',
+      },
     },
     async run(context, { flags }) {
       const role = oneOf(text(flags, 'role') ?? 'member', ROLES, 'role');
@@ -164,5 +203,12 @@ const USER_COMMANDS: AdminCommand[] = [
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: AdminCommand[] = [
-  ...ACCOUNT_COMMANDS, ...GROUP_COMMANDS, ...GRANT_COMMANDS, ...UPSTREAM_COMMANDS, ...KEY_COMMANDS, ...USER_COMMANDS, ...MODEL_COMMANDS, ...DB_COMMANDS,
+  ...ACCOUNT_COMMANDS,
+  ...GROUP_COMMANDS,
+  ...GRANT_COMMANDS,
+  ...UPSTREAM_COMMANDS,
+  ...KEY_COMMANDS,
+  ...USER_COMMANDS,
+  ...MODEL_COMMANDS,
+  ...DB_COMMANDS,
 ];

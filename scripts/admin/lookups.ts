@@ -5,7 +5,8 @@ import { AdminError, id, type AdminContext } from './cli';
 
 export async function requireAccount(context: AdminContext, raw: string): Promise<number> {
   const accountId = id(raw, '--account');
-  if (!(await accountExists(await context.db(), accountId))) throw new AdminError(`account ${accountId} does not exist (npm run admin -- account list)`);
+  if (!(await accountExists(await context.db(), accountId)))
+    throw new AdminError(`account ${accountId} does not exist (npm run admin -- account list)`);
   return accountId;
 }
 

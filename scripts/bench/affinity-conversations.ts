@@ -28,8 +28,15 @@ export interface ConversationFigures {
   cachedShare: number;
 }
 
-interface MessagesUsage { input_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number }
-interface MessagesAnswer { content?: Array<{ type: string; text?: string }>; usage?: MessagesUsage }
+interface MessagesUsage {
+  input_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+interface MessagesAnswer {
+  content?: Array<{ type: string; text?: string }>;
+  usage?: MessagesUsage;
+}
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 // About 1,500 tokens of instructions: the part of every request that caching is for.
@@ -50,14 +57,18 @@ async function runConversation(options: ConversationOptions, index: number, figu
       model: options.model,
       max_tokens: 64,
       system: [{ type: 'text', text: `[${options.tag}] You are planning assistant number ${index}. ${FILLER}`, cache_control: EPHEMERAL }],
-      messages: history.map((entry, position) => (entry.role === 'user' ? userMessage(entry.text, marked.has(position)) : { role: 'assistant', content: entry.text })),
+      messages: history.map((entry, position) =>
+        entry.role === 'user' ? userMessage(entry.text, marked.has(position)) : { role: 'assistant', content: entry.text },
+      ),
       ...(index < (options.withUserId ?? 0) ? { metadata: { user_id: `${options.tag}-session-${index}` } } : {}),
     };
     figures.requests++;
     const response = await fetch(`${options.baseUrl}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': options.key, 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': options.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(body),
     });
-    const answer = await response.json() as MessagesAnswer;
+    const answer = (await response.json()) as MessagesAnswer;
     if (response.status !== 200 || !answer.usage) {
       figures.errors++;
       return;
@@ -69,7 +80,14 @@ async function runConversation(options: ConversationOptions, index: number, figu
       figures.cacheReadTokens += read;
     }
     previousCached = read + written;
-    history.push({ role: 'assistant', text: answer.content?.filter((part) => part.type === 'text').map((part) => part.text).join('') || '.' });
+    history.push({
+      role: 'assistant',
+      text:
+        answer.content
+          ?.filter((part) => part.type === 'text')
+          .map((part) => part.text)
+          .join('') || '.',
+    });
   }
 }
 

@@ -14,7 +14,8 @@ const server = http.createServer((req, res) => {
   for (const [name, value] of Object.entries(req.headers)) {
     if (!HOP_BY_HOP.has(name) && typeof value === 'string') headers[name] = value;
   }
-  upstream.request({ path: req.url ?? '/', method: (req.method ?? 'GET') as 'POST', headers, body: req })
+  upstream
+    .request({ path: req.url ?? '/', method: (req.method ?? 'GET') as 'POST', headers, body: req })
     .then(async (answer) => {
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) {
@@ -31,4 +32,8 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 30_000;
 server.listen(Number(process.env.BARE_PROXY_PORT ?? 4100), '127.0.0.1');
-process.on('SIGTERM', () => { server.close(); void upstream.close(); process.exit(0); });
+process.on('SIGTERM', () => {
+  server.close();
+  void upstream.close();
+  process.exit(0);
+});

@@ -4,7 +4,11 @@
  */
 import type { PhaseFigures, TraceSummary } from '../../src/http/request-trace';
 
-export interface Breakdown { scenario: string; traces: number; phases: PhaseFigures[] }
+export interface Breakdown {
+  scenario: string;
+  traces: number;
+  phases: PhaseFigures[];
+}
 
 export async function resetTrace(apiUrl: string): Promise<void> {
   await fetch(`${apiUrl}/internal/trace`, { method: 'DELETE' });
@@ -14,7 +18,7 @@ export async function resetTrace(apiUrl: string): Promise<void> {
 export async function readBreakdown(apiUrl: string, scenario: string): Promise<Breakdown | undefined> {
   const response = await fetch(`${apiUrl}/internal/trace`);
   if (!response.ok) return undefined;
-  const summary = await response.json() as TraceSummary;
+  const summary = (await response.json()) as TraceSummary;
   const main = summary.sequences[0];
   return main ? { scenario, traces: main.count, phases: main.breakdown } : undefined;
 }
@@ -24,8 +28,11 @@ export function breakdownMarkdown(breakdowns: Breakdown[]): string[] {
   return breakdowns.flatMap((b) => {
     const sum = (pick: (p: PhaseFigures) => number) => Math.round(b.phases.reduce((total, p) => total + pick(p), 0));
     return [
-      '', `**${b.scenario}** (${b.traces} traced requests; each phase ends at its mark)`, '',
-      '| phase | wall µs p50 | API CPU µs p50 | wall µs mean | API CPU µs mean |', '|---|---|---|---|---|',
+      '',
+      `**${b.scenario}** (${b.traces} traced requests; each phase ends at its mark)`,
+      '',
+      '| phase | wall µs p50 | API CPU µs p50 | wall µs mean | API CPU µs mean |',
+      '|---|---|---|---|---|',
       ...b.phases.map((p) => `| ${p.phase} | ${p.wallMicrosP50} | ${p.cpuMicrosP50} | ${p.wallMicrosMean} | ${p.cpuMicrosMean} |`),
       `| total (sum) | ${sum((p) => p.wallMicrosP50)} | ${sum((p) => p.cpuMicrosP50)} | ${sum((p) => p.wallMicrosMean)} | ${sum((p) => p.cpuMicrosMean)} |`,
     ];

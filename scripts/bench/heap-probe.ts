@@ -12,7 +12,11 @@ export interface HeapProbe {
   close(): void;
 }
 
-interface InspectorReply { id: number; result?: { result?: { value?: unknown } }; error?: { message: string } }
+interface InspectorReply {
+  id: number;
+  result?: { result?: { value?: unknown } };
+  error?: { message: string };
+}
 
 export async function openHeapProbe(pid: number, inspectPort: number, timeoutMs = 10_000): Promise<HeapProbe> {
   process.kill(pid, 'SIGUSR1');
@@ -20,9 +24,11 @@ export async function openHeapProbe(pid: number, inspectPort: number, timeoutMs 
   let socketUrl: string | undefined;
   while (!socketUrl) {
     try {
-      const targets = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json() as Array<{ webSocketDebuggerUrl?: string }>;
+      const targets = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as Array<{ webSocketDebuggerUrl?: string }>;
       socketUrl = targets[0]?.webSocketDebuggerUrl;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (!socketUrl) {
       if (Date.now() > deadline) throw new Error(`the inspector of process ${pid} did not open on port ${inspectPort}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -43,11 +49,12 @@ export async function openHeapProbe(pid: number, inspectPort: number, timeoutMs 
     if (reply.error) waiter.reject(new Error(reply.error.message));
     else waiter.resolve(reply);
   });
-  const send = (method: string, params: Record<string, unknown> = {}) => new Promise<InspectorReply>((resolve, reject) => {
-    const id = nextId++;
-    waiting.set(id, { resolve, reject });
-    socket.send(JSON.stringify({ id, method, params }));
-  });
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<InspectorReply>((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      socket.send(JSON.stringify({ id, method, params }));
+    });
   return {
     async heapUsedAfterGc() {
       await send('HeapProfiler.collectGarbage');

@@ -24,7 +24,9 @@ export function percentile(sorted: number[], p: number): number {
 function summarize(latencies: number[], errors: number, seconds: number): LoadResult {
   latencies.sort((a, b) => a - b);
   return {
-    requests: latencies.length, errors, seconds,
+    requests: latencies.length,
+    errors,
+    seconds,
     rps: Math.round(latencies.length / seconds),
     p50Ms: Number(percentile(latencies, 50).toFixed(2)),
     p99Ms: Number(percentile(latencies, 99).toFixed(2)),
@@ -35,7 +37,9 @@ async function once(pool: Pool, request: LoadRequest): Promise<{ ms: number; ok:
   const started = process.hrtime.bigint();
   try {
     const response = await pool.request({ path: request.path, method: 'POST', headers: request.headers, body: request.body });
-    for await (const _chunk of response.body) { /* drain */ }
+    for await (const _chunk of response.body) {
+      /* drain */
+    }
     return { ms: Number(process.hrtime.bigint() - started) / 1e6, ok: response.statusCode === 200 };
   } catch {
     return { ms: Number(process.hrtime.bigint() - started) / 1e6, ok: false };
@@ -48,12 +52,15 @@ export async function closedLoop(origin: string, request: LoadRequest, connectio
   let errors = 0;
   const started = Date.now();
   const deadline = started + seconds * 1000;
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (Date.now() < deadline) {
-      const result = await once(pool, request);
-      if (result.ok) latencies.push(result.ms); else errors++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < deadline) {
+        const result = await once(pool, request);
+        if (result.ok) latencies.push(result.ms);
+        else errors++;
+      }
+    }),
+  );
   const elapsed = (Date.now() - started) / 1000;
   await pool.close();
   return summarize(latencies, errors, elapsed);
@@ -71,7 +78,12 @@ export async function paced(origin: string, request: LoadRequest, ratePerSecond:
     const due = started + i * interval;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    inFlight.push(once(pool, request).then((r) => { if (r.ok) latencies.push(r.ms); else errors++; }));
+    inFlight.push(
+      once(pool, request).then((r) => {
+        if (r.ok) latencies.push(r.ms);
+        else errors++;
+      }),
+    );
   }
   await Promise.all(inFlight);
   const elapsed = (performance.now() - started) / 1000;
@@ -88,7 +100,10 @@ export async function timeToFirstByte(origin: string, request: LoadRequest, coun
     const response = await pool.request({ path: request.path, method: 'POST', headers: request.headers, body: request.body });
     let first = true;
     for await (const _chunk of response.body) {
-      if (first) { samples.push(Number(process.hrtime.bigint() - started) / 1e6); first = false; }
+      if (first) {
+        samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        first = false;
+      }
     }
   }
   await pool.close();

@@ -35,7 +35,12 @@ const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@1
 /** `BENCH_CPU_PROFILE=1`: the API process writes a V8 CPU profile into bench-results/ when it stops. */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE === '1';
 /** `BENCH_ONLY=idle,throughput,streaming,paced,ttfb,heap,tasks,affinity` (any subset) runs only those parts; all by default. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'throughput,streaming' : '')).split(',').map((part) => part.trim()).filter(Boolean));
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? (QUICK ? 'throughput,streaming' : ''))
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
 const runs = (part: string) => ONLY.size === 0 || ONLY.has(part);
 /** `BENCH_GATEWAY_ONLY=1`: skip the direct and bare-proxy baselines (for a CPU profile of the gateway alone; no percentages). */
 const GATEWAY_ONLY = process.env.BENCH_GATEWAY_ONLY === '1';
@@ -45,7 +50,11 @@ const API_NODE_ARGS = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(
 /** `BENCH_TRACE_SAMPLE=N`: the API traces one request in N by phase (issue 24) for the breakdown; 0 = off. */
 const TRACE_SAMPLE = process.env.BENCH_TRACE_SAMPLE ?? '10';
 
-interface Row { scenario: string; target: string; [metric: string]: string | number }
+interface Row {
+  scenario: string;
+  target: string;
+  [metric: string]: string | number;
+}
 
 async function freshDatabase(): Promise<string> {
   const name = `gw_bench_${randomBytes(4).toString('hex')}`;
@@ -66,7 +75,13 @@ async function dropDatabase(url: string): Promise<void> {
 }
 
 function chatBody(model: string, text: string, stream: boolean): string {
-  return JSON.stringify({ model, messages: [{ role: 'user', content: text }], max_tokens: 1024, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+  return JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: text }],
+    max_tokens: 1024,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  });
 }
 
 async function main(): Promise<void> {
@@ -116,7 +131,13 @@ async function main(): Promise<void> {
   await db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 5000 WHERE id = $1", [boot.accountId]);
   // A group whose upstream streams slowly, to hold 1,000 streams open at once.
   const slowGroup = await createGroup(db, { name: 'bench-slow', family: null });
-  await addUpstreamAccount(db, crypto, { groupId: slowGroup, protocol: 'chat', baseUrl: `${simUrl}/_latency/0/1000`, apiKey: 'sim-key', models: ['gpt-4.1'] });
+  await addUpstreamAccount(db, crypto, {
+    groupId: slowGroup,
+    protocol: 'chat',
+    baseUrl: `${simUrl}/_latency/0/1000`,
+    apiKey: 'sim-key',
+    models: ['gpt-4.1'],
+  });
   const slowKey = (await insertApiKey(db, crypto, { accountId: boot.accountId!, groupId: slowGroup, name: 'bench-slow' })).secret;
   await db.end();
   const key = boot.key!;
@@ -125,16 +146,23 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   // The inspector stays closed until the heap measurement opens it (SIGUSR1) on this port.
   const inspectPort = portBase !== undefined ? portBase + 4 : 9300 + Math.floor(Math.random() * 500);
-  const api = startProcess('src/server.ts', env, [], [
-    `--inspect-port=127.0.0.1:${inspectPort}`, ...(CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', resultsDir] : []), ...API_NODE_ARGS,
-  ]);
+  const api = startProcess(
+    'src/server.ts',
+    env,
+    [],
+    [`--inspect-port=127.0.0.1:${inspectPort}`, ...(CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', resultsDir] : []), ...API_NODE_ARGS],
+  );
   started.push(api);
   const worker = startProcess('workers/index.ts', env, ['--queues', 'billing']);
   started.push(worker);
   await waitFor(`${apiUrl}/readyz`);
   const billingBacklog = createBillingBacklog(env);
   const stackCpu = await openStackCpu({
-    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379', adminUrl: ADMIN_URL, databaseName: new URL(databaseUrl).pathname.slice(1), apiPid: api.pid!, workerPid: worker.pid!,
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    adminUrl: ADMIN_URL,
+    databaseName: new URL(databaseUrl).pathname.slice(1),
+    apiPid: api.pid!,
+    workerPid: worker.pid!,
   });
   const breakdowns: Breakdown[] = [];
 
@@ -143,7 +171,11 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   let idle: { apiCpuMicrosPerSecond: number; workerCpuMicrosPerSecond: number } | undefined;
   type Target = 'direct' | 'proxy' | 'gateway';
-  const measure = async (scenario: string, request: (target: Target) => LoadRequest, run: (origin: string, req: LoadRequest) => Promise<LoadResult>) => {
+  const measure = async (
+    scenario: string,
+    request: (target: Target) => LoadRequest,
+    run: (origin: string, req: LoadRequest) => Promise<LoadResult>,
+  ) => {
     // The billing worker shares the machine: let it finish the previous run's usage events first,
     // or they compete with this run (and with the baselines).
     await billingBacklog.drain();
@@ -151,7 +183,9 @@ async function main(): Promise<void> {
     const proxyBefore = cpuTimes(proxy.pid!);
     const bare = GATEWAY_ONLY ? SKIPPED : await run(proxyUrl, request('proxy'));
     const proxyAfter = cpuTimes(proxy.pid!);
-    const bareCpuPerRequest = Math.round((proxyAfter.user + proxyAfter.system - proxyBefore.user - proxyBefore.system) / Math.max(1, bare.requests));
+    const bareCpuPerRequest = Math.round(
+      (proxyAfter.user + proxyAfter.system - proxyBefore.user - proxyBefore.system) / Math.max(1, bare.requests),
+    );
     await resetTrace(apiUrl);
     const stackBefore = await stackCpu.snapshot();
     const cpuBefore = cpuTimes(api.pid!);
@@ -174,23 +208,51 @@ async function main(): Promise<void> {
     const stackCpuPerRequest = perRequest(stack.api + stack.worker + (stack.redis ?? 0) + stack.postgres);
     const ofBare = Math.round((100 * gateway.rps) / Math.max(1, bare.rps));
     rows.push({ scenario, target: 'direct', ...direct });
-    rows.push({ scenario, target: 'bare proxy', ...bare, proxyCpuMicrosPerRequest: bareCpuPerRequest, overheadP50Ms: Number((bare.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((bare.p99Ms - direct.p99Ms).toFixed(2)) });
     rows.push({
-      scenario, target: 'gateway', ...gateway, ofBareProxyPercent: ofBare, apiCpuMicrosPerRequest: cpuPerRequest, apiKernelMicrosPerRequest: systemPerRequest,
-      workerCpuMicrosPerRequest: workerCpuPerRequest, billingDrainedAfterSeconds: drainedAfterSeconds,
-      redisCpuMicrosPerRequest: redisCpuPerRequest, postgresCpuMicrosPerRequest: postgresCpuPerRequest, stackCpuMicrosPerRequest: stackCpuPerRequest,
-      overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)), overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)),
+      scenario,
+      target: 'bare proxy',
+      ...bare,
+      proxyCpuMicrosPerRequest: bareCpuPerRequest,
+      overheadP50Ms: Number((bare.p50Ms - direct.p50Ms).toFixed(2)),
+      overheadP99Ms: Number((bare.p99Ms - direct.p99Ms).toFixed(2)),
     });
-    console.log(`${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps (${bareCpuPerRequest} µs CPU/request); gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run; Redis ${redisCpuPerRequest} µs, PostgreSQL ${postgresCpuPerRequest} µs, whole stack ${stackCpuPerRequest} µs CPU/request`);
+    rows.push({
+      scenario,
+      target: 'gateway',
+      ...gateway,
+      ofBareProxyPercent: ofBare,
+      apiCpuMicrosPerRequest: cpuPerRequest,
+      apiKernelMicrosPerRequest: systemPerRequest,
+      workerCpuMicrosPerRequest: workerCpuPerRequest,
+      billingDrainedAfterSeconds: drainedAfterSeconds,
+      redisCpuMicrosPerRequest: redisCpuPerRequest,
+      postgresCpuMicrosPerRequest: postgresCpuPerRequest,
+      stackCpuMicrosPerRequest: stackCpuPerRequest,
+      overheadP50Ms: Number((gateway.p50Ms - direct.p50Ms).toFixed(2)),
+      overheadP99Ms: Number((gateway.p99Ms - direct.p99Ms).toFixed(2)),
+    });
+    console.log(
+      `${scenario}: direct ${direct.rps} rps p50 ${direct.p50Ms} ms; bare proxy ${bare.rps} rps (${bareCpuPerRequest} µs CPU/request); gateway ${gateway.rps} rps (${ofBare} % of the bare proxy) p50 ${gateway.p50Ms} ms p99 ${gateway.p99Ms} ms, ${cpuPerRequest} µs CPU/request (${systemPerRequest} in the kernel), errors ${gateway.errors}; billing worker ${workerCpuPerRequest} µs CPU/request, drained ${drainedAfterSeconds} s after the run; Redis ${redisCpuPerRequest} µs, PostgreSQL ${postgresCpuPerRequest} µs, whole stack ${stackCpuPerRequest} µs CPU/request`,
+    );
   };
-  const chat = (text: string, stream: boolean) => (target: Target): LoadRequest => ({
-    path: '/v1/chat/completions', headers: target === 'gateway' ? gatewayHeaders : directHeaders, body: chatBody('gpt-4.1', text, stream),
-  });
+  const chat =
+    (text: string, stream: boolean) =>
+    (target: Target): LoadRequest => ({
+      path: '/v1/chat/completions',
+      headers: target === 'gateway' ? gatewayHeaders : directHeaders,
+      body: chatBody('gpt-4.1', text, stream),
+    });
   /** Translated: the gateway is called in Messages for the Chat model; the baselines make the upstream's own call. */
-  const translated = (text: string, stream: boolean) => (target: Target): LoadRequest => (target === 'gateway'
-    ? { path: '/v1/messages', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 1024, stream, messages: [{ role: 'user', content: text }] }) }
-    : chat(text, stream)(target));
+  const translated =
+    (text: string, stream: boolean) =>
+    (target: Target): LoadRequest =>
+      target === 'gateway'
+        ? {
+            path: '/v1/messages',
+            headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+            body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 1024, stream, messages: [{ role: 'user', content: text }] }),
+          }
+        : chat(text, stream)(target);
 
   // Warm up both paths (JIT, pools, caches).
   await closedLoop(apiUrl, chat('warm up', false)('gateway'), 16, 2);
@@ -205,36 +267,66 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const apiAfter = cpuTimes(api.pid!);
     const workerAfter = cpuTimes(worker.pid!);
-    const perSecond = (a: { user: number; system: number }, b: { user: number; system: number }) => Math.round((b.user + b.system - a.user - a.system) / 3);
+    const perSecond = (a: { user: number; system: number }, b: { user: number; system: number }) =>
+      Math.round((b.user + b.system - a.user - a.system) / 3);
     idle = { apiCpuMicrosPerSecond: perSecond(apiBefore, apiAfter), workerCpuMicrosPerSecond: perSecond(workerBefore, workerAfter) };
-    console.log(`at rest: API ${idle.apiCpuMicrosPerSecond} µs CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second`);
+    console.log(
+      `at rest: API ${idle.apiCpuMicrosPerSecond} µs CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second`,
+    );
   }
 
   if (runs('throughput')) {
     await measure('non-streaming, pass-through, 32 connections', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 32, SECONDS));
-    await measure('non-streaming, translated, 32 connections', translated('Hello, benchmark', false), (o, r) => closedLoop(o, r, 32, SECONDS));
-    await measure('non-streaming, pass-through, 128 connections', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 128, SECONDS));
+    await measure('non-streaming, translated, 32 connections', translated('Hello, benchmark', false), (o, r) =>
+      closedLoop(o, r, 32, SECONDS),
+    );
+    await measure('non-streaming, pass-through, 128 connections', chat('Hello, benchmark', false), (o, r) =>
+      closedLoop(o, r, 128, SECONDS),
+    );
     await measure('one at a time, pass-through', chat('Hello, benchmark', false), (o, r) => closedLoop(o, r, 1, SECONDS));
     await measure('one at a time, translated', translated('Hello, benchmark', false), (o, r) => closedLoop(o, r, 1, SECONDS));
   }
   if (runs('streaming')) {
-    await measure('streaming 100 chunks, pass-through, 32 connections', chat('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
-    await measure('streaming 100 chunks, translated, 32 connections', translated('repeat:50:two words ', true), (o, r) => closedLoop(o, r, 32, SECONDS));
+    await measure('streaming 100 chunks, pass-through, 32 connections', chat('repeat:50:two words ', true), (o, r) =>
+      closedLoop(o, r, 32, SECONDS),
+    );
+    await measure('streaming 100 chunks, translated, 32 connections', translated('repeat:50:two words ', true), (o, r) =>
+      closedLoop(o, r, 32, SECONDS),
+    );
   }
   if (runs('paced')) await measure('paced 500 requests/s, non-streaming', chat('Hello, paced', false), (o, r) => paced(o, r, 500, SECONDS));
 
   // Time to first byte at one connection: pass-through (chat → chat model) and translated (messages → chat model).
   const ttfb: Row[] = [];
-  const messagesBody = JSON.stringify({ model: 'gpt-4.1', max_tokens: 256, stream: true, messages: [{ role: 'user', content: 'repeat:20:first byte ' }] });
+  const messagesBody = JSON.stringify({
+    model: 'gpt-4.1',
+    max_tokens: 256,
+    stream: true,
+    messages: [{ role: 'user', content: 'repeat:20:first byte ' }],
+  });
   const ttfbCases: Array<[string, LoadRequest, LoadRequest]> = [
     ['pass-through (Chat → Chat model)', chat('repeat:20:first byte ', true)('direct'), chat('repeat:20:first byte ', true)('gateway')],
-    ['translated (Messages → Chat model)', chat('repeat:20:first byte ', true)('direct'),
-      { path: '/v1/messages', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' }, body: messagesBody }],
+    [
+      'translated (Messages → Chat model)',
+      chat('repeat:20:first byte ', true)('direct'),
+      {
+        path: '/v1/messages',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: messagesBody,
+      },
+    ],
   ];
   for (const [name, direct, gateway] of runs('ttfb') ? ttfbCases : []) {
     const d = await timeToFirstByte(simUrl, direct, 300);
     const g = await timeToFirstByte(apiUrl, gateway, 300);
-    ttfb.push({ scenario: `TTFB ${name}`, target: 'gateway', directP50Ms: d.p50Ms, gatewayP50Ms: g.p50Ms, overheadP50Ms: Number((g.p50Ms - d.p50Ms).toFixed(3)), gatewayP99Ms: g.p99Ms });
+    ttfb.push({
+      scenario: `TTFB ${name}`,
+      target: 'gateway',
+      directP50Ms: d.p50Ms,
+      gatewayP50Ms: g.p50Ms,
+      overheadP50Ms: Number((g.p50Ms - d.p50Ms).toFixed(3)),
+      gatewayP99Ms: g.p99Ms,
+    });
     console.log(`TTFB ${name}: direct p50 ${d.p50Ms} ms, gateway p50 ${g.p50Ms} ms`);
   }
 
@@ -248,15 +340,21 @@ async function main(): Promise<void> {
     const heapBefore = await probe.heapUsedAfterGc();
     const controller = new AbortController();
     setMaxListeners(0, controller.signal);
-    const streams = Array.from({ length: open }, () => fetch(`${apiUrl}/v1/chat/completions`, {
-      method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${slowKey}` },
-      body: chatBody('gpt-4.1', 'repeat:30:held open ', true),
-    }).then(async (response) => {
-      const reader = response.body!.getReader();
-      await reader.read();
-      firstBytes++;
-      await reader.read().catch(() => undefined);
-    }).catch(() => undefined));
+    const streams = Array.from({ length: open }, () =>
+      fetch(`${apiUrl}/v1/chat/completions`, {
+        method: 'POST',
+        signal: controller.signal,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${slowKey}` },
+        body: chatBody('gpt-4.1', 'repeat:30:held open ', true),
+      })
+        .then(async (response) => {
+          const reader = response.body!.getReader();
+          await reader.read();
+          firstBytes++;
+          await reader.read().catch(() => undefined);
+        })
+        .catch(() => undefined),
+    );
     const deadline = Date.now() + 30_000;
     while (firstBytes < open && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const heapOpen = await probe.heapUsedAfterGc();
@@ -264,12 +362,16 @@ async function main(): Promise<void> {
     controller.abort();
     await Promise.allSettled(streams);
     heapPerStreamKb = Number(((heapOpen - heapBefore) / Math.max(1, firstBytes) / 1024).toFixed(1));
-    console.log(`heap: ${firstBytes} open streams, ${heapPerStreamKb} KB per stream (${(heapBefore / 2 ** 20).toFixed(1)} MiB after GC before, ${(heapOpen / 2 ** 20).toFixed(1)} MiB with them open)`);
+    console.log(
+      `heap: ${firstBytes} open streams, ${heapPerStreamKb} KB per stream (${(heapBefore / 2 ** 20).toFixed(1)} MiB after GC before, ${(heapOpen / 2 ** 20).toFixed(1)} MiB with them open)`,
+    );
   }
 
   let taskRows: Row[] = [];
   try {
-    const tasks = require('./tasks') as { runTaskBenchmark?: (options: { env: NodeJS.ProcessEnv; apiUrl: string; key: string; simUrl: string }) => Promise<Row[]> };
+    const tasks = require('./tasks') as {
+      runTaskBenchmark?: (options: { env: NodeJS.ProcessEnv; apiUrl: string; key: string; simUrl: string }) => Promise<Row[]>;
+    };
     if (tasks.runTaskBenchmark && runs('tasks')) taskRows = await tasks.runTaskBenchmark({ env, apiUrl, key, simUrl });
   } catch (error) {
     console.log(`task benchmark not run: ${(error as Error).message}`);
@@ -283,7 +385,18 @@ async function main(): Promise<void> {
   await cleanUp();
 
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const result = { date: new Date().toISOString(), machine, seconds: SECONDS, throughput: rows, ttfb, heap: { openStreams: firstBytes, heapPerStreamKb }, idle, tasks: taskRows, traceSample: Number(TRACE_SAMPLE), breakdowns };
+  const result = {
+    date: new Date().toISOString(),
+    machine,
+    seconds: SECONDS,
+    throughput: rows,
+    ttfb,
+    heap: { openStreams: firstBytes, heapPerStreamKb },
+    idle,
+    tasks: taskRows,
+    traceSample: Number(TRACE_SAMPLE),
+    breakdowns,
+  };
   const outDir = resultsDir;
   writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(result, null, 2));
   const md = [
@@ -291,18 +404,36 @@ async function main(): Promise<void> {
     '',
     '| Scenario | Target | req/s | % of bare proxy | p50 ms | p99 ms | API (or bare proxy) CPU µs/req | worker CPU µs/req | Redis CPU µs/req | PostgreSQL CPU µs/req | stack CPU µs/req | overhead p50 ms | overhead p99 ms | errors |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? r.proxyCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.redisCpuMicrosPerRequest ?? ''} | ${r.postgresCpuMicrosPerRequest ?? ''} | ${r.stackCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${r.target} | ${r.rps} | ${r.ofBareProxyPercent ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.apiCpuMicrosPerRequest ?? r.proxyCpuMicrosPerRequest ?? ''} | ${r.workerCpuMicrosPerRequest ?? ''} | ${r.redisCpuMicrosPerRequest ?? ''} | ${r.postgresCpuMicrosPerRequest ?? ''} | ${r.stackCpuMicrosPerRequest ?? ''} | ${r.overheadP50Ms ?? ''} | ${r.overheadP99Ms ?? ''} | ${r.errors} |`,
+    ),
     '',
-    'Stack CPU = API + billing worker + Redis + the PostgreSQL backends of the bench database, from the run\'s start until the worker has settled its events; Redis and PostgreSQL are shared with anything else running on the machine.',
+    "Stack CPU = API + billing worker + Redis + the PostgreSQL backends of the bench database, from the run's start until the worker has settled its events; Redis and PostgreSQL are shared with anything else running on the machine.",
     '',
     '| Time to first byte (1 connection) | direct p50 ms | gateway p50 ms | overhead p50 ms | gateway p99 ms |',
     '|---|---|---|---|---|',
-    ...ttfb.map((r) => `| ${r.scenario.replace('TTFB ', '')} | ${r.directP50Ms} | ${r.gatewayP50Ms} | ${r.overheadP50Ms} | ${r.gatewayP99Ms} |`),
+    ...ttfb.map(
+      (r) => `| ${r.scenario.replace('TTFB ', '')} | ${r.directP50Ms} | ${r.gatewayP50Ms} | ${r.overheadP50Ms} | ${r.gatewayP99Ms} |`,
+    ),
     '',
     `Heap: ${firstBytes} concurrent open streams, ${heapPerStreamKb} KB of API heap per stream.`,
-    ...(idle ? ['', `At rest: API ${idle.apiCpuMicrosPerSecond} µs of CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second.`] : []),
-    ...(breakdowns.length ? ['', `Where one request's time goes on the API (1 request in ${TRACE_SAMPLE} traced; CPU is the whole API process's, so it is exact one request at a time and includes the other requests' work at 32 connections):`, ...breakdownMarkdown(breakdowns)] : []),
-    ...(taskRows.length ? ['', '| Tasks | value |', '|---|---|', ...taskRows.map((r) => `| ${r.scenario} | ${r.value ?? JSON.stringify(r)} |`)] : []),
+    ...(idle
+      ? [
+          '',
+          `At rest: API ${idle.apiCpuMicrosPerSecond} µs of CPU per second, billing worker ${idle.workerCpuMicrosPerSecond} µs per second.`,
+        ]
+      : []),
+    ...(breakdowns.length
+      ? [
+          '',
+          `Where one request's time goes on the API (1 request in ${TRACE_SAMPLE} traced; CPU is the whole API process's, so it is exact one request at a time and includes the other requests' work at 32 connections):`,
+          ...breakdownMarkdown(breakdowns),
+        ]
+      : []),
+    ...(taskRows.length
+      ? ['', '| Tasks | value |', '|---|---|', ...taskRows.map((r) => `| ${r.scenario} | ${r.value ?? JSON.stringify(r)} |`)]
+      : []),
   ].join('\n');
   writeFileSync(path.join(outDir, 'latest.md'), `${md}\n`);
   console.log(`\n${md}`);

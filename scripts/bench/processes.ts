@@ -38,7 +38,9 @@ export async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
     try {
       const response = await fetch(url);
       if (response.ok) return;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${url} did not come up`);
@@ -49,7 +51,13 @@ export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, graceMs);
-    child.once('exit', () => { clearTimeout(timer); resolve(); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }

@@ -43,9 +43,18 @@ async function main(): Promise<void> {
   await migrate(databaseUrl);
   const [simPort, offPort, onPort] = [freePort(), freePort(), freePort()];
   const env: NodeJS.ProcessEnv = {
-    ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, REDIS_PREFIX: `gwreqlog${randomBytes(3).toString('hex')}`,
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'), HMAC_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
-    SIM_PORT: String(simPort), SIM_TTFT_MS: '0', SIM_CHUNK_DELAY_MS: '0', S3_ENDPOINT: 'http://127.0.0.1:1',
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `gwreqlog${randomBytes(3).toString('hex')}`,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    HMAC_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    SIM_PORT: String(simPort),
+    SIM_TTFT_MS: '0',
+    SIM_CHUNK_DELAY_MS: '0',
+    S3_ENDPOINT: 'http://127.0.0.1:1',
   };
   const started: ChildProcess[] = [];
   try {
@@ -56,15 +65,21 @@ async function main(): Promise<void> {
     const crypto = createSecretCrypto(Buffer.from(env.ENCRYPTION_KEY!, 'hex'), env.HMAC_SECRET!);
     const boot = await bootstrap(db, crypto, new Catalog(DEFAULT_CATALOG), { simulatorUrl: simUrl, simulatorKey: 'sim-key' });
     await topUp(db, boot.accountId!, 1_000_000_000_000, 'bench');
-    await db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 5000, request_bodies_allowed = true WHERE id = $1", [boot.accountId]);
+    await db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 5000, request_bodies_allowed = true WHERE id = $1", [
+      boot.accountId,
+    ]);
     const groupId = (await findGroupId(db, 'default'))!;
     const bodiesKey = await insertApiKey(db, crypto, { accountId: boot.accountId!, groupId, name: 'bench-bodies' });
     await db.query('UPDATE api_keys SET keep_request_bodies = true WHERE id = $1', [bodiesKey.id]);
     await db.end();
 
     const off = startProcess('src/server.ts', { ...env, PORT: String(offPort), REQUEST_LOG_ENABLED: 'false' });
-    const on = startProcess('src/server.ts', { ...env, PORT: String(onPort), REQUEST_LOG_ENABLED: 'true' }, [],
-      PROFILE ? ['--cpu-prof', '--cpu-prof-dir', 'bench-results'] : []);
+    const on = startProcess(
+      'src/server.ts',
+      { ...env, PORT: String(onPort), REQUEST_LOG_ENABLED: 'true' },
+      [],
+      PROFILE ? ['--cpu-prof', '--cpu-prof-dir', 'bench-results'] : [],
+    );
     started.push(off, on, startProcess('workers/index.ts', env, ['--queues', 'billing']));
     const offUrl = `http://127.0.0.1:${offPort}`;
     const onUrl = `http://127.0.0.1:${onPort}`;
@@ -72,7 +87,8 @@ async function main(): Promise<void> {
     await waitFor(`${onUrl}/readyz`);
 
     const request = (key: string, text: string): LoadRequest => ({
-      path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      path: '/v1/chat/completions',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 64, messages: [{ role: 'user', content: text }] }),
     });
     const small = request(boot.key!, 'Hello');
@@ -81,9 +97,18 @@ async function main(): Promise<void> {
       const before = cpuTimes(pid);
       const result = await closedLoop(url, load, CONNECTIONS, SECONDS);
       const after = cpuTimes(pid);
-      return { cpu: (after.user + after.system - before.user - before.system) / Math.max(1, result.requests), rps: result.rps, errors: result.errors };
+      return {
+        cpu: (after.user + after.system - before.user - before.system) / Math.max(1, result.requests),
+        rps: result.rps,
+        errors: result.errors,
+      };
     };
-    for (const [url, load] of [[offUrl, small], [onUrl, small], [onUrl, request(bodiesKey.secret, fourKb)]] as const) await closedLoop(url, load, CONNECTIONS, 2);
+    for (const [url, load] of [
+      [offUrl, small],
+      [onUrl, small],
+      [onUrl, request(bodiesKey.secret, fourKb)],
+    ] as const)
+      await closedLoop(url, load, CONNECTIONS, 2);
 
     const pair = async (offLoad: LoadRequest, onLoad: LoadRequest): Promise<[number, number]> => {
       if (PAIRED) {
@@ -100,14 +125,33 @@ async function main(): Promise<void> {
       runs.onSmall!.push(onSmall);
       runs.off4k!.push(off4k);
       runs.bodies4k!.push(bodies4k);
-      console.log(`round ${round + 1}: ${Object.entries(runs).map(([k, v]) => `${k} ${Math.round(v[round]!)} µs`).join(', ')}`);
+      console.log(
+        `round ${round + 1}: ${Object.entries(runs)
+          .map(([k, v]) => `${k} ${Math.round(v[round]!)} µs`)
+          .join(', ')}`,
+      );
     }
     const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(median(v))])) as Record<keyof typeof runs, number>;
     // On a busy machine the least disturbed round of each is the steadier figure (noise only ever adds CPU).
-    const low = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(Math.min(...v))])) as Record<keyof typeof runs, number>;
+    const low = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(Math.min(...v))])) as Record<
+      keyof typeof runs,
+      number
+    >;
     const pct = (a: number, b: number) => (((b - a) / a) * 100).toFixed(1);
-    console.log(JSON.stringify({ medianApiCpuMicrosPerRequest: m, logOnPercent: pct(m.offSmall, m.onSmall), bodies4kPercent: pct(m.off4k, m.bodies4k) }));
-    console.log(JSON.stringify({ minimumApiCpuMicrosPerRequest: low, logOnPercent: pct(low.offSmall, low.onSmall), bodies4kPercent: pct(low.off4k, low.bodies4k) }));
+    console.log(
+      JSON.stringify({
+        medianApiCpuMicrosPerRequest: m,
+        logOnPercent: pct(m.offSmall, m.onSmall),
+        bodies4kPercent: pct(m.off4k, m.bodies4k),
+      }),
+    );
+    console.log(
+      JSON.stringify({
+        minimumApiCpuMicrosPerRequest: low,
+        logOnPercent: pct(low.offSmall, low.onSmall),
+        bodies4kPercent: pct(low.off4k, low.bodies4k),
+      }),
+    );
   } finally {
     for (const child of started.reverse()) await stopProcess(child);
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
@@ -115,7 +159,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error('request log benchmark failed:', error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('request log benchmark failed:', error);
+    process.exit(1);
+  },
+);

@@ -27,8 +27,11 @@ import { closedLoop, type LoadRequest } from './load';
 const ROUNDS = Number(process.env.REQUEST_LOG_HOOKS_ROUNDS ?? 15);
 const SECONDS = Number(process.env.REQUEST_LOG_HOOKS_SECONDS ?? 2);
 const ANSWER = JSON.stringify({
-  id: 'chatcmpl-bench', object: 'chat.completion', model: 'gpt-4.1',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(60) }, finish_reason: 'stop' }], usage: { prompt_tokens: 900, completion_tokens: 64 },
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  model: 'gpt-4.1',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(60) }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 900, completion_tokens: 64 },
 });
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -60,7 +63,12 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 }
 
 async function main(): Promise<void> {
-  const env = { ...process.env, REDIS_PREFIX: `gwhooks${randomBytes(3).toString('hex')}`, ENCRYPTION_KEY: randomBytes(32).toString('hex'), HMAC_SECRET: randomBytes(32).toString('hex') } as Record<string, string>;
+  const env = {
+    ...process.env,
+    REDIS_PREFIX: `gwhooks${randomBytes(3).toString('hex')}`,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    HMAC_SECRET: randomBytes(32).toString('hex'),
+  } as Record<string, string>;
   const config = loadConfig(env);
   const logger = createLogger('silent');
   const metrics = createMetrics();
@@ -70,12 +78,15 @@ async function main(): Promise<void> {
   const db = new PgPool({ connectionString: config.databaseUrl, max: 1 });
   await redis.ping();
   // No worker confirms: the held records are never checked (that would be CPU of a missing worker's making).
-  const log = createRequestLog({ config, redis, redisKeys, logger, clock: systemClock, subscriber, db, metrics },
-    { confirmAfterMs: 3_600_000, sweepIntervalMs: 3_600_000, maxPending: 10_000_000 });
+  const log = createRequestLog(
+    { config, redis, redisKeys, logger, clock: systemClock, subscriber, db, metrics },
+    { confirmAfterMs: 3_600_000, sweepIntervalMs: 3_600_000, maxPending: 10_000_000 },
+  );
   const off = await listen(answer(undefined, { logger, metrics }));
   const on = await listen(answer(log, { logger, metrics }));
   const request = (text: string): LoadRequest => ({
-    path: '/v1/chat/completions', headers: { 'content-type': 'application/json' },
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 64, messages: [{ role: 'user', content: text }] }),
   });
   const small = request('Hello');
@@ -95,8 +106,15 @@ async function main(): Promise<void> {
     runs.bodies4k.push(await measure(on.url, fourKb));
   }
   const figure = (pick: (values: number[]) => number) => {
-    const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(pick(v) * 10) / 10])) as Record<keyof typeof runs, number>;
-    return { ...m, logCostMicros: Math.round((m.onSmall - m.offSmall) * 10) / 10, bodiesLogCostMicros: Math.round((m.bodies4k - m.off4k) * 10) / 10 };
+    const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(pick(v) * 10) / 10])) as Record<
+      keyof typeof runs,
+      number
+    >;
+    return {
+      ...m,
+      logCostMicros: Math.round((m.onSmall - m.offSmall) * 10) / 10,
+      bodiesLogCostMicros: Math.round((m.bodies4k - m.off4k) * 10) / 10,
+    };
   };
   console.log(JSON.stringify({ processCpuMicrosPerRequest: { median: figure(median), minimum: figure((values) => Math.min(...values)) } }));
   off.close();
@@ -108,7 +126,10 @@ async function main(): Promise<void> {
   await db.end();
 }
 
-main().then(() => process.exit(0), (error: unknown) => {
-  console.error('request log hooks benchmark failed:', error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('request log hooks benchmark failed:', error);
+    process.exit(1);
+  },
+);

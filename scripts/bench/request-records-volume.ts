@@ -68,12 +68,9 @@ async function main(): Promise<void> {
   try {
     await migrate(databaseUrl);
     // A kept database: its newest record stands for "now" (the filters' times follow it).
-    const now = REUSE
-      ? (await db.query<{ at: Date }>('SELECT max(created_at) AS at FROM request_records')).rows[0]!.at
-      : new Date();
+    const now = REUSE ? (await db.query<{ at: Date }>('SELECT max(created_at) AS at FROM request_records')).rows[0]!.at : new Date();
     if (!REUSE) await fill(db, now);
-    const partitions = await db.query<{ n: string }>(
-      "SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'request_records'::regclass");
+    const partitions = await db.query<{ n: string }>("SELECT count(*) AS n FROM pg_inherits WHERE inhparent = 'request_records'::regclass");
     console.log(`${partitions.rows[0]!.n} partitions of request_records`);
 
     const cases: Array<[string, number | undefined, Record<string, string>]> = [
@@ -110,7 +107,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await db.end();
-    if (process.env.REQUEST_VOLUME_KEEP !== '1' && !REUSE) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
+    if (process.env.REQUEST_VOLUME_KEEP !== '1' && !REUSE)
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
     else console.log(`kept database ${name}`);
     await admin.end();
   }

@@ -31,7 +31,14 @@ async function affinityKey(env: NodeJS.ProcessEnv, simUrl: string): Promise<stri
     const crypto = createSecretCrypto(Buffer.from(env.ENCRYPTION_KEY!, 'hex'), env.HMAC_SECRET!);
     const groupId = await createGroup(db, { name: 'bench-affinity', family: null });
     for (const name of ['a', 'b', 'c', 'd']) {
-      await addUpstreamAccount(db, crypto, { groupId, name: `bench-affinity-${name}`, protocol: 'messages', baseUrl: simUrl, apiKey: `sim-key.${name}`, models: [MODEL] });
+      await addUpstreamAccount(db, crypto, {
+        groupId,
+        name: `bench-affinity-${name}`,
+        protocol: 'messages',
+        baseUrl: simUrl,
+        apiKey: `sim-key.${name}`,
+        models: [MODEL],
+      });
     }
     const accountId = await createAccount(db, { name: 'bench-affinity', tier: 'enterprise', concurrencyCap: 1000 });
     await topUp(db, accountId, 1_000_000_000_000, 'bench-affinity');
@@ -41,9 +48,12 @@ async function affinityKey(env: NodeJS.ProcessEnv, simUrl: string): Promise<stri
   }
 }
 
-export async function runAffinityBenchmark(options: AffinityBenchmarkOptions): Promise<Array<{ scenario: string; target: string } & ConversationFigures>> {
+export async function runAffinityBenchmark(
+  options: AffinityBenchmarkOptions,
+): Promise<Array<{ scenario: string; target: string } & ConversationFigures>> {
   const key = await affinityKey(options.env, options.simUrl);
-  const run = (baseUrl: string, tag: string) => runConversations({ baseUrl, key, model: MODEL, conversations: 50, turns: 4, tag, withUserId: 25 });
+  const run = (baseUrl: string, tag: string) =>
+    runConversations({ baseUrl, key, model: MODEL, conversations: 50, turns: 4, tag, withUserId: 25 });
   const tag = randomBytes(3).toString('hex');
   // Each side on an API process started after the group exists: the benchmark's own API loaded its
   // upstream directory before this group was created and would refuse it until its next refresh.
@@ -65,7 +75,9 @@ export async function runAffinityBenchmark(options: AffinityBenchmarkOptions): P
     { scenario: 'prompt-cache affinity, 4 accounts, 50 conversations × 4 turns', target: 'affinity off', ...off },
   ];
   for (const row of rows) {
-    console.log(`${row.scenario}, ${row.target}: ${(row.cachedShare * 100).toFixed(1)} % of the repeated input billed as cache reads (${row.cacheReadTokens} of ${row.cacheableTokens} tokens), ${row.errors} errors`);
+    console.log(
+      `${row.scenario}, ${row.target}: ${(row.cachedShare * 100).toFixed(1)} % of the repeated input billed as cache reads (${row.cacheReadTokens} of ${row.cacheableTokens} tokens), ${row.errors} errors`,
+    );
   }
   const resultsDir = path.join(ROOT, 'bench-results');
   mkdirSync(resultsDir, { recursive: true });

@@ -11,7 +11,12 @@ import { Client } from 'pg';
 import { createRedis } from '../../src/redis/connection';
 import { cpuMicros } from './processes';
 
-export interface StackCpu { api: number; worker: number; redis?: number; postgres: number }
+export interface StackCpu {
+  api: number;
+  worker: number;
+  redis?: number;
+  postgres: number;
+}
 
 export interface StackCpuMeter {
   /** CPU µs of each process so far, keyed by pid (PostgreSQL) or name. */
@@ -19,7 +24,12 @@ export interface StackCpuMeter {
   close(): Promise<void>;
 }
 
-export interface StackSnapshot { api: number; worker: number; redis?: number; postgres: Map<number, number> }
+export interface StackSnapshot {
+  api: number;
+  worker: number;
+  redis?: number;
+  postgres: Map<number, number>;
+}
 
 function readable(pid: number): boolean {
   return existsSync(`/proc/${pid}/stat`);
@@ -33,7 +43,13 @@ function cpuOrZero(pid: number): number {
   }
 }
 
-export async function openStackCpu(options: { redisUrl: string; adminUrl: string; databaseName: string; apiPid: number; workerPid: number }): Promise<StackCpuMeter> {
+export async function openStackCpu(options: {
+  redisUrl: string;
+  adminUrl: string;
+  databaseName: string;
+  apiPid: number;
+  workerPid: number;
+}): Promise<StackCpuMeter> {
   const redis = createRedis(options.redisUrl, { name: 'bench-stack-cpu' });
   const info = await redis.info('server');
   redis.disconnect();
@@ -46,9 +62,16 @@ export async function openStackCpu(options: { redisUrl: string; adminUrl: string
       const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [options.databaseName]);
       const postgres = new Map<number, number>();
       for (const { pid } of rows) if (readable(pid)) postgres.set(pid, cpuOrZero(pid));
-      return { api: cpuMicros(options.apiPid), worker: cpuMicros(options.workerPid), redis: redisVisible ? cpuMicros(redisPid) : undefined, postgres };
+      return {
+        api: cpuMicros(options.apiPid),
+        worker: cpuMicros(options.workerPid),
+        redis: redisVisible ? cpuMicros(redisPid) : undefined,
+        postgres,
+      };
     },
-    async close() { await admin.end(); },
+    async close() {
+      await admin.end();
+    },
   };
 }
 

@@ -50,27 +50,39 @@ export interface TaskBenchmarkRow {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function submitAll(api: HttpPool, key: string, count: number, concurrency: number): Promise<{ ids: string[]; latencies: number[]; errors: string[] }> {
+async function submitAll(
+  api: HttpPool,
+  key: string,
+  count: number,
+  concurrency: number,
+): Promise<{ ids: string[]; latencies: number[]; errors: string[] }> {
   const ids: string[] = [];
   const latencies: number[] = [];
   const errors: string[] = [];
   let next = 0;
   const body = JSON.stringify({ model: 'veo-3', prompt: 'benchmark clip', duration_seconds: 1, resolution: '720p' });
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      next++;
-      const started = process.hrtime.bigint();
-      try {
-        const response = await api.request({ path: '/v1/tasks/submit', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
-        const text = await response.body.text();
-        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-        if (response.statusCode === 200) ids.push((JSON.parse(text) as { task_id: string }).task_id);
-        else errors.push(`${response.statusCode} ${text.slice(0, 200)}`);
-      } catch (error) {
-        errors.push((error as Error).message);
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        const started = process.hrtime.bigint();
+        try {
+          const response = await api.request({
+            path: '/v1/tasks/submit',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+            body,
+          });
+          const text = await response.body.text();
+          latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+          if (response.statusCode === 200) ids.push((JSON.parse(text) as { task_id: string }).task_id);
+          else errors.push(`${response.statusCode} ${text.slice(0, 200)}`);
+        } catch (error) {
+          errors.push((error as Error).message);
+        }
       }
-    }
-  }));
+    }),
+  );
   return { ids, latencies, errors };
 }
 
@@ -86,7 +98,11 @@ async function waitForRoute(api: HttpPool, key: string, timeoutMs: number): Prom
   }
 }
 
-async function waitForTerminal(db: ReturnType<typeof createPool>, ids: string[], timeoutMs: number): Promise<{ succeeded: number; failed: number; lastFinishedMs: number }> {
+async function waitForTerminal(
+  db: ReturnType<typeof createPool>,
+  ids: string[],
+  timeoutMs: number,
+): Promise<{ succeeded: number; failed: number; lastFinishedMs: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const result = await db.query<{ succeeded: number; failed: number; active: number; last: Date | null }>(
@@ -94,9 +110,12 @@ async function waitForTerminal(db: ReturnType<typeof createPool>, ids: string[],
               count(*) FILTER (WHERE status IN ('failed', 'cancelled'))::int AS failed,
               count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS active,
               max(finished_at) AS last
-         FROM tasks WHERE id = ANY($1)`, [ids]);
+         FROM tasks WHERE id = ANY($1)`,
+      [ids],
+    );
     const row = result.rows[0];
-    if (row.active === 0 || Date.now() > deadline) return { succeeded: row.succeeded, failed: row.failed, lastFinishedMs: row.last?.getTime() ?? Date.now() };
+    if (row.active === 0 || Date.now() > deadline)
+      return { succeeded: row.succeeded, failed: row.failed, lastFinishedMs: row.last?.getTime() ?? Date.now() };
     await sleep(200);
   }
 }
@@ -104,14 +123,19 @@ async function waitForTerminal(db: ReturnType<typeof createPool>, ids: string[],
 export async function runTaskBenchmark(options: TaskBenchmarkOptions): Promise<TaskBenchmarkRow[]> {
   const count = options.tasks ?? 1_000;
   const env = options.env;
-  if (!env.DATABASE_URL || !env.ENCRYPTION_KEY || !env.HMAC_SECRET) throw new Error('the task benchmark needs DATABASE_URL, ENCRYPTION_KEY and HMAC_SECRET in env');
+  if (!env.DATABASE_URL || !env.ENCRYPTION_KEY || !env.HMAC_SECRET)
+    throw new Error('the task benchmark needs DATABASE_URL, ENCRYPTION_KEY and HMAC_SECRET in env');
   // The benchmark's own throwaway store on loopback, never the production API's.
   const s3 = await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-bench-s3-')), environment: 'development' });
   const simPort = 5400 + Math.floor(Math.random() * 500);
   const simUrl = `http://127.0.0.1:${simPort}`;
   const workerEnv: NodeJS.ProcessEnv = {
-    ...env, S3_ENDPOINT: s3.endpoint, S3_BUCKET: `bench-tasks-${randomBytes(3).toString('hex')}`,
-    WORKER_CONCURRENCY: String(options.workerConcurrency ?? 64), TASK_TEST_CONCURRENCY: String(options.workerConcurrency ?? 64), LOG_LEVEL: 'warn',
+    ...env,
+    S3_ENDPOINT: s3.endpoint,
+    S3_BUCKET: `bench-tasks-${randomBytes(3).toString('hex')}`,
+    WORKER_CONCURRENCY: String(options.workerConcurrency ?? 64),
+    TASK_TEST_CONCURRENCY: String(options.workerConcurrency ?? 64),
+    LOG_LEVEL: 'warn',
   };
   const sim = startProcess('scripts/provider-sim/main.ts', { ...env, SIM_PORT: String(simPort), SIM_VIDEO_MS: '0', SIM_IMAGE_MS: '0' });
   const workers: ReturnType<typeof startProcess>[] = [];
@@ -121,11 +145,19 @@ export async function runTaskBenchmark(options: TaskBenchmarkOptions): Promise<T
     await waitFor(`${simUrl}/_sim/requests`);
     // A group of the benchmark account whose video model is served by the zero-latency provider.
     const crypto = createSecretCrypto(Buffer.from(env.ENCRYPTION_KEY, 'hex'), env.HMAC_SECRET);
-    const owner = await db.query<{ account_id: number }>('SELECT account_id FROM api_keys WHERE secret_hmac = $1', [crypto.hmac(options.key)]);
+    const owner = await db.query<{ account_id: number }>('SELECT account_id FROM api_keys WHERE secret_hmac = $1', [
+      crypto.hmac(options.key),
+    ]);
     const accountId = owner.rows[0]?.account_id;
     if (accountId === undefined) throw new Error('the benchmark key is unknown');
     const group = await createGroup(db, { name: `bench-tasks-${randomBytes(3).toString('hex')}`, family: null });
-    await addUpstreamAccount(db, crypto, { groupId: group, protocol: 'generate-content', baseUrl: simUrl, apiKey: 'sim-key', models: ['veo-3'] });
+    await addUpstreamAccount(db, crypto, {
+      groupId: group,
+      protocol: 'generate-content',
+      baseUrl: simUrl,
+      apiKey: 'sim-key',
+      models: ['veo-3'],
+    });
     const key = (await insertApiKey(db, crypto, { accountId, groupId: group, name: 'bench-tasks' })).secret;
     // The running API process sees new upstream accounts at its next directory refresh: the cache
     // lives 5 s and the first request after that is still served from it while it reloads, so a
@@ -148,7 +180,15 @@ export async function runTaskBenchmark(options: TaskBenchmarkOptions): Promise<T
     const seconds = (done.lastFinishedMs - started) / 1000;
     run.latencies.sort((a, b) => a - b);
     const rows: TaskBenchmarkRow[] = [
-      { scenario: `tasks: ${count} video tasks, zero provider latency, ${workers.length} workers: tasks/s submit → succeeded`, target: 'gateway', value: Number((done.succeeded / seconds).toFixed(1)), seconds: Number(seconds.toFixed(2)), succeeded: done.succeeded, failed: done.failed, submitErrors: run.errors.length },
+      {
+        scenario: `tasks: ${count} video tasks, zero provider latency, ${workers.length} workers: tasks/s submit → succeeded`,
+        target: 'gateway',
+        value: Number((done.succeeded / seconds).toFixed(1)),
+        seconds: Number(seconds.toFixed(2)),
+        succeeded: done.succeeded,
+        failed: done.failed,
+        submitErrors: run.errors.length,
+      },
       { scenario: 'tasks: submit latency p50 ms', target: 'gateway', value: Number(percentile(run.latencies, 50).toFixed(2)) },
       { scenario: 'tasks: submit latency p99 ms', target: 'gateway', value: Number(percentile(run.latencies, 99).toFixed(2)) },
       { scenario: 'tasks: submits/s', target: 'gateway', value: Math.round(count / submitSeconds) },
@@ -179,9 +219,16 @@ async function main(): Promise<void> {
   await migrate(databaseUrl);
   const apiPort = 5900 + Math.floor(Math.random() * 500);
   const env: NodeJS.ProcessEnv = {
-    ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, REDIS_PREFIX: `gwbench${randomBytes(3).toString('hex')}`,
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'), HMAC_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn',
-    PORT: String(apiPort), HOST: '127.0.0.1', S3_ENDPOINT: 'http://127.0.0.1:1',
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `gwbench${randomBytes(3).toString('hex')}`,
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    HMAC_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    S3_ENDPOINT: 'http://127.0.0.1:1',
   };
   const db = createPool(databaseUrl, 2);
   const crypto = createSecretCrypto(Buffer.from(env.ENCRYPTION_KEY!, 'hex'), env.HMAC_SECRET!);
@@ -192,7 +239,13 @@ async function main(): Promise<void> {
   const api = startProcess('src/server.ts', env);
   try {
     await waitFor(`http://127.0.0.1:${apiPort}/readyz`);
-    await runTaskBenchmark({ env, apiUrl: `http://127.0.0.1:${apiPort}`, key: boot.key!, simUrl: 'http://127.0.0.1:1', tasks: Number(process.env.BENCH_TASKS ?? 1_000) });
+    await runTaskBenchmark({
+      env,
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+      key: boot.key!,
+      simUrl: 'http://127.0.0.1:1',
+      tasks: Number(process.env.BENCH_TASKS ?? 1_000),
+    });
   } finally {
     await stopProcess(api);
     const cleanup = new Client({ connectionString: adminUrl });
@@ -203,8 +256,11 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().then(() => process.exit(0), (error: unknown) => {
-    console.error('task benchmark failed:', error);
-    process.exit(1);
-  });
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('task benchmark failed:', error);
+      process.exit(1);
+    },
+  );
 }

@@ -91,7 +91,9 @@ SELECT s.span, u.account_id, date_trunc(s.span, u.started_at, 'UTC'), u.api_key_
 async function dropIndexes(db: Pool, tables: readonly string[]): Promise<Map<string, string[]>> {
   const found = await db.query<{ name: string; tab: string; def: string }>(
     `SELECT i.relname AS name, x.indrelid::regclass::text AS tab, pg_get_indexdef(i.oid) AS def FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-      WHERE x.indrelid = ANY($1::regclass[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`, [tables]);
+      WHERE x.indrelid = ANY($1::regclass[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
+    [tables],
+  );
   const defs = new Map<string, string[]>(tables.map((table) => [table, []]));
   for (const index of found.rows) {
     await db.query(`DROP INDEX ${index.name}`);
@@ -129,7 +131,10 @@ async function fill(db: Pool, now: Date): Promise<void> {
   const from = now.getTime() - (DAYS + 1) * DAY_MS;
   await ensureTimePartitions(db, 'usage_rows', 'month', from, now.getTime());
   await ensureUsageRollupPartitions(db, from, now.getTime());
-  await db.query("SELECT request_log_ensure_partitions(($1::timestamptz AT TIME ZONE 'UTC')::date - $2::int, ($1::timestamptz AT TIME ZONE 'UTC')::date)", [now, DAYS + 1]);
+  await db.query(
+    "SELECT request_log_ensure_partitions(($1::timestamptz AT TIME ZONE 'UTC')::date - $2::int, ($1::timestamptz AT TIME ZONE 'UTC')::date)",
+    [now, DAYS + 1],
+  );
   const started = Date.now();
   const indexes = await dropIndexes(db, ['usage_rows', 'usage_rollups', 'request_records']);
   // The rollup triggers and the foreign key's (a lookup per row; the rows' accounts exist): rollups filled after.
@@ -138,7 +143,8 @@ async function fill(db: Pool, now: Date): Promise<void> {
     for (let start = 1; start <= ROWS; start += CHUNK) {
       const end = Math.min(ROWS, start + CHUNK - 1);
       await client.query(sql, [start, end, now, ROWS]);
-      if (end % (CHUNK * 4) === 0 || end === ROWS) console.log(`${label}: ${end.toLocaleString()} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (end % (CHUNK * 4) === 0 || end === ROWS)
+        console.log(`${label}: ${end.toLocaleString()} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
   };
   const build = async (client: PoolClient, tables: readonly string[]) => {
@@ -158,8 +164,13 @@ async function fill(db: Pool, now: Date): Promise<void> {
       await step('request record indexes and statistics', () => build(client, ['request_records']));
     }),
   ]);
-  const rollups = await db.query<{ n: string; big: string }>('SELECT count(*) AS n, count(*) FILTER (WHERE account_id = $1) AS big FROM usage_rollups', [BIG]);
-  console.log(`filled in ${((Date.now() - started) / 1000).toFixed(0)} s; ${Number(rollups.rows[0]?.n).toLocaleString()} rollup rows (account 1: ${Number(rollups.rows[0]?.big).toLocaleString()})`);
+  const rollups = await db.query<{ n: string; big: string }>(
+    'SELECT count(*) AS n, count(*) FILTER (WHERE account_id = $1) AS big FROM usage_rollups',
+    [BIG],
+  );
+  console.log(
+    `filled in ${((Date.now() - started) / 1000).toFixed(0)} s; ${Number(rollups.rows[0]?.n).toLocaleString()} rollup rows (account 1: ${Number(rollups.rows[0]?.big).toLocaleString()})`,
+  );
 }
 
 async function time(label: string, samples: number, run: () => Promise<unknown>): Promise<void> {
@@ -184,10 +195,19 @@ async function timeQueries(db: Pool, now: Date): Promise<void> {
   const nowMs = now.getTime();
   const small = 77;
   const monthAgo = new Date(nowMs - 30 * DAY_MS);
-  const sampleRequest = (await db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE account_id = $1 AND started_at < $2 LIMIT 1', [BIG, monthAgo])).rows[0]!.request_id;
+  const sampleRequest = (
+    await db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE account_id = $1 AND started_at < $2 LIMIT 1', [
+      BIG,
+      monthAgo,
+    ])
+  ).rows[0]!.request_id;
   const listings: Array<[string, Partial<UsageFilters>]> = [
-    ['no filter', {}], ['api_key_id', { apiKeyId: 7 }], ['request_id', { requestId: sampleRequest }], ['model=o3', { model: 'o3' }],
-    ['protocol=responses', { protocol: 'responses' }], ['status=aborted', { status: 'aborted' }],
+    ['no filter', {}],
+    ['api_key_id', { apiKeyId: 7 }],
+    ['request_id', { requestId: sampleRequest }],
+    ['model=o3', { model: 'o3' }],
+    ['protocol=responses', { protocol: 'responses' }],
+    ['status=aborted', { status: 'aborted' }],
     ['from/to: a week a month ago', { from: new Date(nowMs - 37 * DAY_MS), to: new Date(nowMs - 30 * DAY_MS) }],
     ['model + api_key_id', { model: 'gpt-5', apiKeyId: 3 }],
   ];
@@ -197,12 +217,22 @@ async function timeQueries(db: Pool, now: Date): Promise<void> {
   await time('key windows, account 1 (20 keys)', SAMPLES, () => keyWindows(db, BIG, nowMs));
   await time('key windows, small account', SAMPLES, () => keyWindows(db, small, nowMs));
   for (const [label, filters] of listings) {
-    await time(`usage listing (50), account 1, ${label}`, SAMPLES, () => nonEmpty(label, () => listUsageRows(db, { accountId: BIG, limit: 50, ...filters })));
+    await time(`usage listing (50), account 1, ${label}`, SAMPLES, () =>
+      nonEmpty(label, () => listUsageRows(db, { accountId: BIG, limit: 50, ...filters })),
+    );
   }
   const page = await listUsageRows(db, { accountId: BIG, limit: 50, model: 'o3' });
-  await time('usage listing (50), account 1, model=o3, second page', SAMPLES, () => nonEmpty('page 2', () => listUsageRows(db, { accountId: BIG, limit: 50, model: 'o3', beforeId: page[49]!.id })));
-  await time('usage listing (50), small account, no filter', SAMPLES, () => nonEmpty('small', () => listUsageRows(db, { accountId: small, limit: 50 })));
-  for (const [label, params] of [['no filter', {}], ['status=error', { status: 'error' }], ['model=o3', { model: 'o3' }]] as const) {
+  await time('usage listing (50), account 1, model=o3, second page', SAMPLES, () =>
+    nonEmpty('page 2', () => listUsageRows(db, { accountId: BIG, limit: 50, model: 'o3', beforeId: page[49]!.id })),
+  );
+  await time('usage listing (50), small account, no filter', SAMPLES, () =>
+    nonEmpty('small', () => listUsageRows(db, { accountId: small, limit: 50 })),
+  );
+  for (const [label, params] of [
+    ['no filter', {}],
+    ['status=error', { status: 'error' }],
+    ['model=o3', { model: 'o3' }],
+  ] as const) {
     const query = requestsQuerySchema.parse({ limit: '50', ...params });
     await time(`request listing (50), account 1, ${label}`, SAMPLES, () => nonEmpty(label, () => listRequestRecords(db, BIG, query)));
   }
@@ -229,7 +259,9 @@ async function timeExport(db: Pool, now: Date): Promise<void> {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     });
   });
-  console.log(`${rows.toLocaleString()} rows, ${(bytes / 1e6).toFixed(1)} MB of CSV; first page written after at most ${firstChunkMs} ms; RSS ${(baseRss / 1e6).toFixed(0)} MB before, ${(peakRss / 1e6).toFixed(0)} MB at most during`);
+  console.log(
+    `${rows.toLocaleString()} rows, ${(bytes / 1e6).toFixed(1)} MB of CSV; first page written after at most ${firstChunkMs} ms; RSS ${(baseRss / 1e6).toFixed(0)} MB before, ${(peakRss / 1e6).toFixed(0)} MB at most during`,
+  );
 }
 
 async function timeRetention(db: Pool, now: Date): Promise<void> {
@@ -241,25 +273,39 @@ async function timeRetention(db: Pool, now: Date): Promise<void> {
   // reader sees of retention), then their files freed (dropPartitionsBefore finds the detached ones;
   // the cost is the filesystem's). Usage: its partitions and its rollups' before the same cutoff.
   const detach = {
-    usage_rows: async () => [...await detachPartitionsBefore(db, 'usage_rows', usageCutoff), ...await detachPartitionsBefore(db, 'usage_rollups', usageCutoff)],
+    usage_rows: async () => [
+      ...(await detachPartitionsBefore(db, 'usage_rows', usageCutoff)),
+      ...(await detachPartitionsBefore(db, 'usage_rollups', usageCutoff)),
+    ],
     request_records: () => detachPartitionsBefore(db, 'request_records', recordsCutoff),
   };
   const free = {
-    usage_rows: async () => { await dropPartitionsBefore(db, 'usage_rows', usageCutoff); await dropUsageRollupsBefore(db, usageCutoff); },
-    request_records: async () => { await dropPartitionsBefore(db, 'request_records', recordsCutoff); },
+    usage_rows: async () => {
+      await dropPartitionsBefore(db, 'usage_rows', usageCutoff);
+      await dropUsageRollupsBefore(db, usageCutoff);
+    },
+    request_records: async () => {
+      await dropPartitionsBefore(db, 'request_records', recordsCutoff);
+    },
   };
-  for (const [parent, cutoff] of [['usage_rows', usageCutoff], ['request_records', recordsCutoff]] as const) {
+  for (const [parent, cutoff] of [
+    ['usage_rows', usageCutoff],
+    ['request_records', recordsCutoff],
+  ] as const) {
     const count = await db.query<{ n: string; bytes: string }>(
       `SELECT count(*) AS n, (SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
           WHERE p.relname = $2 AND c.relname = ANY($3::text[])) AS bytes
          FROM ${parent} WHERE ${parent === 'usage_rows' ? 'started_at' : 'created_at'} < $1`,
-      [new Date(cutoff), parent, await partitionsBefore(db, parent, cutoff)]);
+      [new Date(cutoff), parent, await partitionsBefore(db, parent, cutoff)],
+    );
     const started = process.hrtime.bigint();
     const detached = await detach[parent]();
     const detachMs = Number(process.hrtime.bigint() - started) / 1e6;
     await free[parent]();
     const totalMs = Number(process.hrtime.bigint() - started) / 1e6;
-    console.log(`retention of ${parent} before ${new Date(cutoff).toISOString().slice(0, 10)}: ${detached.length} partitions (${Number(count.rows[0]?.n).toLocaleString()} rows, ${(Number(count.rows[0]?.bytes) / 1e9).toFixed(2)} GB of ${parent}): rows gone (detached) in ${detachMs.toFixed(0)} ms, files freed by ${totalMs.toFixed(0)} ms`);
+    console.log(
+      `retention of ${parent} before ${new Date(cutoff).toISOString().slice(0, 10)}: ${detached.length} partitions (${Number(count.rows[0]?.n).toLocaleString()} rows, ${(Number(count.rows[0]?.bytes) / 1e9).toFixed(2)} GB of ${parent}): rows gone (detached) in ${detachMs.toFixed(0)} ms, files freed by ${totalMs.toFixed(0)} ms`,
+    );
   }
 }
 
@@ -271,10 +317,13 @@ async function timeRollupTrigger(db: Pool, now: Date): Promise<void> {
   let batch = 0;
   const insert = () => {
     batch += 1;
-    return db.query(`INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, prompt_tokens, completion_tokens, started_at)
+    return db.query(
+      `INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, prompt_tokens, completion_tokens, started_at)
       SELECT 'bench-' || $1::int || '-' || g, CASE WHEN g = 0 THEN 1 ELSE 2 + (g * 7 + $1::int) % 999 END,
              CASE WHEN g = 0 THEN 1 ELSE 21 + ((g * 7 + $1::int) % 999) * 3 END, 'gpt-5', 'chat', 100, 1000, 100, $2
-        FROM generate_series(0, 99) AS g`, [batch, now]);
+        FROM generate_series(0, 99) AS g`,
+      [batch, now],
+    );
   };
   console.log('\n| settlement-sized insert (100 rows) | p50 ms | p95 ms |\n|---|---|---|');
   await time('with the rollup trigger', SAMPLES, insert);
@@ -292,18 +341,28 @@ async function timeUpgrade(admin: Client, rows: number): Promise<string> {
     await db.query("INSERT INTO accounts (id, name) SELECT a, 'a' FROM generate_series(1, 1000) AS a");
     for (let start = 1; start <= rows; start += CHUNK) {
       const end = Math.min(rows, start + CHUNK - 1);
-      await db.query(`INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
+      await db.query(
+        `INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
         SELECT 'req_' || g, 1 + g % 1000, g % 3000, 'gpt-5', 'chat', 1 + g % 100, now() - (g::float8 / $3) * interval '90 days'
-        FROM generate_series($1::bigint, $2::bigint) AS g`, [start, end, rows]);
-      await db.query(`INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, created_at)
+        FROM generate_series($1::bigint, $2::bigint) AS g`,
+        [start, end, rows],
+      );
+      await db.query(
+        `INSERT INTO ledger_entries (account_id, kind, amount_credits, balance_after, reference, created_at)
         SELECT 1 + g % 1000, 'charge', -(1 + g % 100), 0, 'req_' || g, now() - (g::float8 / $3) * interval '90 days'
-        FROM generate_series($1::bigint, $2::bigint) AS g`, [start, end, rows]);
+        FROM generate_series($1::bigint, $2::bigint) AS g`,
+        [start, end, rows],
+      );
     }
     const started = Date.now();
     await migrate(url);
     const seconds = (Date.now() - started) / 1000;
-    const check = await db.query<{ usage: string; ledger: string }>('SELECT (SELECT count(*) FROM usage_rows) AS usage, (SELECT count(*) FROM ledger_entries) AS ledger');
-    console.log(`migrations 080 and 081 on ${rows.toLocaleString()} usage rows and ${rows.toLocaleString()} ledger entries: ${seconds.toFixed(1)} s (after: ${check.rows[0]?.usage} and ${check.rows[0]?.ledger})`);
+    const check = await db.query<{ usage: string; ledger: string }>(
+      'SELECT (SELECT count(*) FROM usage_rows) AS usage, (SELECT count(*) FROM ledger_entries) AS ledger',
+    );
+    console.log(
+      `migrations 080 and 081 on ${rows.toLocaleString()} usage rows and ${rows.toLocaleString()} ledger entries: ${seconds.toFixed(1)} s (after: ${check.rows[0]?.usage} and ${check.rows[0]?.ledger})`,
+    );
   } finally {
     await db.end();
   }

@@ -37,16 +37,36 @@ function overflowError(endpoint: Endpoint, model: SimModel, tokens: number, limi
 function chatOverflow(vendor: string, tokens: number, limit: number): SimHttpError {
   switch (vendor) {
     case 'deepseek':
-      return openaiError(400, `This model's maximum context length is ${limit} tokens. However, you requested ${tokens} tokens (${tokens} in the messages, 0 in the completion). Please reduce the length of the messages or completion.`, { code: 'invalid_request_error' });
+      return openaiError(
+        400,
+        `This model's maximum context length is ${limit} tokens. However, you requested ${tokens} tokens (${tokens} in the messages, 0 in the completion). Please reduce the length of the messages or completion.`,
+        { code: 'invalid_request_error' },
+      );
     case 'mistral':
-      return new SimHttpError(400, { object: 'error', message: `Prompt contains ${tokens} tokens and 0 draft tokens, too large for model with ${limit} maximum context length`, type: 'invalid_request_message_error', param: null, code: '3051' });
+      return new SimHttpError(400, {
+        object: 'error',
+        message: `Prompt contains ${tokens} tokens and 0 draft tokens, too large for model with ${limit} maximum context length`,
+        type: 'invalid_request_message_error',
+        param: null,
+        code: '3051',
+      });
     case 'xai':
-      return new SimHttpError(400, { code: 'Client specified an invalid argument', error: `This model's maximum prompt length is ${limit} but the request contains ${tokens} tokens.` });
+      return new SimHttpError(400, {
+        code: 'Client specified an invalid argument',
+        error: `This model's maximum prompt length is ${limit} but the request contains ${tokens} tokens.`,
+      });
     case 'moonshot':
       return openaiError(400, `Invalid request: Your request exceeded model token limit: ${limit}`);
     case 'meta':
-      return openaiError(400, 'Please reduce the length of the messages or completion.', { param: 'messages', code: 'context_length_exceeded' });
+      return openaiError(400, 'Please reduce the length of the messages or completion.', {
+        param: 'messages',
+        code: 'context_length_exceeded',
+      });
     default:
-      return openaiError(400, `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, { param: 'messages', code: 'context_length_exceeded' });
+      return openaiError(
+        400,
+        `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+        { param: 'messages', code: 'context_length_exceeded' },
+      );
   }
 }

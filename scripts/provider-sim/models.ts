@@ -85,8 +85,10 @@ function endpointsOf(kind: string, nativeProtocols: readonly string[]): Endpoint
   if (kind === 'video') return ['video'];
   // Image models of the OpenAI family live on the Images API; Google's answer through generateContent.
   if (kind === 'image') return nativeProtocols.includes('generate-content') ? ['generate-content'] : ['images'];
-  return nativeProtocols.filter((protocol): protocol is Endpoint =>
-    protocol === 'messages' || protocol === 'chat' || protocol === 'responses' || protocol === 'generate-content');
+  return nativeProtocols.filter(
+    (protocol): protocol is Endpoint =>
+      protocol === 'messages' || protocol === 'chat' || protocol === 'responses' || protocol === 'generate-content',
+  );
 }
 
 /**

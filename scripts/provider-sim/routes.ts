@@ -49,18 +49,31 @@ export function findRoute(method: string, path: string, anthropic = false): Rout
     const azure = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(path);
     if (azure !== null) {
       const deployment = decodeURIComponent(azure[1]!);
-      return { ...base('chat', 'openai', 'json', (context, body) => handleAzureChat(context, json(body), deployment)), pathModel: deployment, auth: 'azure' };
+      return {
+        ...base('chat', 'openai', 'json', (context, body) => handleAzureChat(context, json(body), deployment)),
+        pathModel: deployment,
+        auth: 'azure',
+      };
     }
     switch (path) {
-      case '/v1/messages': return base('messages', 'anthropic', 'json', (context, body, model) => handleMessages(context, json(body), model));
-      case '/v1/chat/completions': return base('chat', 'openai', 'json', (context, body, model) => handleChat(context, json(body), model));
-      case '/v1/responses': return base('responses', 'openai', 'json', (context, body, model) => handleResponses(context, json(body), model));
-      case '/v1/messages/count_tokens': return base('messages', 'anthropic', 'json', (context, body, model) => handleMessagesCountTokens(context, json(body), model));
-      case '/v1/responses/compact': return base('responses', 'openai', 'json', (context, body, model) => handleResponsesCompact(context, json(body), model));
-      case '/v1/responses/input_tokens': return base('responses', 'openai', 'json', (context, body, model) => handleResponsesInputTokens(context, json(body), model));
-      case '/v1/images/generations': return base('images', 'openai', 'json', (context, body) => handleImageGeneration(context, json(body)));
+      case '/v1/messages':
+        return base('messages', 'anthropic', 'json', (context, body, model) => handleMessages(context, json(body), model));
+      case '/v1/chat/completions':
+        return base('chat', 'openai', 'json', (context, body, model) => handleChat(context, json(body), model));
+      case '/v1/responses':
+        return base('responses', 'openai', 'json', (context, body, model) => handleResponses(context, json(body), model));
+      case '/v1/messages/count_tokens':
+        return base('messages', 'anthropic', 'json', (context, body, model) => handleMessagesCountTokens(context, json(body), model));
+      case '/v1/responses/compact':
+        return base('responses', 'openai', 'json', (context, body, model) => handleResponsesCompact(context, json(body), model));
+      case '/v1/responses/input_tokens':
+        return base('responses', 'openai', 'json', (context, body, model) => handleResponsesInputTokens(context, json(body), model));
+      case '/v1/images/generations':
+        return base('images', 'openai', 'json', (context, body) => handleImageGeneration(context, json(body)));
       case '/v1/images/edits':
-        return base('images', 'openai', 'multipart', (context, body) => handleImageEdit(context, body.kind === 'multipart' ? body.value : null));
+        return base('images', 'openai', 'multipart', (context, body) =>
+          handleImageEdit(context, body.kind === 'multipart' ? body.value : null),
+        );
     }
     const generate = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
     if (generate !== null) {
@@ -74,33 +87,48 @@ export function findRoute(method: string, path: string, anthropic = false): Rout
     const count = /^\/v1(?:beta)?\/models\/([^/:]+):countTokens$/.exec(path);
     if (count !== null) {
       return {
-        ...base('generate-content', 'google', 'json', (context, body, model) => handleGenerateContentCountTokens(context, json(body), model)),
+        ...base('generate-content', 'google', 'json', (context, body, model) =>
+          handleGenerateContentCountTokens(context, json(body), model),
+        ),
         pathModel: modelSegment(count[1]!),
       };
     }
     const submit = /^\/v1beta\/models\/([^/:]+):predictLongRunning$/.exec(path);
     if (submit !== null) {
-      return { ...base('video', 'google', 'json', (context, body, model) => handleVideoSubmit(context, json(body), model)), pathModel: modelSegment(submit[1]!) };
+      return {
+        ...base('video', 'google', 'json', (context, body, model) => handleVideoSubmit(context, json(body), model)),
+        pathModel: modelSegment(submit[1]!),
+      };
     }
     const cancel = /^\/v1beta\/(?:models\/([^/]+)\/)?operations\/([a-z0-9]+):cancel$/.exec(path);
     if (cancel !== null) {
-      return { ...base('video', 'google', 'json', (context) => handleVideoCancel(context, cancel[2]!)), pathModel: cancel[1] === undefined ? null : modelSegment(cancel[1]) };
+      return {
+        ...base('video', 'google', 'json', (context) => handleVideoCancel(context, cancel[2]!)),
+        pathModel: cancel[1] === undefined ? null : modelSegment(cancel[1]),
+      };
     }
     return null;
   }
   if (method === 'GET') {
-    if (path === '/v1/models') return anthropic ? base('messages', 'anthropic', 'none', handleAnthropicModelList) : base('chat', 'openai', 'none', handleOpenAIModelList);
+    if (path === '/v1/models')
+      return anthropic
+        ? base('messages', 'anthropic', 'none', handleAnthropicModelList)
+        : base('chat', 'openai', 'none', handleOpenAIModelList);
     if (path === '/v1beta/models') return base('generate-content', 'google', 'none', handleGoogleModelList);
     const poll = /^\/v1beta\/(?:models\/([^/]+)\/)?operations\/([a-z0-9]+)$/.exec(path);
     if (poll !== null) {
-      return { ...base('video', 'google', 'none', (context) => handleVideoPoll(context, poll[2]!)), pathModel: poll[1] === undefined ? null : modelSegment(poll[1]) };
+      return {
+        ...base('video', 'google', 'none', (context) => handleVideoPoll(context, poll[2]!)),
+        pathModel: poll[1] === undefined ? null : modelSegment(poll[1]),
+      };
     }
     const download = /^\/v1beta\/files\/([a-z0-9]+):download$/.exec(path);
     if (download !== null) return base('video', 'google', 'none', (context) => handleVideoDownload(context, download[1]!));
     const response = /^\/v1\/responses\/([A-Za-z0-9_]+)$/.exec(path);
     if (response !== null) return base('responses', 'openai', 'none', (context) => handleGetResponse(context, response[1]!));
     const image = /^\/v1\/images\/files\/([a-z0-9]+)\.png$/.exec(path);
-    if (image !== null) return { ...base('images', 'openai', 'none', (context) => handleImageFile(context, image[1]!)), authenticated: false };
+    if (image !== null)
+      return { ...base('images', 'openai', 'none', (context) => handleImageFile(context, image[1]!)), authenticated: false };
   }
   return null;
 }

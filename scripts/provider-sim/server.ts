@@ -12,9 +12,7 @@ import { isRecord } from './json';
 import { ModelRegistry } from './models';
 import { RequestLog, type SimRequestLog } from './request-log';
 import { findRoute, type Route, type RouteBody } from './routes';
-import {
-  anthropicError, googleError, openaiError, SimHttpError, statusFaultError, type ErrorFamily,
-} from './sim-error';
+import { anthropicError, googleError, openaiError, SimHttpError, statusFaultError, type ErrorFamily } from './sim-error';
 import { PromptCache } from './answer/prompt-cache';
 import { PngCache } from './images/png';
 import { authenticate } from './http/authenticate';
@@ -81,7 +79,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const server = createServer((request, response) => {
     handleRequest(state, log, request, response).catch((error: unknown) => {
       // Only a bug gets here; the simulator must outlive it.
-      process.stderr.write(`provider-sim: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+      process.stderr.write(`provider-sim: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       if (!response.headersSent && !response.destroyed) response.writeHead(500).end();
     });
   });
@@ -144,15 +142,35 @@ async function handleRequest(state: SimState, log: RequestLog, request: Incoming
     if (text !== undefined) headers[name] = text;
   }
   const entry: SimRequestLog = {
-    id: log.nextRequestId(), method, path: stripped.path + search, rawPath, headers, body: null,
-    protocol: route?.protocol ?? 'unknown', model: route?.pathModel ?? null, stream: route?.pathStream ?? false,
-    fault: controls.fault, latency: { ttftMs: controls.ttftMs, chunkDelayMs: controls.chunkDelayMs },
-    status: null, aborted: false, completed: false, startedAt: Date.now(),
+    id: log.nextRequestId(),
+    method,
+    path: stripped.path + search,
+    rawPath,
+    headers,
+    body: null,
+    protocol: route?.protocol ?? 'unknown',
+    model: route?.pathModel ?? null,
+    stream: route?.pathStream ?? false,
+    fault: controls.fault,
+    latency: { ttftMs: controls.ttftMs, chunkDelayMs: controls.chunkDelayMs },
+    status: null,
+    aborted: false,
+    completed: false,
+    startedAt: Date.now(),
   };
   log.add(entry);
   const context: SimContext = {
-    state, request, response, path: stripped.path, query: new URLSearchParams(search), controls, log: entry, family,
-    defaultHeaders: defaultHeadersOf(family), credential: '', serverCut: false,
+    state,
+    request,
+    response,
+    path: stripped.path,
+    query: new URLSearchParams(search),
+    controls,
+    log: entry,
+    family,
+    defaultHeaders: defaultHeadersOf(family),
+    credential: '',
+    serverCut: false,
   };
   response.on('finish', () => {
     entry.completed = true;
@@ -181,7 +199,7 @@ async function handleRequest(state: SimState, log: RequestLog, request: Incoming
       return;
     }
     // Only a simulator bug gets here: say so on stderr, answer like a failing provider.
-    process.stderr.write(`provider-sim: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`provider-sim: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     sendError(context, statusFaultError(family, 500));
   }
 }
@@ -201,17 +219,23 @@ function handleInternal(log: RequestLog, method: string, path: string, response:
 
 function defaultHeadersOf(family: ErrorFamily): Record<string, string> {
   switch (family) {
-    case 'anthropic': return { 'request-id': `req_011${randomId(21)}` };
-    case 'openai': return { 'x-request-id': `req_${randomId(32, 'lower36')}` };
-    case 'google': return {};
+    case 'anthropic':
+      return { 'request-id': `req_011${randomId(21)}` };
+    case 'openai':
+      return { 'x-request-id': `req_${randomId(32, 'lower36')}` };
+    case 'google':
+      return {};
   }
 }
 
 function notFound(family: ErrorFamily, method: string, path: string): SimHttpError {
   switch (family) {
-    case 'anthropic': return anthropicError(404, 'not_found_error', 'Not Found');
-    case 'openai': return openaiError(404, `Invalid URL (${method} ${path})`);
-    case 'google': return googleError(404, `Method not found: ${method} ${path}`, 'NOT_FOUND');
+    case 'anthropic':
+      return anthropicError(404, 'not_found_error', 'Not Found');
+    case 'openai':
+      return openaiError(404, `Invalid URL (${method} ${path})`);
+    case 'google':
+      return googleError(404, `Method not found: ${method} ${path}`, 'NOT_FOUND');
   }
 }
 
@@ -228,10 +252,18 @@ async function readRouteBody(context: SimContext, route: Route): Promise<RouteBo
   if (route.body === 'multipart') {
     const boundary = boundaryOf(context.request.headers['content-type']);
     const form: MultipartForm | null = boundary === null ? null : parseMultipart(raw, boundary);
-    context.log.body = form === null ? null : {
-      fields: form.fields,
-      files: form.files.map((file) => ({ field: file.field, filename: file.filename, contentType: file.contentType, size: file.data.length })),
-    };
+    context.log.body =
+      form === null
+        ? null
+        : {
+            fields: form.fields,
+            files: form.files.map((file) => ({
+              field: file.field,
+              filename: file.filename,
+              contentType: file.contentType,
+              size: file.data.length,
+            })),
+          };
     return { kind: 'multipart', value: form };
   }
   let value: unknown;
@@ -284,18 +316,25 @@ async function applyEarlyFault(context: SimContext, fault: FaultMode | null): Pr
 
 function invalidJson(family: ErrorFamily): SimHttpError {
   switch (family) {
-    case 'anthropic': return anthropicError(400, 'invalid_request_error', 'There was an error parsing the body of your request');
+    case 'anthropic':
+      return anthropicError(400, 'invalid_request_error', 'There was an error parsing the body of your request');
     case 'openai':
-      return openaiError(400, "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)");
-    case 'google': return googleError(400, 'Invalid JSON payload received. Unexpected token.', 'INVALID_ARGUMENT');
+      return openaiError(
+        400,
+        "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+      );
+    case 'google':
+      return googleError(400, 'Invalid JSON payload received. Unexpected token.', 'INVALID_ARGUMENT');
   }
 }
 
 function bodyTooLarge(family: ErrorFamily): SimHttpError {
   switch (family) {
-    case 'anthropic': return anthropicError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
-    case 'openai': return openaiError(413, 'Request too large.');
-    case 'google': return googleError(400, 'Request payload size exceeds the limit.', 'INVALID_ARGUMENT');
+    case 'anthropic':
+      return anthropicError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
+    case 'openai':
+      return openaiError(413, 'Request too large.');
+    case 'google':
+      return googleError(400, 'Request payload size exceeds the limit.', 'INVALID_ARGUMENT');
   }
 }
-

@@ -60,22 +60,45 @@ export function statusFaultError(family: ErrorFamily, status: 429 | 500 | 503 | 
 function buildStatusFault(family: ErrorFamily, status: 429 | 500 | 503 | 529): SimHttpError {
   switch (family) {
     case 'anthropic':
-      if (status === 429) return anthropicError(429, 'rate_limit_error', 'This request would exceed the rate limit for your organization of 50 requests per minute (simulated).');
+      if (status === 429)
+        return anthropicError(
+          429,
+          'rate_limit_error',
+          'This request would exceed the rate limit for your organization of 50 requests per minute (simulated).',
+        );
       if (status === 500) return anthropicError(500, 'api_error', 'Internal server error');
       return anthropicError(status, 'overloaded_error', 'Overloaded');
     case 'openai':
-      if (status === 429) return openaiError(429, 'Rate limit reached for requests (simulated). Please try again in 1s.', { type: 'requests', code: 'rate_limit_exceeded' });
-      if (status === 500) return openaiError(500, 'The server had an error while processing your request. Sorry about that!', { type: 'server_error' });
+      if (status === 429)
+        return openaiError(429, 'Rate limit reached for requests (simulated). Please try again in 1s.', {
+          type: 'requests',
+          code: 'rate_limit_exceeded',
+        });
+      if (status === 500)
+        return openaiError(500, 'The server had an error while processing your request. Sorry about that!', { type: 'server_error' });
       return openaiError(status, 'The engine is currently overloaded, please try again later.', { type: 'server_error' });
     case 'google':
       if (status === 429) {
         // As ../shared/captures/generate-content/google-429-retry-info.json: which quota, and when to retry.
-        return googleError(429, 'You exceeded your current quota, please check your plan and billing details (simulated).', 'RESOURCE_EXHAUSTED', [
-          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
-          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
-        ]);
+        return googleError(
+          429,
+          'You exceeded your current quota, please check your plan and billing details (simulated).',
+          'RESOURCE_EXHAUSTED',
+          [
+            {
+              '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+              violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+            },
+            { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
+          ],
+        );
       }
-      if (status === 500) return googleError(500, 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', 'INTERNAL');
+      if (status === 500)
+        return googleError(
+          500,
+          'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+          'INTERNAL',
+        );
       return googleError(status, 'The model is overloaded. Please try again later.', 'UNAVAILABLE');
   }
 }

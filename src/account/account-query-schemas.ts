@@ -19,10 +19,17 @@ export const DEFAULT_TRANSACTION_KINDS: readonly LedgerKind[] = ['topup', 'refun
 const USAGE_STATUSES = ['ok', 'aborted', 'error'] as const;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
-export const limit = z.string()
+export const limit = z
+  .string()
   .regex(/^\d+$/, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   .transform(Number)
-  .pipe(z.number().int().min(1, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }).max(MAX_PAGE_SIZE, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }))
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+      .max(MAX_PAGE_SIZE, { error: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }),
+  )
   .default(DEFAULT_PAGE_SIZE);
 
 export const time = z.string().transform((value, context) => {
@@ -34,7 +41,8 @@ export const time = z.string().transform((value, context) => {
   return new Date(ms);
 });
 
-export const positiveId = z.string()
+export const positiveId = z
+  .string()
   .regex(/^\d{1,15}$/, { error: 'must be a positive integer' })
   .transform(Number)
   .pipe(z.number().int().min(1, { error: 'must be a positive integer' }));
@@ -45,43 +53,54 @@ export const timeRange = <T extends { from?: Date; to?: Date }>(query: T, contex
   }
 };
 
-export const usageQuerySchema = z.object({
-  limit,
-  cursor: z.string().min(1).max(200).optional(),
-  api_key_id: positiveId.optional(),
-  model: z.string().min(1, { error: 'must not be empty' }).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).optional(),
-  protocol: z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}` }).optional(),
-  status: z.enum(USAGE_STATUSES, { error: `must be one of ${USAGE_STATUSES.join(', ')}` }).optional(),
-  from: time.optional(),
-  to: time.optional(),
-}).superRefine(timeRange);
+export const usageQuerySchema = z
+  .object({
+    limit,
+    cursor: z.string().min(1).max(200).optional(),
+    api_key_id: positiveId.optional(),
+    model: z.string().min(1, { error: 'must not be empty' }).max(200).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).optional(),
+    protocol: z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}` }).optional(),
+    status: z.enum(USAGE_STATUSES, { error: `must be one of ${USAGE_STATUSES.join(', ')}` }).optional(),
+    from: time.optional(),
+    to: time.optional(),
+  })
+  .superRefine(timeRange);
 
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
 
 /** `GET /api/v1/me/usage/daily`: how many UTC days back, today included. */
 export const seriesQuerySchema = z.object({
-  days: z.string()
+  days: z
+    .string()
     .regex(/^\d+$/, { error: 'must be an integer from 1 to 90' })
     .transform(Number)
     .pipe(z.number().int().min(1, { error: 'must be an integer from 1 to 90' }).max(90, { error: 'must be an integer from 1 to 90' }))
     .default(30),
 });
 
-export const transactionsQuerySchema = z.object({
-  limit,
-  cursor: z.string().min(1).max(200).optional(),
-  kind: z.string().transform((value, context) => {
-    const kinds = value.split(',').map((kind) => kind.trim()).filter(Boolean);
-    const unknown = kinds.filter((kind) => !(LEDGER_KINDS as readonly string[]).includes(kind));
-    if (kinds.length === 0 || unknown.length > 0) {
-      context.addIssue({ code: 'custom', message: `must be a comma-separated list of ${LEDGER_KINDS.join(', ')}` });
-      return z.NEVER;
-    }
-    return kinds as LedgerKind[];
-  }).optional(),
-  from: time.optional(),
-  to: time.optional(),
-}).superRefine(timeRange);
+export const transactionsQuerySchema = z
+  .object({
+    limit,
+    cursor: z.string().min(1).max(200).optional(),
+    kind: z
+      .string()
+      .transform((value, context) => {
+        const kinds = value
+          .split(',')
+          .map((kind) => kind.trim())
+          .filter(Boolean);
+        const unknown = kinds.filter((kind) => !(LEDGER_KINDS as readonly string[]).includes(kind));
+        if (kinds.length === 0 || unknown.length > 0) {
+          context.addIssue({ code: 'custom', message: `must be a comma-separated list of ${LEDGER_KINDS.join(', ')}` });
+          return z.NEVER;
+        }
+        return kinds as LedgerKind[];
+      })
+      .optional(),
+    from: time.optional(),
+    to: time.optional(),
+  })
+  .superRefine(timeRange);
 
 export type TransactionsQuery = z.infer<typeof transactionsQuerySchema>;
 

@@ -7,7 +7,14 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { managementPrincipal } from '../auth/management-auth';
 import { readPool, type Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
-import { DEFAULT_TRANSACTION_KINDS, parseQuery, seriesQuerySchema, transactionsQuerySchema, usageQuerySchema, type UsageQuery } from './account-query-schemas';
+import {
+  DEFAULT_TRANSACTION_KINDS,
+  parseQuery,
+  seriesQuerySchema,
+  transactionsQuerySchema,
+  usageQuerySchema,
+  type UsageQuery,
+} from './account-query-schemas';
 import { keyWindows } from './key-windows';
 import { writeUsageCsv } from './usage-csv';
 import { usageSeries } from './usage-series';
@@ -31,8 +38,14 @@ function writeToClient(res: Response, chunk: string): Promise<void> {
   if (res.destroyed) return Promise.reject(new Error('the client went away'));
   if (res.write(chunk)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const drained = () => { res.off('close', closed); resolve(); };
-    const closed = () => { res.off('drain', drained); reject(new Error('the client went away')); };
+    const drained = () => {
+      res.off('close', closed);
+      resolve();
+    };
+    const closed = () => {
+      res.off('drain', drained);
+      reject(new Error('the client went away'));
+    };
     res.once('drain', drained);
     res.once('close', closed);
   });
@@ -93,7 +106,16 @@ class AccountRoutes {
   /** The groups a key can be created in (the key form's choices): public ones and those granted to the account. */
   readonly routingGroups = async (_req: Request, res: Response): Promise<void> => {
     const groups = await listUsableGroups(this.deps.db, managementPrincipal(res).accountId);
-    res.json({ object: 'list', data: groups.map((group) => ({ object: 'routing_group', id: group.id, name: group.name, family: group.family, visibility: group.visibility })) });
+    res.json({
+      object: 'list',
+      data: groups.map((group) => ({
+        object: 'routing_group',
+        id: group.id,
+        name: group.name,
+        family: group.family,
+        visibility: group.visibility,
+      })),
+    });
   };
 
   readonly listKeyWindows = async (_req: Request, res: Response): Promise<void> => {
@@ -122,7 +144,12 @@ class AccountRoutes {
     const models = routableModels(catalog, groups);
     res.json({
       object: 'list',
-      data: models.map(({ model, groups: names }) => ({ ...catalog.toPublic(model), kind: model.kind, pricing: presentPrices(model.prices), groups: names })),
+      data: models.map(({ model, groups: names }) => ({
+        ...catalog.toPublic(model),
+        kind: model.kind,
+        pricing: presentPrices(model.prices),
+        groups: names,
+      })),
     });
   };
 }

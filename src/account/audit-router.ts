@@ -15,14 +15,22 @@ import { presentAuditEvent } from '../audit/present-audit-event';
 
 const AUDIT_CURSOR = 'audit';
 const ACTOR_TYPES = ['console_user', 'api_key', 'cli', 'anonymous'] as const;
-const word = z.string().regex(/^[a-z_]{1,40}(?:\.[a-z_]{0,40})?$/, { error: 'must be an action such as key.update, or a family such as key.' });
+const word = z
+  .string()
+  .regex(/^[a-z_]{1,40}(?:\.[a-z_]{0,40})?$/, { error: 'must be an action such as key.update, or a family such as key.' });
 
 const auditQuery = {
   limit,
   cursor: z.string().min(1).max(200).optional(),
   action: word.optional(),
-  target_type: z.string().regex(/^[a-z_]{1,40}$/, { error: 'must be a target type such as api_key' }).optional(),
-  target_id: z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, { error: 'must be a target id' }).optional(),
+  target_type: z
+    .string()
+    .regex(/^[a-z_]{1,40}$/, { error: 'must be a target type such as api_key' })
+    .optional(),
+  target_id: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,200}$/, { error: 'must be a target id' })
+    .optional(),
   actor_type: z.enum(ACTOR_TYPES, { error: `must be one of ${ACTOR_TYPES.join(', ')}` }).optional(),
   from: time.optional(),
   to: time.optional(),

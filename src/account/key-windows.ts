@@ -23,8 +23,16 @@ export interface KeyWindow {
   resets_at: string | null;
 }
 
-export async function keyWindows(db: Queryable, accountId: number, nowMs: number): Promise<Array<{ api_key_id: number; name: string; windows: KeyWindow[] }>> {
-  const keys = await keySpendAfter(db, accountId, WINDOWS.map((w) => new Date(nowMs - w.ms)));
+export async function keyWindows(
+  db: Queryable,
+  accountId: number,
+  nowMs: number,
+): Promise<Array<{ api_key_id: number; name: string; windows: KeyWindow[] }>> {
+  const keys = await keySpendAfter(
+    db,
+    accountId,
+    WINDOWS.map((w) => new Date(nowMs - w.ms)),
+  );
   return keys.map((key) => ({
     api_key_id: key.apiKeyId,
     name: key.name,

@@ -18,7 +18,9 @@ export async function listUsageRows(db: Queryable, filters: UsageFilters, option
   // `timings: false` (the CSV export, which has no such columns): duration and TTFB left null.
   const timings = options.timings === false ? new Map<string, never>() : await requestTimings(db, rows);
   return rows.map((row) => ({
-    ...row, durationMs: timings.get(row.requestId)?.duration_ms ?? null, ttfbMs: timings.get(row.requestId)?.ttfb_ms ?? null,
+    ...row,
+    durationMs: timings.get(row.requestId)?.duration_ms ?? null,
+    ttfbMs: timings.get(row.requestId)?.ttfb_ms ?? null,
   }));
 }
 
@@ -29,16 +31,24 @@ const MINUTE_MS = 60_000;
  * over the page's time span, so PostgreSQL plans it on those days' partitions only (a join per row
  * would be planned over every day partition of the request log: tens of milliseconds at 90 days).
  */
-async function requestTimings(db: Queryable, rows: readonly UsageRow[]): Promise<Map<string, { duration_ms: number; ttfb_ms: number | null }>> {
+async function requestTimings(
+  db: Queryable,
+  rows: readonly UsageRow[],
+): Promise<Map<string, { duration_ms: number; ttfb_ms: number | null }>> {
   const found = new Map<string, { duration_ms: number; ttfb_ms: number | null }>();
   if (rows.length === 0) return found;
   const starts = rows.map((row) => row.startedAt.getTime());
-  const records = await requestTimingsBetween(db, rows.map((row) => row.requestId),
-    new Date(Math.min(...starts) - MINUTE_MS), new Date(Math.max(...starts) + MINUTE_MS));
+  const records = await requestTimingsBetween(
+    db,
+    rows.map((row) => row.requestId),
+    new Date(Math.min(...starts) - MINUTE_MS),
+    new Date(Math.max(...starts) + MINUTE_MS),
+  );
   const startedAt = new Map(rows.map((row) => [row.requestId, row.startedAt.getTime()]));
   for (const record of records) {
     const start = startedAt.get(record.request_id);
-    if (start !== undefined && Math.abs(record.created_at.getTime() - start) <= MINUTE_MS && !found.has(record.request_id)) found.set(record.request_id, record);
+    if (start !== undefined && Math.abs(record.created_at.getTime() - start) <= MINUTE_MS && !found.has(record.request_id))
+      found.set(record.request_id, record);
   }
   return found;
 }

@@ -14,7 +14,9 @@ export function decodeCursor(kind: string, cursor: string): number {
   const match = /^([a-z_]+):(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   const id = match ? Number(match[2]) : Number.NaN;
   if (!match || match[1] !== kind || !Number.isSafeInteger(id) || id < 1) {
-    throw new GatewayError('invalid_request', 'cursor: not a cursor returned by this listing (use next_cursor as given)', { param: 'cursor' });
+    throw new GatewayError('invalid_request', 'cursor: not a cursor returned by this listing (use next_cursor as given)', {
+      param: 'cursor',
+    });
   }
   return id;
 }

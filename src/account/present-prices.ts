@@ -3,7 +3,9 @@ import type { ModelPrices } from '../catalog/model';
 import { creditsToUsd } from './credits-to-usd';
 
 function perEntry(table: Record<string, number> | undefined): Record<string, number> | undefined {
-  return table === undefined ? undefined : Object.fromEntries(Object.entries(table).map(([name, credits]) => [name, creditsToUsd(credits)]));
+  return table === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(table).map(([name, credits]) => [name, creditsToUsd(credits)]));
 }
 
 export function presentPrices(prices: ModelPrices): Record<string, unknown> {

@@ -14,14 +14,20 @@ export async function readRoutingGroups(db: Pool, accountId: number, now: Date, 
   const keys = await listUsableKeysOfAccount(db, accountId, now);
   const caller = compileModelAllowlist(keys.find((key) => key.id === keyId)?.allowedModels ?? []);
   const allowlists = new Map<number, string[][]>();
-  for (const key of keys) allowlists.set(key.groupId, [...allowlists.get(key.groupId) ?? [], key.allowedModels]);
+  for (const key of keys) allowlists.set(key.groupId, [...(allowlists.get(key.groupId) ?? []), key.allowedModels]);
   if (allowlists.size === 0) return [];
   const rows = await listGroupsWithActiveUpstreams<Protocol>(db, [...allowlists.keys()]);
   const groups = new Map<number, RoutingGroupView>();
   for (const row of rows) {
     const id = row.id;
     const lists = (allowlists.get(id) ?? []).map(compileModelAllowlist);
-    const group = groups.get(id) ?? { id, name: row.name, family: row.family, upstreams: [], allows: (model: string) => caller.allows(model) && lists.some((list) => list.allows(model)) };
+    const group = groups.get(id) ?? {
+      id,
+      name: row.name,
+      family: row.family,
+      upstreams: [],
+      allows: (model: string) => caller.allows(model) && lists.some((list) => list.allows(model)),
+    };
     if (row.protocol !== null && row.models !== null) group.upstreams.push({ protocol: row.protocol, models: row.models });
     groups.set(id, group);
   }

@@ -27,10 +27,16 @@ export interface RoutableModel {
 export function routableModels(catalog: Catalog, groups: readonly RoutingGroupView[]): RoutableModel[] {
   const routable: RoutableModel[] = [];
   for (const model of catalog.active()) {
-    const names = groups.filter((group) =>
-      (group.family === null || group.family === model.family) && (group.allows?.(model.id) ?? true) &&
-      group.upstreams.some((upstream) => model.nativeProtocols.includes(upstream.protocol) &&
-        (upstream.models.includes(model.id) || upstream.models.includes('*'))))
+    const names = groups
+      .filter(
+        (group) =>
+          (group.family === null || group.family === model.family) &&
+          (group.allows?.(model.id) ?? true) &&
+          group.upstreams.some(
+            (upstream) =>
+              model.nativeProtocols.includes(upstream.protocol) && (upstream.models.includes(model.id) || upstream.models.includes('*')),
+          ),
+      )
       .map((group) => group.name);
     if (names.length > 0) routable.push({ model, groups: [...new Set(names)].sort() });
   }

@@ -4,9 +4,24 @@ import type { Pool } from 'pg';
 import { listUsageRows, type UsageFilters, type UsageRowRecord } from './list-usage-rows';
 
 const COLUMNS = [
-  'id', 'request_id', 'api_key_id', 'model', 'protocol', 'status', 'stream', 'prompt_tokens', 'completion_tokens',
-  'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'images', 'video_seconds', 'credits', 'cost',
-  'started_at', 'created_at',
+  'id',
+  'request_id',
+  'api_key_id',
+  'model',
+  'protocol',
+  'status',
+  'stream',
+  'prompt_tokens',
+  'completion_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'images',
+  'video_seconds',
+  'credits',
+  'cost',
+  'started_at',
+  'created_at',
 ] as const;
 
 function cell(value: unknown): string {
@@ -15,10 +30,12 @@ function cell(value: unknown): string {
 }
 
 function csvLines(rows: readonly UsageRowRecord[]): string {
-  return rows.map((row) => {
-    const presented = presentUsageRow(row);
-    return `${COLUMNS.map((column) => cell(presented[column])).join(',')}\r\n`;
-  }).join('');
+  return rows
+    .map((row) => {
+      const presented = presentUsageRow(row);
+      return `${COLUMNS.map((column) => cell(presented[column])).join(',')}\r\n`;
+    })
+    .join('');
 }
 
 /** The listing's filters; `beforeId` (a cursor) starts after that row. */
@@ -29,12 +46,21 @@ export type UsageCsvFilters = Omit<UsageFilters, 'limit'>;
  * (keyset pages of the listing's query): memory stays flat whatever the number of rows, and `write`
  * (waiting for the client to take each chunk) paces the reads. Returns the number of rows written.
  */
-export async function writeUsageCsv(db: Pool, filters: UsageCsvFilters, write: (chunk: string) => Promise<void>, pageRows = 2_000): Promise<number> {
+export async function writeUsageCsv(
+  db: Pool,
+  filters: UsageCsvFilters,
+  write: (chunk: string) => Promise<void>,
+  pageRows = 2_000,
+): Promise<number> {
   await write(`${COLUMNS.join(',')}\r\n`);
   let beforeId = filters.beforeId;
   let written = 0;
   for (;;) {
-    const rows = await listUsageRows(db, { ...filters, limit: pageRows, ...(beforeId === undefined ? {} : { beforeId }) }, { timings: false });
+    const rows = await listUsageRows(
+      db,
+      { ...filters, limit: pageRows, ...(beforeId === undefined ? {} : { beforeId }) },
+      { timings: false },
+    );
     const shown = rows.slice(0, pageRows);
     if (shown.length > 0) await write(csvLines(shown));
     written += shown.length;

@@ -34,8 +34,12 @@ function startOfUtcDay(ms: number): number {
 
 function point(group: UsageDayGroup): SeriesPoint {
   return {
-    day: group.day, requests: group.requests, credits: group.credits, cost: creditsToUsd(group.credits),
-    prompt_tokens: group.promptTokens, completion_tokens: group.completionTokens,
+    day: group.day,
+    requests: group.requests,
+    credits: group.credits,
+    cost: creditsToUsd(group.credits),
+    prompt_tokens: group.promptTokens,
+    completion_tokens: group.completionTokens,
     total_tokens: group.promptTokens + group.completionTokens,
   };
 }

@@ -8,7 +8,10 @@ import { keyWindows } from '../account/key-windows';
 import { accountRequestOutcomes } from '../db/repositories/request-records';
 import type { SpendWindow } from './alert-rule';
 
-export interface RequestOutcomes { requests: number; errors: number }
+export interface RequestOutcomes {
+  requests: number;
+  errors: number;
+}
 
 /** Requests and errors of an account since a time: the error-rate rule's data source. */
 export type RequestOutcomeSource = (accountId: number, since: Date) => Promise<RequestOutcomes>;
@@ -35,7 +38,8 @@ export function requestRecordOutcomes(db: Pool): RequestOutcomeSource {
 export async function keyWindowShares(db: Pool, accountId: number, nowMs: number): Promise<Map<string, number>> {
   const shares = new Map<string, number>();
   for (const key of await keyWindows(db, accountId, nowMs)) {
-    for (const window of key.windows) if (window.limit > 0) shares.set(windowShareKey(key.api_key_id, window.name), window.spent / window.limit);
+    for (const window of key.windows)
+      if (window.limit > 0) shares.set(windowShareKey(key.api_key_id, window.name), window.spent / window.limit);
   }
   return shares;
 }

@@ -13,7 +13,15 @@ import { parseBody } from '../auth/parse-body';
 import { decodeCursor, encodeCursor } from '../account/page-cursor';
 import { parseQuery } from '../account/account-query-schemas';
 import { accountHasApiKey, deleteAlertRule, insertAlertRule, listAlertRules } from '../db/repositories/alerts';
-import { deleteWebhook, findWebhook, insertDeliveries, insertWebhook, listDeliveries, listWebhooks, updateWebhook } from '../db/repositories/webhooks';
+import {
+  deleteWebhook,
+  findWebhook,
+  insertDeliveries,
+  insertWebhook,
+  listDeliveries,
+  listWebhooks,
+  updateWebhook,
+} from '../db/repositories/webhooks';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { presentAlertRule, TEST_EVENT, WEBHOOK_EVENTS } from './alert-rule';
@@ -26,7 +34,11 @@ type AlertsDependencies = Pick<Dependencies, 'config' | 'db' | 'redisKeys' | 'cr
 
 const DELIVERY_CURSOR = 'webhook_delivery';
 const deliveriesQuerySchema = z.strictObject({
-  webhook_id: z.string().regex(/^[1-9]\d{0,15}$/, { error: 'must be a positive integer' }).transform(Number).optional(),
+  webhook_id: z
+    .string()
+    .regex(/^[1-9]\d{0,15}$/, { error: 'must be a positive integer' })
+    .transform(Number)
+    .optional(),
   limit: z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1).max(100)).default(50),
   cursor: z.string().optional(),
 });
@@ -58,7 +70,8 @@ class AlertRoutes {
 
   readonly removeAlertRule = async (req: Request, res: Response): Promise<void> => {
     const id = idParam(req, 'alert rule');
-    if (!(await deleteAlertRule(this.deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'alert rule not found');
+    if (!(await deleteAlertRule(this.deps.db, managementPrincipal(res).accountId, id)))
+      throw new GatewayError('not_found', 'alert rule not found');
     res.json({ object: 'alert_rule', id, deleted: true });
   };
 
@@ -70,7 +83,10 @@ class AlertRoutes {
     const input = parseBody(createWebhookSchema, req.body);
     const secret = input.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
     const webhook = await insertWebhook(this.deps.db, {
-      accountId: managementPrincipal(res).accountId, url: await this.checkedUrl(input.url), events: input.events ?? WEBHOOK_EVENTS, ...this.secretFields(secret),
+      accountId: managementPrincipal(res).accountId,
+      url: await this.checkedUrl(input.url),
+      events: input.events ?? WEBHOOK_EVENTS,
+      ...this.secretFields(secret),
     });
     res.status(201).json({ ...presentWebhook(webhook), secret });
   };
@@ -85,7 +101,9 @@ class AlertRoutes {
     const id = idParam(req, 'webhook');
     const input = parseBody(updateWebhookSchema, req.body);
     const webhook = await updateWebhook(this.deps.db, managementPrincipal(res).accountId, id, {
-      url: input.url === undefined ? undefined : await this.checkedUrl(input.url), events: input.events, active: input.active,
+      url: input.url === undefined ? undefined : await this.checkedUrl(input.url),
+      events: input.events,
+      active: input.active,
       ...(input.secret === undefined ? {} : this.secretFields(input.secret)),
     });
     if (!webhook) throw new GatewayError('not_found', 'webhook not found');
@@ -94,7 +112,8 @@ class AlertRoutes {
 
   readonly removeWebhook = async (req: Request, res: Response): Promise<void> => {
     const id = idParam(req, 'webhook');
-    if (!(await deleteWebhook(this.deps.db, managementPrincipal(res).accountId, id))) throw new GatewayError('not_found', 'webhook not found');
+    if (!(await deleteWebhook(this.deps.db, managementPrincipal(res).accountId, id)))
+      throw new GatewayError('not_found', 'webhook not found');
     res.json({ object: 'webhook', id, deleted: true });
   };
 
@@ -103,7 +122,11 @@ class AlertRoutes {
     const accountId = managementPrincipal(res).accountId;
     const webhook = await findWebhook(this.deps.db, accountId, idParam(req, 'webhook'));
     if (!webhook) throw new GatewayError('not_found', 'webhook not found');
-    const payload = { type: TEST_EVENT, created_at: new Date(this.deps.clock.now()).toISOString(), data: { account_id: accountId, webhook_id: webhook.id } };
+    const payload = {
+      type: TEST_EVENT,
+      created_at: new Date(this.deps.clock.now()).toISOString(),
+      data: { account_id: accountId, webhook_id: webhook.id },
+    };
     const [deliveryId] = await insertDeliveries(this.deps.db, { accountId, event: TEST_EVENT, payload, onlyWebhookId: webhook.id });
     await this.webhookQueue().enqueue([deliveryId!]);
     res.status(202).json({ object: 'webhook_delivery', id: deliveryId, webhook_id: webhook.id, event: TEST_EVENT, status: 'pending' });
@@ -112,13 +135,17 @@ class AlertRoutes {
   readonly deliveries = async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(deliveriesQuerySchema, req.query);
     const rows = await listDeliveries(this.deps.db, {
-      accountId: managementPrincipal(res).accountId, webhookId: query.webhook_id, limit: query.limit + 1,
+      accountId: managementPrincipal(res).accountId,
+      webhookId: query.webhook_id,
+      limit: query.limit + 1,
       beforeId: query.cursor === undefined ? undefined : decodeCursor(DELIVERY_CURSOR, query.cursor),
     });
     const shown = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
     res.json({
-      object: 'list', data: shown.map(presentDelivery), has_more: hasMore,
+      object: 'list',
+      data: shown.map(presentDelivery),
+      has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(DELIVERY_CURSOR, shown[shown.length - 1]!.id) : null,
     });
   };
@@ -140,7 +167,10 @@ class AlertRoutes {
   }
 }
 
-export function createAlertsRouter(deps: AlertsDependencies, options: { managementAuth: RequestHandler }): Router & { close(): Promise<void> } {
+export function createAlertsRouter(
+  deps: AlertsDependencies,
+  options: { managementAuth: RequestHandler },
+): Router & { close(): Promise<void> } {
   const routes = new AlertRoutes(deps);
   const router = express.Router();
   const { managementAuth } = options;

@@ -11,11 +11,13 @@ import { checkWebhookUrl } from './webhook-url';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, signWebhook, SIGNATURE_HEADER } from './webhook-signature';
 import type { DeliveryRow, WebhookRow } from '../db/repositories/webhooks';
 
-export type AttemptResult =
-  | { ok: true; httpStatus: number }
-  | { ok: false; httpStatus: number | null; error: string; permanent: boolean };
+export type AttemptResult = { ok: true; httpStatus: number } | { ok: false; httpStatus: number | null; error: string; permanent: boolean };
 
-export async function attemptDelivery(deps: { config: Config; crypto: SecretCrypto; nowMs: number }, delivery: DeliveryRow, webhook: WebhookRow): Promise<AttemptResult> {
+export async function attemptDelivery(
+  deps: { config: Config; crypto: SecretCrypto; nowMs: number },
+  delivery: DeliveryRow,
+  webhook: WebhookRow,
+): Promise<AttemptResult> {
   let target;
   try {
     target = await checkWebhookUrl(webhook.url, { allowPrivate: deps.config.webhooks.allowPrivate });
@@ -27,12 +29,18 @@ export async function attemptDelivery(deps: { config: Config; crypto: SecretCryp
   const agent = createPinnedAgent(target.address);
   try {
     const response = await agent.request({
-      origin: target.url.origin, path: target.url.pathname + target.url.search, method: 'POST',
+      origin: target.url.origin,
+      path: target.url.pathname + target.url.search,
+      method: 'POST',
       headers: {
-        'content-type': 'application/json', 'user-agent': 'gateway-webhooks/1',
-        [SIGNATURE_HEADER]: signature, [DELIVERY_ID_HEADER]: String(delivery.id), [EVENT_HEADER]: delivery.event,
+        'content-type': 'application/json',
+        'user-agent': 'gateway-webhooks/1',
+        [SIGNATURE_HEADER]: signature,
+        [DELIVERY_ID_HEADER]: String(delivery.id),
+        [EVENT_HEADER]: delivery.event,
       },
-      body, signal: AbortSignal.timeout(deps.config.webhooks.timeoutMs),
+      body,
+      signal: AbortSignal.timeout(deps.config.webhooks.timeoutMs),
     });
     await response.body.dump();
     if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, httpStatus: response.statusCode };

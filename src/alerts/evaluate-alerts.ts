@@ -14,7 +14,12 @@ import { ALERT_EVENTS, isCrossed, presentAlertRule, type AlertRule } from './ale
 
 const RULES_PER_PAGE = 200;
 
-export interface AlertEvaluation { evaluated: number; fired: number[]; rearmed: number[]; deliveryIds: number[] }
+export interface AlertEvaluation {
+  evaluated: number;
+  fired: number[];
+  rearmed: number[];
+  deliveryIds: number[];
+}
 
 type FigureOf = (rule: AlertRule) => Promise<number | null>;
 
@@ -46,7 +51,11 @@ async function figuresFor(db: Pool, rules: readonly AlertRule[], nowMs: number, 
 
 function alertPayload(rule: AlertRule, value: number, nowMs: number): Record<string, unknown> {
   const shown = presentAlertRule({ ...rule, firing: true, lastValue: value });
-  return { type: ALERT_EVENTS[rule.kind], created_at: new Date(nowMs).toISOString(), data: { account_id: rule.accountId, rule: shown, value: shown.last_value } };
+  return {
+    type: ALERT_EVENTS[rule.kind],
+    created_at: new Date(nowMs).toISOString(),
+    data: { account_id: rule.accountId, rule: shown, value: shown.last_value },
+  };
 }
 
 export async function evaluateAlerts(deps: { db: Pool; clock: Clock }, outcomes: RequestOutcomeSource): Promise<AlertEvaluation> {
@@ -64,7 +73,12 @@ export async function evaluateAlerts(deps: { db: Pool; clock: Clock }, outcomes:
       if (crossed && !rule.firing) {
         const deliveries = await inTransaction(deps.db, async (client) => {
           if (!(await markFiring(client, rule.id, value!))) return undefined;
-          return insertDeliveries(client, { accountId: rule.accountId, event: ALERT_EVENTS[rule.kind], payload: alertPayload(rule, value!, nowMs), alertRuleId: rule.id });
+          return insertDeliveries(client, {
+            accountId: rule.accountId,
+            event: ALERT_EVENTS[rule.kind],
+            payload: alertPayload(rule, value!, nowMs),
+            alertRuleId: rule.id,
+          });
         });
         if (deliveries) {
           evaluation.fired.push(rule.id);

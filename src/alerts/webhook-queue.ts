@@ -12,7 +12,9 @@ export const WEBHOOK_QUEUE_NAME = 'webhooks';
 export const DELIVER_JOB_NAME = 'deliver';
 export const EVALUATE_JOB_NAME = 'evaluate-alerts';
 
-export interface DeliverJobData { deliveryId: number }
+export interface DeliverJobData {
+  deliveryId: number;
+}
 
 export function deliveryJobOptions(config: Config): JobsOptions {
   return {
@@ -38,9 +40,13 @@ export function createWebhookQueue(deps: Pick<Dependencies, 'config' | 'redisKey
     queue,
     async enqueue(deliveryIds) {
       if (deliveryIds.length === 0) return;
-      await queue.addBulk(deliveryIds.map((deliveryId) => ({
-        name: DELIVER_JOB_NAME, data: { deliveryId } satisfies DeliverJobData, opts: { ...options, jobId: `delivery-${deliveryId}` },
-      })));
+      await queue.addBulk(
+        deliveryIds.map((deliveryId) => ({
+          name: DELIVER_JOB_NAME,
+          data: { deliveryId } satisfies DeliverJobData,
+          opts: { ...options, jobId: `delivery-${deliveryId}` },
+        })),
+      );
     },
     async close() {
       await queue.close();

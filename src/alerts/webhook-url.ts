@@ -8,7 +8,10 @@ import { GatewayError } from '../errors/gateway-error';
 import { addressPolicy } from '../net/address-policy';
 import { OutboundRefusal, resolveOutboundTarget } from '../net/outbound-fetch';
 
-export interface WebhookTarget { url: URL; address: string }
+export interface WebhookTarget {
+  url: URL;
+  address: string;
+}
 
 export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean }): Promise<WebhookTarget> {
   try {

@@ -9,8 +9,17 @@
  */
 import type { Pool } from 'pg';
 import {
-  ensureNologinRole, giveAuditTable, giveDatabase, giveSchema, grantSchemaUse, hasRightsOf, readAuditObjects, readRole, readSession,
-  revokeMembership, type AuditObjects,
+  ensureNologinRole,
+  giveAuditTable,
+  giveDatabase,
+  giveSchema,
+  grantSchemaUse,
+  hasRightsOf,
+  readAuditObjects,
+  readRole,
+  readSession,
+  revokeMembership,
+  type AuditObjects,
 } from '../db/repositories/audit-ownership';
 import type { Queryable } from '../db/queryable';
 import { inTransaction } from '../db/transaction';
@@ -35,10 +44,14 @@ async function refuseUnsafeAppRole(db: Queryable, appRole: string, serverVersion
   const app = await readRole(db, appRole);
   if (!app) throw new AuditHardeningRefusal(`role ${appRole} does not exist`);
   if (app.superuser) {
-    throw new AuditHardeningRefusal(`the gateway connects as ${appRole}, a superuser: nothing can be kept from it; give the gateway a role of its own (DATABASE_URL) and run this again`);
+    throw new AuditHardeningRefusal(
+      `the gateway connects as ${appRole}, a superuser: nothing can be kept from it; give the gateway a role of its own (DATABASE_URL) and run this again`,
+    );
   }
   if (app.createRole && serverVersion < CREATEROLE_IS_CONTAINED) {
-    throw new AuditHardeningRefusal(`the gateway's role ${appRole} has CREATEROLE, which on this PostgreSQL lets it make itself a member of the owner role; ALTER ROLE ${appRole} NOCREATEROLE first`);
+    throw new AuditHardeningRefusal(
+      `the gateway's role ${appRole} has CREATEROLE, which on this PostgreSQL lets it make itself a member of the owner role; ALTER ROLE ${appRole} NOCREATEROLE first`,
+    );
   }
 }
 
@@ -60,7 +73,10 @@ export async function hardenAuditLog(superuser: Pool, input: { appRole: string; 
     if (!session.superuser) throw new AuditHardeningRefusal(`the owner connection's role ${session.user} is not a superuser`);
     await refuseUnsafeAppRole(db, appRole, session.serverVersion);
     const before = await readAuditObjects(db);
-    if (!before) throw new AuditHardeningRefusal(`database ${session.database} has no audit log yet: start the gateway (or run any admin command) once so its migrations run`);
+    if (!before)
+      throw new AuditHardeningRefusal(
+        `database ${session.database} has no audit log yet: start the gateway (or run any admin command) once so its migrations run`,
+      );
 
     const changes: string[] = [];
     if (await ensureNologinRole(db, ownerRole)) changes.push(`created role ${ownerRole} (NOLOGIN)`);
@@ -88,7 +104,9 @@ export async function hardenAuditLog(superuser: Pool, input: { appRole: string; 
     const after = (await readAuditObjects(db))!;
     for (const [what, owner] of ownersOf(after)) {
       if (await hasRightsOf(db, appRole, owner)) {
-        throw new AuditHardeningRefusal(`${appRole} still has the rights of ${owner}, which owns ${what}; make another role own it, or take ${appRole} out of ${owner}, and run this again (nothing was changed)`);
+        throw new AuditHardeningRefusal(
+          `${appRole} still has the rights of ${owner}, which owns ${what}; make another role own it, or take ${appRole} out of ${owner}, and run this again (nothing was changed)`,
+        );
       }
     }
     return { appRole, ownerRole, database: after.database, changes };

@@ -24,7 +24,19 @@ export interface AuditEntry {
   after?: Record<string, unknown> | null;
 }
 
-const SECRET_FIELDS = new Set(['key', 'secret', 'custom_key', 'api_key', 'apiKey', 'password', 'password_hash', 'credential', 'credential_encrypted', 'secret_encrypted', 'secret_hmac']);
+const SECRET_FIELDS = new Set([
+  'key',
+  'secret',
+  'custom_key',
+  'api_key',
+  'apiKey',
+  'password',
+  'password_hash',
+  'credential',
+  'credential_encrypted',
+  'secret_encrypted',
+  'secret_hmac',
+]);
 
 export function redactSecrets(value: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
   if (value === null || value === undefined) return null;
@@ -33,9 +45,15 @@ export function redactSecrets(value: Record<string, unknown> | null | undefined)
 
 export async function recordAudit(db: Queryable, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await insertAuditEvent(db, {
-    accountId: entry.accountId, actorType: actor.type, actorId: actor.id ?? null, actorLabel: actor.label ?? null,
-    action: entry.action, targetType: entry.targetType,
-    targetId: entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId), address: actor.address ?? null,
-    before: redactSecrets(entry.before), after: redactSecrets(entry.after),
+    accountId: entry.accountId,
+    actorType: actor.type,
+    actorId: actor.id ?? null,
+    actorLabel: actor.label ?? null,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId),
+    address: actor.address ?? null,
+    before: redactSecrets(entry.before),
+    after: redactSecrets(entry.after),
   });
 }

@@ -15,7 +15,11 @@ export function inactiveReason(key: AuthenticatedKey, nowMs: number): InactiveRe
 }
 
 /** The error for a key that is not usable, in the gateway's kinds (each codec renders its envelope). */
-export function inactiveKeyError(key: Pick<AuthenticatedKey, 'groupName'>, reason: InactiveReason, headers?: Record<string, string>): GatewayError {
+export function inactiveKeyError(
+  key: Pick<AuthenticatedKey, 'groupName'>,
+  reason: InactiveReason,
+  headers?: Record<string, string>,
+): GatewayError {
   if (reason === 'group_not_granted') {
     return new GatewayError('permission', `API key's routing group ${key.groupName} is not granted to this account`, { headers });
   }

@@ -14,7 +14,12 @@ import { findConsoleUserByEmail, updatePasswordHash } from '../db/repositories/c
 import { countSimulatedUpstreams } from '../db/repositories/upstream-accounts';
 import { GatewayError } from '../errors/gateway-error';
 import {
-  createConsoleSession, csrfTokenMatches, deleteConsoleSession, findConsoleSession, SESSION_COOKIE, SESSION_TTL_MS,
+  createConsoleSession,
+  csrfTokenMatches,
+  deleteConsoleSession,
+  findConsoleSession,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
 } from './console-session';
 import { createClientIpResolver } from './client-ip';
 import { createRequireSession, managementPrincipal } from './management-auth';
@@ -57,10 +62,15 @@ class AuthRoutes {
     const addressKey = this.addressFailuresKey(req);
     await this.refuseWhenThrottled(req, email, addressKey);
     const user = await findConsoleUserByEmail(deps.db, email);
-    const valid = await verifyPassword(password, user?.passwordHash ?? await this.decoy());
+    const valid = await verifyPassword(password, user?.passwordHash ?? (await this.decoy()));
     if (!user || !valid) {
-      await deps.redis.multi().incr(this.failuresKey(email)).pexpire(this.failuresKey(email), FAILED_LOGIN_WINDOW_MS)
-        .incr(addressKey).pexpire(addressKey, FAILED_LOGIN_WINDOW_MS).exec();
+      await deps.redis
+        .multi()
+        .incr(this.failuresKey(email))
+        .pexpire(this.failuresKey(email), FAILED_LOGIN_WINDOW_MS)
+        .incr(addressKey)
+        .pexpire(addressKey, FAILED_LOGIN_WINDOW_MS)
+        .exec();
       await this.auditLogin(req, email, user, 'console.login_failed', user ? 'wrong password' : 'unknown email');
       throw new GatewayError('authentication', 'invalid email or password');
     }
@@ -69,7 +79,10 @@ class AuthRoutes {
     if (needsRehash(user.passwordHash)) await updatePasswordHash(deps.db, user.id, await hashPassword(password), user.passwordHash);
     const session = await createConsoleSession(deps.db, user.id, deps.clock.now());
     await this.auditLogin(req, email, user, 'console.login');
-    res.setHeader('set-cookie', sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)));
+    res.setHeader(
+      'set-cookie',
+      sessionCookie(session.token, Math.floor(SESSION_TTL_MS / 1000), requestIsTls(req, deps.config.trustedProxies)),
+    );
     res.status(200).json({
       object: 'session',
       csrf_token: session.csrfToken,
@@ -117,9 +130,29 @@ class AuthRoutes {
   }
 
   /** Every console login, successful or not, goes to the audit log (issue 21). */
-  private auditLogin(req: Request, email: string, user: { id: number; accountId: number } | undefined, outcome: 'console.login' | 'console.login_failed', reason?: string) {
-    return recordAudit(this.deps.db, { type: user && outcome === 'console.login' ? 'console_user' : 'anonymous', id: user ? user.id : null, label: email, address: requestAddress(this.resolveIp, req) },
-      { accountId: user ? user.accountId : null, action: outcome, targetType: 'console_user', targetId: user ? user.id : null, after: reason ? { reason } : null });
+  private auditLogin(
+    req: Request,
+    email: string,
+    user: { id: number; accountId: number } | undefined,
+    outcome: 'console.login' | 'console.login_failed',
+    reason?: string,
+  ) {
+    return recordAudit(
+      this.deps.db,
+      {
+        type: user && outcome === 'console.login' ? 'console_user' : 'anonymous',
+        id: user ? user.id : null,
+        label: email,
+        address: requestAddress(this.resolveIp, req),
+      },
+      {
+        accountId: user ? user.accountId : null,
+        action: outcome,
+        targetType: 'console_user',
+        targetId: user ? user.id : null,
+        after: reason ? { reason } : null,
+      },
+    );
   }
 
   private failuresKey(email: string): string {
@@ -144,7 +177,7 @@ class AuthRoutes {
   }
 
   private async refuseAtLimit(counterKey: string, limit: number, message: string): Promise<void> {
-    const failures = Number(await this.deps.redis.get(counterKey) ?? 0);
+    const failures = Number((await this.deps.redis.get(counterKey)) ?? 0);
     if (failures < limit) return;
     const ttl = await this.deps.redis.pttl(counterKey);
     throw new GatewayError('rate_limit', message, { retryAfterSeconds: Math.max(1, Math.ceil(ttl / 1000)) });

@@ -29,7 +29,10 @@ function resolve(socketAddress: string | undefined, forwardedFor: string | undef
   const peer = normalizeIpAddress(socketAddress ?? '');
   if (peer === '') return 'unknown';
   if (!forwardedFor || trusted.length === 0 || !isTrusted(peer, trusted)) return peer;
-  const hops = forwardedFor.split(',').map(hopAddress).filter((hop) => hop.length > 0);
+  const hops = forwardedFor
+    .split(',')
+    .map(hopAddress)
+    .filter((hop) => hop.length > 0);
   let candidate = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i];
@@ -48,7 +51,9 @@ export function resolveClientIp(socketAddress: string | undefined, forwardedFor:
 }
 
 /** The same resolution with the trusted list parsed once (hot path: one resolver per app). */
-export function createClientIpResolver(trustedProxies: readonly string[]): (socketAddress: string | undefined, forwardedFor: string | undefined) => string {
+export function createClientIpResolver(
+  trustedProxies: readonly string[],
+): (socketAddress: string | undefined, forwardedFor: string | undefined) => string {
   const trusted = compile(trustedProxies);
   return (socketAddress, forwardedFor) => resolve(socketAddress, forwardedFor, trusted);
 }

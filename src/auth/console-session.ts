@@ -5,7 +5,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Pool } from 'pg';
 import {
-  deleteConsoleSessionByHash, findLiveConsoleSession, insertConsoleSession, type ConsoleSessionRecord,
+  deleteConsoleSessionByHash,
+  findLiveConsoleSession,
+  insertConsoleSession,
+  type ConsoleSessionRecord,
 } from '../db/repositories/console-users';
 
 export const SESSION_COOKIE = 'gw_session';
@@ -17,7 +20,11 @@ export function hashSessionToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export async function createConsoleSession(db: Pool, userId: number, nowMs: number): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+export async function createConsoleSession(
+  db: Pool,
+  userId: number,
+  nowMs: number,
+): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   const expiresAt = new Date(nowMs + SESSION_TTL_MS);

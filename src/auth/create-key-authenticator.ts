@@ -91,7 +91,10 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
 
   onInvalidated(secretHmac: string, listener: () => void): () => void {
     let set = this.listeners.get(secretHmac);
-    if (!set) { set = new Set(); this.listeners.set(secretHmac, set); }
+    if (!set) {
+      set = new Set();
+      this.listeners.set(secretHmac, set);
+    }
     set.add(listener);
     return () => {
       const current = this.listeners.get(secretHmac);
@@ -134,12 +137,14 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
     const inFlight = this.loading.get(hmac);
     if (inFlight) return inFlight;
     const startedAt = this.generation;
-    const promise = loadAuthenticatedKeyByHmac(this.deps.db, hmac, this.deps.clock.now()).then((key) => {
-      if (this.generation === startedAt) this.remember(hmac, key);
-      return key;
-    }).finally(() => {
-      if (this.loading.get(hmac) === promise) this.loading.delete(hmac);
-    });
+    const promise = loadAuthenticatedKeyByHmac(this.deps.db, hmac, this.deps.clock.now())
+      .then((key) => {
+        if (this.generation === startedAt) this.remember(hmac, key);
+        return key;
+      })
+      .finally(() => {
+        if (this.loading.get(hmac) === promise) this.loading.delete(hmac);
+      });
     this.loading.set(hmac, promise);
     return promise;
   }
@@ -151,9 +156,11 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
     this.lastUsedWrites.set(keyId, now);
     if (this.lastUsedWrites.size > MAX_CACHED_KEYS) this.lastUsedWrites.clear();
     // Not awaited: the client does not wait for a console hint.
-    this.track(touchKeyLastUsed(this.deps.db, keyId).catch((error: unknown) => {
-      this.deps.logger.warn({ err: error, keyId }, 'could not record key last use');
-    }));
+    this.track(
+      touchKeyLastUsed(this.deps.db, keyId).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, keyId }, 'could not record key last use');
+      }),
+    );
   }
 
   private fire(hmac: string): void {

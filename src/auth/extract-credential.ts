@@ -32,10 +32,19 @@ export type CredentialLocation = { header: string } | { bearer: true } | { query
 /** The gateway's own surfaces: `x-api-key` wins over `Authorization: Bearer`. */
 export const GATEWAY_CREDENTIALS: readonly CredentialLocation[] = [{ header: 'x-api-key' }, { bearer: true }];
 
-export function extractCredential(locations: readonly CredentialLocation[], headers: IncomingHttpHeaders, query: Record<string, unknown>): string | undefined {
+export function extractCredential(
+  locations: readonly CredentialLocation[],
+  headers: IncomingHttpHeaders,
+  query: Record<string, unknown>,
+): string | undefined {
   for (let index = 0; index < locations.length; index += 1) {
     const location = locations[index];
-    const value = 'header' in location ? headerValue(headers, location.header) : 'query' in location ? queryValue(query, location.query) : bearer(headers);
+    const value =
+      'header' in location
+        ? headerValue(headers, location.header)
+        : 'query' in location
+          ? queryValue(query, location.query)
+          : bearer(headers);
     if (value !== undefined) return value;
   }
   return undefined;

@@ -14,10 +14,15 @@ import { GatewayError } from '../errors/gateway-error';
 export async function requireUsableGroup(db: Queryable, accountId: number, reference: string | number): Promise<UsableGroup> {
   const text = String(reference);
   const byId = /^\d{1,15}$/.test(text);
-  const row = typeof reference === 'number' && !byId ? undefined : await findGroupForAccount(db, accountId, byId ? { id: text } : { name: text });
+  const row =
+    typeof reference === 'number' && !byId ? undefined : await findGroupForAccount(db, accountId, byId ? { id: text } : { name: text });
   if (!row) throw new GatewayError('invalid_request', 'group_id: no routing group with this id or name', { param: 'group_id' });
   if (!row.usable) {
-    throw new GatewayError('permission', `routing group ${JSON.stringify(reference)} is not granted to this account (ask an operator for access)`, { param: 'group_id' });
+    throw new GatewayError(
+      'permission',
+      `routing group ${JSON.stringify(reference)} is not granted to this account (ask an operator for access)`,
+      { param: 'group_id' },
+    );
   }
   return { id: row.id, name: row.name, family: row.family, visibility: row.visibility };
 }

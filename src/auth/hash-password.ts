@@ -5,7 +5,11 @@
  */
 import { scrypt as scryptCallback, randomBytes, type ScryptOptions } from 'node:crypto';
 
-export interface ScryptCost { N: number; r: number; p: number }
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
 
 export const PASSWORD_SCRYPT_COST: ScryptCost = { N: 2 ** 17, r: 8, p: 1 };
 /** What a record without parameters was hashed with. */
@@ -15,7 +19,9 @@ const KEY_LENGTH = 64;
 /** scrypt's working memory is 128·N·r bytes; Node refuses anything above `maxmem` (32 MiB by default). */
 export function scryptHash(password: string, salt: Buffer, keyLength: number, cost: ScryptCost): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 128 * cost.N * cost.r * cost.p + 32 * 1024 * 1024 };
-  return new Promise((resolve, reject) => scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 }
 
 export function formatCost(cost: ScryptCost): string {

@@ -93,10 +93,16 @@ export function formatIpAddress(address: IpAddress): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i++; continue; }
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) { bestStart = i; bestLength = j - i; }
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
     i = j;
   }
   const hex = groups.map((g) => g.toString(16));

@@ -14,7 +14,11 @@ export function ipRefusalMessage(verdict: Exclude<IpRuleVerdict, 'allowed'>, cli
 }
 
 export class IpRuleRefusal extends GatewayError {
-  constructor(readonly key: AuthenticatedKey, clientIp: string, verdict: Exclude<IpRuleVerdict, 'allowed'>) {
+  constructor(
+    readonly key: AuthenticatedKey,
+    clientIp: string,
+    verdict: Exclude<IpRuleVerdict, 'allowed'>,
+  ) {
     super('permission', ipRefusalMessage(verdict, clientIp));
   }
 }

@@ -82,9 +82,15 @@ export function createIpRuleEvaluator(): (whitelist: readonly string[], blacklis
   const compiled = new WeakMap<readonly string[], WeakMap<readonly string[], CompiledIpRules>>();
   return (whitelist, blacklist, clientIp) => {
     let byBlacklist = compiled.get(whitelist);
-    if (!byBlacklist) { byBlacklist = new WeakMap(); compiled.set(whitelist, byBlacklist); }
+    if (!byBlacklist) {
+      byBlacklist = new WeakMap();
+      compiled.set(whitelist, byBlacklist);
+    }
     let rules = byBlacklist.get(blacklist);
-    if (!rules) { rules = compileIpRules(whitelist, blacklist); byBlacklist.set(blacklist, rules); }
+    if (!rules) {
+      rules = compileIpRules(whitelist, blacklist);
+      byBlacklist.set(blacklist, rules);
+    }
     return evaluateIpRules(rules, clientIp);
   };
 }

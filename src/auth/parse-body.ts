@@ -22,7 +22,8 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  if (issue.path.length === 0 && issue.code === 'invalid_type') throw new GatewayError('invalid_request', 'the request body must be a JSON object');
+  if (issue.path.length === 0 && issue.code === 'invalid_type')
+    throw new GatewayError('invalid_request', 'the request body must be a JSON object');
   if (issue.path.length === 0) throw new GatewayError('invalid_request', issue.message);
   throw invalidRequestFrom(issue, 'body');
 }

@@ -5,7 +5,10 @@ export function readCookie(header: string | undefined, name: string): string | u
     const index = part.indexOf('=');
     if (index < 0) continue;
     if (part.slice(0, index).trim() !== name) continue;
-    const raw = part.slice(index + 1).trim().replace(/^"(.*)"$/, '$1');
+    const raw = part
+      .slice(index + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     try {
       return decodeURIComponent(raw) || undefined;
     } catch {

@@ -10,8 +10,11 @@ export function requestIsTls(req: Request, trustedProxies: readonly string[]): b
   const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
   if (proto !== 'https') return false;
   const peer = parseIpAddress(req.socket.remoteAddress ?? '');
-  return peer !== undefined && trustedProxies.some((entry) => {
-    const block = parseCidr(entry);
-    return block !== undefined && cidrContains(block, peer);
-  });
+  return (
+    peer !== undefined &&
+    trustedProxies.some((entry) => {
+      const block = parseCidr(entry);
+      return block !== undefined && cidrContains(block, peer);
+    })
+  );
 }

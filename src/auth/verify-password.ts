@@ -19,7 +19,8 @@ function parseCost(text: string): ScryptCost | undefined {
 export async function verifyPassword(password: string, record: string): Promise<boolean> {
   const parts = record.split('$');
   if (parts[0] !== 'scrypt') return false;
-  const [cost, saltText, hashText] = parts.length === 4 ? [parseCost(parts[1]), parts[2], parts[3]] : [LEGACY_SCRYPT_COST, parts[1], parts[2]];
+  const [cost, saltText, hashText] =
+    parts.length === 4 ? [parseCost(parts[1]), parts[2], parts[3]] : [LEGACY_SCRYPT_COST, parts[1], parts[2]];
   if (!cost || !saltText || !hashText || parts.length > 4) return false;
   const expected = Buffer.from(hashText, 'base64');
   if (expected.length === 0) return false;

@@ -18,8 +18,16 @@ export interface CallCharge {
 
 /** The charge of a token call: its usage priced at the model's prices, with the event that records it. */
 export function tokenCallCharge(input: {
-  requestId: string; accountId: number; apiKeyId: number; model: CatalogModel; protocol: string;
-  upstreamAccountId: number; usage: Usage; stream: boolean; status: 'ok' | 'aborted'; startedAt: number;
+  requestId: string;
+  accountId: number;
+  apiKeyId: number;
+  model: CatalogModel;
+  protocol: string;
+  upstreamAccountId: number;
+  usage: Usage;
+  stream: boolean;
+  status: 'ok' | 'aborted';
+  startedAt: number;
 }): CallCharge {
   const { usage } = input;
   const credits = computeTokenCost(usage, input.model.prices);
@@ -51,14 +59,28 @@ type TokenCounts = 'promptTokens' | 'completionTokens' | 'cacheReadTokens' | 'ca
 
 /** The usage event of a media call (images now, an image or video task when it succeeds): no tokens, never a stream, always whole. */
 export function mediaUsageEvent(input: Omit<UsageEvent, TokenCounts | 'stream' | 'status'>): UsageEvent {
-  return { ...input, promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, stream: false, status: 'ok' };
+  return {
+    ...input,
+    promptTokens: 0,
+    completionTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    stream: false,
+    status: 'ok',
+  };
 }
 
 /**
  * Charges the call; returns the accounting headers after the charge (as of admission when Redis
  * cannot say). A `rider` (the request log's record of a whole answer) goes in the same script call.
  */
-export async function chargeCall(ticket: AdmissionTicket, recorder: UsageRecorder, charge: CallCharge, rider?: SettlementRider): Promise<Record<string, string>> {
+export async function chargeCall(
+  ticket: AdmissionTicket,
+  recorder: UsageRecorder,
+  charge: CallCharge,
+  rider?: SettlementRider,
+): Promise<Record<string, string>> {
   if (!charge.usage) {
     return ticket.settle(charge.credits, undefined, rider).catch(() => {
       rider?.notAppended();

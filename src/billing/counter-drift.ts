@@ -96,7 +96,8 @@ export function compareCounters(actual: CounterSnapshot, expected: ExpectedCount
     }
     const spentDrift = have.spent - want.spent;
     // Later buckets than now (a clock ahead) still count: they hold real charges.
-    const windowDrift = windowSum(have.buckets, fromMinute, Number.POSITIVE_INFINITY) - windowSum(want.buckets, fromMinute, Number.POSITIVE_INFINITY);
+    const windowDrift =
+      windowSum(have.buckets, fromMinute, Number.POSITIVE_INFINITY) - windowSum(want.buckets, fromMinute, Number.POSITIVE_INFINITY);
     if (spentDrift !== 0) keySpent.set(keyId, spentDrift);
     if (windowDrift !== 0) keyWindow.set(keyId, windowDrift);
     total += Math.abs(spentDrift) + Math.abs(windowDrift);

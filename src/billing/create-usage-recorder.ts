@@ -16,10 +16,14 @@ export type UsageRecorderHandle = DurableStreamProducer<UsageEvent> & UsageRecor
 type RecorderDependencies = Pick<Dependencies, 'config' | 'redisKeys' | 'logger' | 'clock' | 'subscriber' | 'db'>;
 
 export function createUsageRecorder(deps: RecorderDependencies, options: UsageRecorderOptions = {}): UsageRecorderHandle {
-  return createDurableStreamProducer<UsageEvent>(deps, {
-    name: 'billing-producer',
-    streamOf: (event) => deps.redisKeys.accountUsageStream(event.accountId),
-    channel: deps.redisKeys.billingSettledChannel(),
-    written: async (requestIds) => writtenRequestIds(deps.db, requestIds),
-  }, options);
+  return createDurableStreamProducer<UsageEvent>(
+    deps,
+    {
+      name: 'billing-producer',
+      streamOf: (event) => deps.redisKeys.accountUsageStream(event.accountId),
+      channel: deps.redisKeys.billingSettledChannel(),
+      written: async (requestIds) => writtenRequestIds(deps.db, requestIds),
+    },
+    options,
+  );
 }

@@ -28,14 +28,19 @@ export function estimateInputTokens(bodyBytes: number, contextWindow: number): n
 
 export function estimateReservationCredits(input: ReservationEstimateInput): number {
   const { model } = input;
-  const requested = input.requestedMaxOutputTokens !== undefined && input.requestedMaxOutputTokens > 0
-    ? input.requestedMaxOutputTokens : model.maxOutputTokens;
+  const requested =
+    input.requestedMaxOutputTokens !== undefined && input.requestedMaxOutputTokens > 0
+      ? input.requestedMaxOutputTokens
+      : model.maxOutputTokens;
   const outputTokens = Math.max(0, Math.min(requested, model.maxOutputTokens, input.maxReservedOutputTokens));
-  return computeTokenCost({
-    inputTokens: estimateInputTokens(input.bodyBytes, model.contextWindow),
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens,
-    reasoningTokens: 0,
-  }, model.prices);
+  return computeTokenCost(
+    {
+      inputTokens: estimateInputTokens(input.bodyBytes, model.contextWindow),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens,
+      reasoningTokens: 0,
+    },
+    model.prices,
+  );
 }

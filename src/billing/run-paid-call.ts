@@ -20,16 +20,16 @@ export interface AdmittedCall {
 export type CallEnding =
   | { kind: 'release' }
   | {
-    kind: 'settle';
-    charge: CallCharge;
-    /** Sends the answer with the accounting headers after the charge (a whole answer is sent after it is billed). */
-    deliver?: (headers: Record<string, string>) => void | Promise<void>;
-    /**
-     * With `deliver`: builds, at the moment of settling, a record that rides in the settlement's
-     * script call (the request log's record of the whole answer, see SettlementRider).
-     */
-    rider?: () => SettlementRider | undefined;
-  };
+      kind: 'settle';
+      charge: CallCharge;
+      /** Sends the answer with the accounting headers after the charge (a whole answer is sent after it is billed). */
+      deliver?: (headers: Record<string, string>) => void | Promise<void>;
+      /**
+       * With `deliver`: builds, at the moment of settling, a record that rides in the settlement's
+       * script call (the request log's record of the whole answer, see SettlementRider).
+       */
+      rider?: () => SettlementRider | undefined;
+    };
 
 export interface PaidCallServices {
   admission: Admission;
@@ -37,8 +37,12 @@ export interface PaidCallServices {
   logger: Logger;
 }
 
-export async function runPaidCall(services: PaidCallServices, request: GatewayAdmissionRequest, work: (call: AdmittedCall) => Promise<CallEnding>,
-  onAdmitted?: (call: AdmittedCall) => void): Promise<void> {
+export async function runPaidCall(
+  services: PaidCallServices,
+  request: GatewayAdmissionRequest,
+  work: (call: AdmittedCall) => Promise<CallEnding>,
+  onAdmitted?: (call: AdmittedCall) => void,
+): Promise<void> {
   const ticket = await services.admission.admit(request);
   const call: AdmittedCall = { requestId: request.requestId, headers: () => ticket.headers(), heartbeat: () => ticket.heartbeat() };
   onAdmitted?.(call);
@@ -47,7 +51,11 @@ export async function runPaidCall(services: PaidCallServices, request: GatewayAd
     ending = await work(call);
   } finally {
     if (ending.kind === 'release') {
-      await ticket.release().catch((error: unknown) => services.logger.error({ err: error, requestId: request.requestId }, 'releasing an admission failed; its lease expires'));
+      await ticket
+        .release()
+        .catch((error: unknown) =>
+          services.logger.error({ err: error, requestId: request.requestId }, 'releasing an admission failed; its lease expires'),
+        );
     }
   }
   if (ending.kind === 'settle') {

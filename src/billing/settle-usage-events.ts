@@ -15,7 +15,11 @@ export interface SettleOptions {
 }
 
 /** Settles a batch in its own transaction; all or nothing. */
-export async function settleUsageEvents(db: Pool, events: readonly UsageEvent[], options: SettleOptions = {}): Promise<SettlementOutcome[]> {
+export async function settleUsageEvents(
+  db: Pool,
+  events: readonly UsageEvent[],
+  options: SettleOptions = {},
+): Promise<SettlementOutcome[]> {
   return inTransaction(db, async (client) => {
     const outcomes = await writeUsageEvents(client, events);
     await options.beforeCommit?.();

@@ -6,8 +6,12 @@ import type { Dependencies } from '../dependencies';
 import { topUp } from './top-up';
 import { createWalletCache } from '../limits/wallet-cache';
 
-export async function topUpAccount(deps: Pick<Dependencies, 'db' | 'redis' | 'redisKeys'>, accountId: number, credits: number,
-  reference: string | null = null): Promise<{ balanceCredits: number; walletCacheUpdated: boolean }> {
+export async function topUpAccount(
+  deps: Pick<Dependencies, 'db' | 'redis' | 'redisKeys'>,
+  accountId: number,
+  credits: number,
+  reference: string | null = null,
+): Promise<{ balanceCredits: number; walletCacheUpdated: boolean }> {
   const balanceCredits = await topUp(deps.db, accountId, credits, reference);
   try {
     // A cache that does not exist yet is loaded from PostgreSQL on first use: nothing to adjust then.

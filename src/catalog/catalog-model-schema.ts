@@ -19,7 +19,22 @@ export const catalogModelSchema = z.strictObject({
   family: z.string().min(1).max(64),
   ownedBy: z.string().min(1).max(64),
   kind: z.enum(['chat', 'image', 'video']),
-  capabilities: z.array(z.enum(['text', 'vision', 'audio', 'video', 'tool_use', 'streaming', 'cache_control', 'thinking', 'json_schema', 'logprobs', 'image_gen', 'video_gen'])),
+  capabilities: z.array(
+    z.enum([
+      'text',
+      'vision',
+      'audio',
+      'video',
+      'tool_use',
+      'streaming',
+      'cache_control',
+      'thinking',
+      'json_schema',
+      'logprobs',
+      'image_gen',
+      'video_gen',
+    ]),
+  ),
   contextWindow: z.number().int().nonnegative(),
   maxOutputTokens: z.number().int().nonnegative(),
   inputModalities: z.array(z.enum(['text', 'image', 'audio', 'video'])),
@@ -38,7 +53,14 @@ export const catalogModelSchema = z.strictObject({
   }),
   retired: z.boolean().optional(),
   fixedTemperature: z.number().optional(),
-  video: z.strictObject({ maxDurationSeconds: z.number().int().positive(), resolutions: z.array(z.string()), aspectRatios: z.array(z.string()), imageInput: z.boolean() }).optional(),
+  video: z
+    .strictObject({
+      maxDurationSeconds: z.number().int().positive(),
+      resolutions: z.array(z.string()),
+      aspectRatios: z.array(z.string()),
+      imageInput: z.boolean(),
+    })
+    .optional(),
   image: z.strictObject({ qualities: z.array(z.string()), editable: z.boolean() }).optional(),
 });
 
@@ -68,11 +90,15 @@ export function parseCatalogModel(input: unknown): CatalogModel {
   const problems: string[] = [];
   const allowed = FAMILY_PROTOCOLS[model.familyNumber] ?? [];
   const forbidden = model.protocols.filter((p) => !allowed.includes(p));
-  if (forbidden.length > 0) problems.push(`protocols: family ${model.familyNumber} cannot be called with ${forbidden.join(', ')} (allowed: ${allowed.join(', ')})`);
+  if (forbidden.length > 0)
+    problems.push(`protocols: family ${model.familyNumber} cannot be called with ${forbidden.join(', ')} (allowed: ${allowed.join(', ')})`);
   if (model.kind === 'chat' && model.protocols.length === 0) problems.push('protocols: a chat model needs at least one');
-  if (model.kind !== 'chat' && model.protocols.length > 0) problems.push(`protocols: ${model.kind} models are called through their own endpoints, not inference protocols`);
-  if (model.kind === 'image' && !IMAGE_FAMILIES.includes(model.familyNumber)) problems.push(`kind: image models belong to families ${IMAGE_FAMILIES.join(', ')}`);
-  if (model.kind === 'video' && !VIDEO_FAMILIES.includes(model.familyNumber)) problems.push(`kind: video models belong to family ${VIDEO_FAMILIES.join(', ')}`);
+  if (model.kind !== 'chat' && model.protocols.length > 0)
+    problems.push(`protocols: ${model.kind} models are called through their own endpoints, not inference protocols`);
+  if (model.kind === 'image' && !IMAGE_FAMILIES.includes(model.familyNumber))
+    problems.push(`kind: image models belong to families ${IMAGE_FAMILIES.join(', ')}`);
+  if (model.kind === 'video' && !VIDEO_FAMILIES.includes(model.familyNumber))
+    problems.push(`kind: video models belong to family ${VIDEO_FAMILIES.join(', ')}`);
   if (model.kind === 'video' && !model.video) problems.push('video: required for a video model');
   if (model.kind === 'image' && !model.image) problems.push('image: required for an image model');
   if ((model.aliases ?? []).includes(model.id)) problems.push('aliases: a model cannot be its own alias');

@@ -42,16 +42,20 @@ export function createCatalogService(deps: { db: Pool; redis: Redis; redisKeys: 
   return {
     list: () => loadCatalogModels(deps.db),
     add: (input) => change(undefined, () => input),
-    update: (id, changes) => change(id, (current) => {
-      if ('id' in changes && changes.id !== id) throw new CatalogValidationError('the slug of a model cannot change; add a new model and retire this one');
-      const prices = typeof changes.prices === 'object' && changes.prices !== null ? { ...current!.prices, ...changes.prices } : current!.prices;
-      return { ...current, ...changes, prices };
-    }),
+    update: (id, changes) =>
+      change(id, (current) => {
+        if ('id' in changes && changes.id !== id)
+          throw new CatalogValidationError('the slug of a model cannot change; add a new model and retire this one');
+        const prices =
+          typeof changes.prices === 'object' && changes.prices !== null ? { ...current!.prices, ...changes.prices } : current!.prices;
+        return { ...current, ...changes, prices };
+      }),
     retire: (id, retired = true) => change(id, (current) => ({ ...current, retired })),
-    alias: (id, alias, remove = false) => change(id, (current) => {
-      const aliases = (current!.aliases ?? []).filter((a) => a !== alias);
-      if (!remove) aliases.push(alias);
-      return { ...current, aliases };
-    }),
+    alias: (id, alias, remove = false) =>
+      change(id, (current) => {
+        const aliases = (current!.aliases ?? []).filter((a) => a !== alias);
+        if (!remove) aliases.push(alias);
+        return { ...current, aliases };
+      }),
   };
 }

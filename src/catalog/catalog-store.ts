@@ -1,7 +1,13 @@
 /** The stored catalog: read every model, write one, seed the defaults into an empty table. */
 import type { Pool } from 'pg';
 import type { Queryable } from '../db/queryable';
-import { catalogHasModels, listCatalogModelRows, lockCatalogModels, upsertCatalogModel, type CatalogModelRow } from '../db/repositories/catalog';
+import {
+  catalogHasModels,
+  listCatalogModelRows,
+  lockCatalogModels,
+  upsertCatalogModel,
+  type CatalogModelRow,
+} from '../db/repositories/catalog';
 import { inTransaction } from '../db/transaction';
 import { parseCatalogModel } from './catalog-model-schema';
 import type { CatalogModel } from './model';

@@ -20,17 +20,23 @@ export async function startCatalogSync(
   options: { defaults: readonly CatalogModel[]; refreshMs?: number },
 ): Promise<CatalogSync> {
   const logger = deps.logger.child({ component: 'catalog-sync' });
-  if (await seedCatalogIfEmpty(deps.db, options.defaults)) logger.info({ models: options.defaults.length }, 'catalog seeded from the default catalog');
+  if (await seedCatalogIfEmpty(deps.db, options.defaults))
+    logger.info({ models: options.defaults.length }, 'catalog seeded from the default catalog');
   let loading: Promise<void> | undefined;
   let again = false;
   const reload = (): Promise<void> => {
-    if (loading) { again = true; return loading; }
+    if (loading) {
+      again = true;
+      return loading;
+    }
     loading = (async () => {
       do {
         again = false;
         deps.catalog.replace(await loadCatalogModels(deps.db));
       } while (again);
-    })().finally(() => { loading = undefined; });
+    })().finally(() => {
+      loading = undefined;
+    });
     return loading;
   };
   await reload();

@@ -21,7 +21,10 @@ export class Catalog {
   private current: readonly CatalogModel[] = [];
   private bySlug = new Map<string, CatalogModel>();
 
-  constructor(models: readonly CatalogModel[], private readonly pricingUrl = 'https://example.invalid/pricing') {
+  constructor(
+    models: readonly CatalogModel[],
+    private readonly pricingUrl = 'https://example.invalid/pricing',
+  ) {
     this.replace(models);
   }
 
@@ -69,9 +72,11 @@ export class Catalog {
 
   /** `capability` filters are a logical AND; `family` keeps one family. */
   list(filters: { capabilities?: string[]; family?: string } = {}): CatalogModel[] {
-    return this.active().filter((m) =>
-      (filters.capabilities ?? []).every((c) => (m.capabilities as string[]).includes(c)) &&
-      (filters.family === undefined || m.family === filters.family));
+    return this.active().filter(
+      (m) =>
+        (filters.capabilities ?? []).every((c) => (m.capabilities as string[]).includes(c)) &&
+        (filters.family === undefined || m.family === filters.family),
+    );
   }
 
   toPublic(model: CatalogModel): PublicModel {

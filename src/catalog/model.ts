@@ -1,8 +1,18 @@
 import type { Protocol } from '../ir/protocol';
 
 export type Capability =
-  | 'text' | 'vision' | 'audio' | 'video' | 'tool_use' | 'streaming' | 'cache_control' | 'thinking'
-  | 'json_schema' | 'logprobs' | 'image_gen' | 'video_gen';
+  | 'text'
+  | 'vision'
+  | 'audio'
+  | 'video'
+  | 'tool_use'
+  | 'streaming'
+  | 'cache_control'
+  | 'thinking'
+  | 'json_schema'
+  | 'logprobs'
+  | 'image_gen'
+  | 'video_gen';
 
 export type Modality = 'text' | 'image' | 'audio' | 'video';
 

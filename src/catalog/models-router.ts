@@ -13,7 +13,10 @@ import { codexModelInfo, servesCodex } from './codex-model-info';
 function stringList(value: unknown): string[] {
   if (value === undefined) return [];
   const values = Array.isArray(value) ? value : [value];
-  return values.flatMap((v) => (typeof v === 'string' ? v.split(',') : [])).map((v) => v.trim()).filter(Boolean);
+  return values
+    .flatMap((v) => (typeof v === 'string' ? v.split(',') : []))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 export function createModelsRouter(catalog: Catalog, authenticator: KeyAuthenticator, trustedProxies: readonly string[]): Router {

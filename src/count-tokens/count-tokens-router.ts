@@ -47,9 +47,10 @@ export function createCountTokensRouter(deps: Dependencies, services: RelayServi
     const body = bodyObject(req.body);
     const { request } = inbound.decodeRequest(counting.inferenceBody(body), context);
     const model = resolveModel(deps.catalog, pathModel ?? request.model, protocol, key);
-    const upstream = request.previousResponseId === undefined
-      ? await countWithUpstream(protocol, counting, body, model, key.groupId, services, inbound.readClientHeaders?.(req.headers) ?? {})
-      : undefined;
+    const upstream =
+      request.previousResponseId === undefined
+        ? await countWithUpstream(protocol, counting, body, model, key.groupId, services, inbound.readClientHeaders?.(req.headers) ?? {})
+        : undefined;
     const tokens = upstream ?? estimateInputTokens(Buffer.byteLength(JSON.stringify(body)), model.contextWindow);
     res.setHeader('x-gateway-token-count', upstream === undefined ? 'estimate' : 'upstream');
     res.json(counting.encodeCount(tokens));

@@ -20,7 +20,12 @@ function accountTrouble(status: number): boolean {
 }
 
 export async function countWithUpstream(
-  protocol: Protocol, counting: CountTokensCodec, body: Record<string, unknown>, model: CatalogModel, groupId: number, services: RelayServices,
+  protocol: Protocol,
+  counting: CountTokensCodec,
+  body: Record<string, unknown>,
+  model: CatalogModel,
+  groupId: number,
+  services: RelayServices,
   /** Protocol headers to forward (Messages `anthropic-beta`: the beta fields of the body need it). */
   extraHeaders: Record<string, string> = {},
 ): Promise<number | undefined> {

@@ -19,9 +19,13 @@ export async function migrate(databaseUrl: string, options: MigrateOptions = {})
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
-    const files = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
+    const files = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => /^\d+_.+\.sql$/.test(f))
+      .sort()
       .filter((f) => options.through === undefined || f <= options.through);
     const applied: string[] = [];
     for (const file of files) {

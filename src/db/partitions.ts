@@ -27,11 +27,15 @@ function partitionEndMs(name: string): number | undefined {
 export async function partitionsBefore(db: Pool, parent: string, cutoffMs: number): Promise<string[]> {
   const result = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-      WHERE p.relname = $1 AND c.relname ~ '_([0-9]{6}|[0-9]{8})$' ORDER BY c.relname`, [parent]);
-  return result.rows.filter((row) => {
-    const end = partitionEndMs(row.name.slice(parent.length));
-    return end !== undefined && end <= cutoffMs;
-  }).map((row) => row.name);
+      WHERE p.relname = $1 AND c.relname ~ '_([0-9]{6}|[0-9]{8})$' ORDER BY c.relname`,
+    [parent],
+  );
+  return result.rows
+    .filter((row) => {
+      const end = partitionEndMs(row.name.slice(parent.length));
+      return end !== undefined && end <= cutoffMs;
+    })
+    .map((row) => row.name);
 }
 
 /** An insert refused because no partition covers its row (the day's was not created yet). */
@@ -84,7 +88,9 @@ async function detachedBefore(db: Pool, parent: string, cutoffMs: number): Promi
   const result = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c
       WHERE c.relkind = 'r' AND c.relname ~ ('^' || $1 || '_([0-9]{6}|[0-9]{8})$')
-        AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)`, [parent]);
+        AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)`,
+    [parent],
+  );
   return result.rows.map((row) => row.name).filter((name) => (partitionEndMs(name.slice(parent.length)) ?? Infinity) <= cutoffMs);
 }
 
@@ -107,11 +113,16 @@ const BATCH = 5_000;
  */
 export async function deleteOlder(db: Pool, table: string, keys: string, cutoffMs: number, also = 'true'): Promise<number> {
   const cutoff = new Date(cutoffMs);
-  const join = keys.split(',').map((key) => `t.${key.trim()} = d.${key.trim()}`).join(' AND ');
+  const join = keys
+    .split(',')
+    .map((key) => `t.${key.trim()} = d.${key.trim()}`)
+    .join(' AND ');
   let total = 0;
   for (;;) {
     const result = await db.query(
-      `DELETE FROM ${table} t USING (SELECT ${keys} FROM ${table} WHERE created_at < $1 AND ${also} LIMIT ${BATCH}) d WHERE ${join}`, [cutoff]);
+      `DELETE FROM ${table} t USING (SELECT ${keys} FROM ${table} WHERE created_at < $1 AND ${also} LIMIT ${BATCH}) d WHERE ${join}`,
+      [cutoff],
+    );
     total += result.rowCount ?? 0;
     if ((result.rowCount ?? 0) < BATCH) return total;
   }

@@ -12,6 +12,8 @@ export function createPool(databaseUrl: string, max = 10): Pool {
   // fail and pg-pool's idle listener is detached, so the `error` event had no listener and killed the
   // process (the billing worker, leaving every usage event of the outage pending with no reader).
   // The failure still reaches the caller through its query, and pg-pool discards the client on release.
-  pool.on('connect', (client) => { client.on('error', () => undefined); });
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }

@@ -4,8 +4,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 
-export async function inTransaction<T>(db: Pool, work: (client: PoolClient) => Promise<T>,
-  options: { begin?: string } = {}): Promise<T> {
+export async function inTransaction<T>(db: Pool, work: (client: PoolClient) => Promise<T>, options: { begin?: string } = {}): Promise<T> {
   const client = await db.connect();
   let broken = false;
   try {
@@ -14,7 +13,9 @@ export async function inTransaction<T>(db: Pool, work: (client: PoolClient) => P
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => { broken = true; });
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
     throw error;
   } finally {
     client.release(broken);

@@ -101,15 +101,21 @@ export class GatewayError extends Error {
     this.param = options.param;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers;
-    this.upstream = options.upstream?.body === undefined ? options.upstream : { ...options.upstream, body: scrubSecrets(options.upstream.body) };
+    this.upstream =
+      options.upstream?.body === undefined ? options.upstream : { ...options.upstream, body: scrubSecrets(options.upstream.body) };
     this.contextOverflow = options.contextOverflow;
     this.verbatim = options.verbatim;
   }
 
   /** Whether the relay may try another upstream account for this failure (before the first byte). */
   get retryable(): boolean {
-    return this.kind === 'upstream_error' || this.kind === 'overloaded' || this.kind === 'timeout' ||
-      (this.kind === 'rate_limit' && this.upstream !== undefined) || (this.status >= 500 && this.kind !== 'internal');
+    return (
+      this.kind === 'upstream_error' ||
+      this.kind === 'overloaded' ||
+      this.kind === 'timeout' ||
+      (this.kind === 'rate_limit' && this.upstream !== undefined) ||
+      (this.status >= 500 && this.kind !== 'internal')
+    );
   }
 }
 

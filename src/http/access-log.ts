@@ -11,7 +11,11 @@ import type { Metrics } from './metrics';
 import { locals } from './request-context';
 
 /** When the request arrived, how long it took, and when its first byte (the status line) left; ms. */
-export interface RequestTiming { startedAt: number; durationMs: number; ttfbMs: number | null }
+export interface RequestTiming {
+  startedAt: number;
+  durationMs: number;
+  ttfbMs: number | null;
+}
 
 /** Told of every request when its response closes (the request log, issue 22). */
 export type RequestCloseListener = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => void;
@@ -41,7 +45,9 @@ function holdEnds(res: ServerResponse, hold: RequestEndHold, timing: () => Reque
   let held = false;
   res.end = function heldEnd(this: ServerResponse, ...args: unknown[]) {
     if (held) return this;
-    const release = () => { Reflect.apply(end, this, args); };
+    const release = () => {
+      Reflect.apply(end, this, args);
+    };
     if (!hold(res, timing(), release)) return Reflect.apply(end, this, args) as ServerResponse;
     held = true;
     return this;
@@ -49,7 +55,14 @@ function holdEnds(res: ServerResponse, hold: RequestEndHold, timing: () => Reque
 }
 
 /** Records the request when its response closes. `route` gives the metric label when no routeLabel was set. */
-export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMessage, res: ServerResponse, route: () => string, observer?: RequestObserver): void {
+export function observeRequest(
+  logger: Logger,
+  metrics: Metrics,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: () => string,
+  observer?: RequestObserver,
+): void {
   const startedAt = Date.now();
   const started = process.hrtime.bigint();
   let firstByte: bigint | undefined;
@@ -60,7 +73,9 @@ export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMe
     return Reflect.apply(writeHead, this, args) as ServerResponse;
   } as ServerResponse['writeHead'];
   const timing = (at: bigint): RequestTiming => ({
-    startedAt, durationMs: Math.round(Number(at - started) / 1e6), ttfbMs: firstByte === undefined ? null : Math.round(Number(firstByte - started) / 1e6),
+    startedAt,
+    durationMs: Math.round(Number(at - started) / 1e6),
+    ttfbMs: firstByte === undefined ? null : Math.round(Number(firstByte - started) / 1e6),
   });
   if (observer?.holdEnd) holdEnds(res, observer.holdEnd, () => timing(process.hrtime.bigint()));
   const rider = observer?.riderAtSettlement;
@@ -73,10 +88,18 @@ export function observeRequest(logger: Logger, metrics: Metrics, req: IncomingMe
     metrics.httpDuration.observe(labels, seconds);
     observer?.onClose(req, res, timing(now));
     if (!logger.isLevelEnabled('info')) return;
-    logger.info({
-      requestId: locals(res).requestId, method: req.method, url: redactText((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''), status: res.statusCode,
-      ms: Math.round(seconds * 1000), aborted: !res.writableFinished, userAgent: req.headers['user-agent'],
-    }, 'request');
+    logger.info(
+      {
+        requestId: locals(res).requestId,
+        method: req.method,
+        url: redactText((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
+        status: res.statusCode,
+        ms: Math.round(seconds * 1000),
+        aborted: !res.writableFinished,
+        userAgent: req.headers['user-agent'],
+      },
+      'request',
+    );
   });
 }
 

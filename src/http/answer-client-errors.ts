@@ -11,13 +11,18 @@ import { renderOpenAiStyleError } from './openai-error-envelope';
 import type { Codec } from '../protocols/codec';
 import type { ErrorSurface } from './request-context';
 
-interface ClientError extends Error { code?: string; rawPacket?: Buffer }
+interface ClientError extends Error {
+  code?: string;
+  rawPacket?: Buffer;
+}
 
 export type SurfaceOfPath = (path: string) => ErrorSurface;
 
 /** The envelope a path's errors are rendered in, when no route has set one: the protocol whose prefixes it starts with. */
 export function createSurfaceOfPath(codecs: readonly Codec[]): SurfaceOfPath {
-  const prefixes = codecs.flatMap((codec) => codec.inbound.errorPathPrefixes.map((prefix) => ({ prefix: prefix.toLowerCase(), surface: codec.protocol })));
+  const prefixes = codecs.flatMap((codec) =>
+    codec.inbound.errorPathPrefixes.map((prefix) => ({ prefix: prefix.toLowerCase(), surface: codec.protocol })),
+  );
   return (path) => {
     const lower = path.toLowerCase();
     return prefixes.find(({ prefix }) => lower.startsWith(prefix))?.surface ?? 'gateway';
@@ -26,7 +31,8 @@ export function createSurfaceOfPath(codecs: readonly Codec[]): SurfaceOfPath {
 
 function errorFor(code: string | undefined): GatewayError {
   if (code === 'HPE_HEADER_OVERFLOW') return new GatewayError('request_too_large', 'request headers too large', { status: 431 });
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new GatewayError('invalid_request', 'request headers not received in time', { status: 408 });
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new GatewayError('invalid_request', 'request headers not received in time', { status: 408 });
   return new GatewayError('invalid_request', 'malformed HTTP request');
 }
 
@@ -46,13 +52,15 @@ export function answerClientErrors(server: Server, renderers: ErrorRenderers, su
     const render = renderers[surfaceOfPath(requestPath(error.rawPacket))] ?? renderOpenAiStyleError;
     const rendered = render(gatewayError);
     const body = JSON.stringify(rendered.body);
-    socket.end([
-      `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? 'Bad Request'}`,
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'));
+    socket.end(
+      [
+        `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? 'Bad Request'}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
   });
 }

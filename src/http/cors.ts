@@ -12,12 +12,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
-const DEFAULT_ALLOWED_HEADERS = 'authorization, content-type, x-api-key, x-goog-api-key, anthropic-version, anthropic-beta, messages-version, messages-beta, x-csrf-token, last-event-id, idempotency-key';
+const DEFAULT_ALLOWED_HEADERS =
+  'authorization, content-type, x-api-key, x-goog-api-key, anthropic-version, anthropic-beta, messages-version, messages-beta, x-csrf-token, last-event-id, idempotency-key';
 /** Response headers a browser script may read: accounting (interface section 8), request id, warnings. */
 const EXPOSED_HEADERS = [
-  'x-request-id', 'request-id', 'x-request-cost-credits', 'x-gateway-warnings', 'retry-after', 'retry-after-ms',
-  'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-remaining-credits', 'x-org-quota-remaining-credits',
-  'anthropic-ratelimit-tokens-limit', 'anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-tokens-reset',
+  'x-request-id',
+  'request-id',
+  'x-request-cost-credits',
+  'x-gateway-warnings',
+  'retry-after',
+  'retry-after-ms',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-quota-remaining-credits',
+  'x-org-quota-remaining-credits',
+  'anthropic-ratelimit-tokens-limit',
+  'anthropic-ratelimit-tokens-remaining',
+  'anthropic-ratelimit-tokens-reset',
 ].join(', ');
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
@@ -53,7 +65,12 @@ export function corsMiddleware(allowed: readonly string[]) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const origin = req.headers.origin;
     applyCorsHeaders(allowed, req, res);
-    if (origin !== undefined && req.headers.cookie !== undefined && verdict(allowed, origin) !== 'credentialed' && !sameOrigin(req, origin)) {
+    if (
+      origin !== undefined &&
+      req.headers.cookie !== undefined &&
+      verdict(allowed, origin) !== 'credentialed' &&
+      !sameOrigin(req, origin)
+    ) {
       delete req.headers.cookie;
     }
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {

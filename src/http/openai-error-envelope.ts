@@ -9,5 +9,9 @@ import type { RenderedError } from '../protocols/codec';
 
 export function renderOpenAiStyleError(error: GatewayError): RenderedError {
   const { type, code } = OPENAI_TYPE_AND_CODE[error.kind];
-  return { status: error.status, body: { error: { message: error.message, type, param: error.param ?? null, code } }, headers: errorHeaders(error) };
+  return {
+    status: error.status,
+    body: { error: { message: error.message, type, param: error.param ?? null, code } },
+    headers: errorHeaders(error),
+  };
 }

@@ -91,17 +91,18 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes
       }
       chunks.push(chunk);
     };
-    const onEnd = () => finish(() => {
-      if (declared !== undefined && received !== declared) {
-        reject(new GatewayError('invalid_request', 'malformed request body'));
-        return;
-      }
-      try {
-        resolve(parse(chunks, received, res));
-      } catch (error) {
-        reject(error);
-      }
-    });
+    const onEnd = () =>
+      finish(() => {
+        if (declared !== undefined && received !== declared) {
+          reject(new GatewayError('invalid_request', 'malformed request body'));
+          return;
+        }
+        try {
+          resolve(parse(chunks, received, res));
+        } catch (error) {
+          reject(error);
+        }
+      });
     // The client went away before the whole body arrived.
     const onClose = () => finish(() => reject(new GatewayError('invalid_request', 'malformed request body')));
     const onError = () => finish(() => reject(new GatewayError('invalid_request', 'malformed request body')));

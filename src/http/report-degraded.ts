@@ -8,7 +8,10 @@ import type { Logger } from './logger';
 
 const QUIET_MS = 30_000;
 
-interface Outage { loggedAt: number; refusedSince: number }
+interface Outage {
+  loggedAt: number;
+  refusedSince: number;
+}
 
 const outagesByLogger = new WeakMap<Logger, Map<Dependency, Outage>>();
 
@@ -24,6 +27,9 @@ export function reportDegraded(logger: Logger, dependency: Dependency, cause: un
     return;
   }
   const message = cause instanceof Error ? cause.message : String(cause);
-  logger.warn({ dependency, cause: message, refusedSinceLastReport: outage?.refusedSince ?? 0 }, 'dependency degraded: refusing requests with 503');
+  logger.warn(
+    { dependency, cause: message, refusedSinceLastReport: outage?.refusedSince ?? 0 },
+    'dependency degraded: refusing requests with 503',
+  );
   outages.set(dependency, { loggedAt: now, refusedSince: 0 });
 }

@@ -44,14 +44,21 @@ export interface RequestFacts {
 }
 
 /** The caller authenticated: from now on the request is recorded in the request log. */
-export function noteCaller(res: ServerResponse, key: { accountId: number; keyId: number; keepRequestBodies?: boolean }, protocol: string): RequestFacts {
+export function noteCaller(
+  res: ServerResponse,
+  key: { accountId: number; keyId: number; keepRequestBodies?: boolean },
+  protocol: string,
+): RequestFacts {
   const facts: RequestFacts = { accountId: key.accountId, apiKeyId: key.keyId, protocol, keepBodies: key.keepRequestBodies === true };
   locals(res).facts = facts;
   return facts;
 }
 
 /** The call was billed: its tokens, credits and the upstream account that served it, for the request log. */
-export function noteCharge(res: ServerResponse, charge: { promptTokens: number; completionTokens: number; credits: number; upstreamAccountId: number | null; model: string }): void {
+export function noteCharge(
+  res: ServerResponse,
+  charge: { promptTokens: number; completionTokens: number; credits: number; upstreamAccountId: number | null; model: string },
+): void {
   const facts = locals(res).facts;
   if (!facts) return;
   facts.usage = { inputTokens: charge.promptTokens, outputTokens: charge.completionTokens, credits: charge.credits };

@@ -35,9 +35,20 @@ interface Trace {
 }
 
 /** The phase times of one sequence of phases (a non-streamed answer and a stream mark them in different orders). */
-interface Sequence { phases: string[]; count: number; wall: number[][]; cpu: number[][] }
+interface Sequence {
+  phases: string[];
+  count: number;
+  wall: number[][];
+  cpu: number[][];
+}
 
-export interface PhaseFigures { phase: string; wallMicrosMean: number; wallMicrosP50: number; cpuMicrosMean: number; cpuMicrosP50: number }
+export interface PhaseFigures {
+  phase: string;
+  wallMicrosMean: number;
+  wallMicrosP50: number;
+  cpuMicrosMean: number;
+  cpuMicrosP50: number;
+}
 export interface TraceSummary {
   sample: number;
   traces: number;
@@ -53,11 +64,21 @@ export class Tracer {
   private sequences = new Map<string, Sequence>();
   private last?: Trace;
 
-  constructor(readonly sample: number, private readonly clock: TraceClock = PROCESS_CLOCK) {}
+  constructor(
+    readonly sample: number,
+    private readonly clock: TraceClock = PROCESS_CLOCK,
+  ) {}
 
   begin(res: ServerResponse): void {
     if (this.seen++ % this.sample !== 0) return;
-    const trace: Trace = { tracer: this, phases: ['start'], wall: [this.clock.wallMicros()], cpu: [this.clock.cpuMicros()], closed: false, ended: false };
+    const trace: Trace = {
+      tracer: this,
+      phases: ['start'],
+      wall: [this.clock.wallMicros()],
+      cpu: [this.clock.cpuMicros()],
+      closed: false,
+      ended: false,
+    };
     (res as ServerResponse & { trace?: Trace }).trace = trace;
     // After every 'close' listener (the access log and metrics among them) has run.
     res.once('close', () => process.nextTick(endTrace, res));
@@ -75,7 +96,12 @@ export class Tracer {
     const key = trace.phases.join(' ');
     let sequence = this.sequences.get(key);
     if (!sequence) {
-      sequence = { phases: trace.phases.slice(1), count: 0, wall: trace.phases.slice(1).map(() => []), cpu: trace.phases.slice(1).map(() => []) };
+      sequence = {
+        phases: trace.phases.slice(1),
+        count: 0,
+        wall: trace.phases.slice(1).map(() => []),
+        cpu: trace.phases.slice(1).map(() => []),
+      };
       this.sequences.set(key, sequence);
     }
     sequence.count++;
@@ -92,19 +118,29 @@ export class Tracer {
   }
 
   summary(): TraceSummary {
-    const sequences = [...this.sequences.values()].sort((a, b) => b.count - a.count).map((s) => ({
-      phases: s.phases,
-      count: s.count,
-      breakdown: s.phases.map((phase, i) => ({
-        phase, wallMicrosMean: mean(s.wall[i]), wallMicrosP50: median(s.wall[i]), cpuMicrosMean: mean(s.cpu[i]), cpuMicrosP50: median(s.cpu[i]),
-      })),
-    }));
+    const sequences = [...this.sequences.values()]
+      .sort((a, b) => b.count - a.count)
+      .map((s) => ({
+        phases: s.phases,
+        count: s.count,
+        breakdown: s.phases.map((phase, i) => ({
+          phase,
+          wallMicrosMean: mean(s.wall[i]),
+          wallMicrosP50: median(s.wall[i]),
+          cpuMicrosMean: mean(s.cpu[i]),
+          cpuMicrosP50: median(s.cpu[i]),
+        })),
+      }));
     const last = this.last;
     return {
       sample: this.sample,
       traces: sequences.reduce((sum, s) => sum + s.count, 0),
       sequences,
-      last: last?.phases.slice(1).map((phase, i) => ({ phase, wallMicros: round(last.wall[i + 1] - last.wall[i]), cpuMicros: round(last.cpu[i + 1] - last.cpu[i]) })),
+      last: last?.phases.slice(1).map((phase, i) => ({
+        phase,
+        wallMicros: round(last.wall[i + 1] - last.wall[i]),
+        cpuMicros: round(last.cpu[i + 1] - last.cpu[i]),
+      })),
     };
   }
 }

@@ -6,7 +6,13 @@ import { failedDependency } from '../errors/dependency-failure';
 import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import { UNSTORABLE_TEXT_MESSAGE } from './storable-text';
 
-interface HttpLibraryError { type?: string; status?: number; statusCode?: number; expose?: boolean; code?: unknown }
+interface HttpLibraryError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  code?: unknown;
+}
 
 /**
  * PostgreSQL's refusals of text it cannot hold (U+0000, an unpaired surrogate): a value the caller
@@ -36,11 +42,13 @@ export function toGatewayError(error: unknown): GatewayError {
   }
   const status = httpError?.status ?? httpError?.statusCode;
   // Express's router answers a path it cannot decode with a 400 that has no `expose`.
-  if (status === 400) return new GatewayError('invalid_request', httpError.expose ? 'malformed request body' : 'malformed request path', { cause: error });
+  if (status === 400)
+    return new GatewayError('invalid_request', httpError.expose ? 'malformed request body' : 'malformed request path', { cause: error });
   const dependency = failedDependency(error);
   if (dependency) {
     return new GatewayError('unavailable', 'the service is temporarily unavailable; retry shortly', {
-      cause: error, retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+      cause: error,
+      retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
     });
   }
   return new GatewayError('internal', 'internal error', { cause: error });

@@ -8,7 +8,9 @@ import type { Tracer } from './request-trace';
 
 export function createTraceRouter(tracer: Tracer): Router {
   const router = Router();
-  router.get('/internal/trace', (_req, res) => { res.json(tracer.summary()); });
+  router.get('/internal/trace', (_req, res) => {
+    res.json(tracer.summary());
+  });
   router.delete('/internal/trace', (_req, res) => {
     tracer.reset();
     res.status(204).end();

@@ -18,7 +18,14 @@ const FINISH = loadRedisScript('idempotency-finish-1');
 
 const recordSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('running'), fingerprint: z.string(), owner: z.string(), startedAt: z.number() }),
-  z.object({ state: z.literal('done'), fingerprint: z.string(), owner: z.string(), startedAt: z.number(), status: z.number(), body: z.unknown() }),
+  z.object({
+    state: z.literal('done'),
+    fingerprint: z.string(),
+    owner: z.string(),
+    startedAt: z.number(),
+    status: z.number(),
+    body: z.unknown(),
+  }),
 ]);
 
 export type IdempotencyRecord = z.infer<typeof recordSchema>;
@@ -28,15 +35,18 @@ export interface StoredAnswer {
   body: unknown;
 }
 
-export type Claim =
-  | { claimed: true; owner: string; startedAt: number }
-  | { claimed: false; record: IdempotencyRecord };
+export type Claim = { claimed: true; owner: string; startedAt: number } | { claimed: false; record: IdempotencyRecord };
 
 export interface IdempotencyStore {
   claim(keyId: number, idempotencyKey: string, fingerprint: string): Promise<Claim>;
   read(keyId: number, idempotencyKey: string): Promise<IdempotencyRecord | undefined>;
   /** Keeps the answer until the window that began with the claim ends. */
-  complete(keyId: number, idempotencyKey: string, claim: { owner: string; startedAt: number; fingerprint: string }, answer: StoredAnswer): Promise<void>;
+  complete(
+    keyId: number,
+    idempotencyKey: string,
+    claim: { owner: string; startedAt: number; fingerprint: string },
+    answer: StoredAnswer,
+  ): Promise<void>;
   release(keyId: number, idempotencyKey: string, owner: string): Promise<void>;
 }
 
@@ -68,7 +78,13 @@ export function createIdempotencyStore(options: { redis: Redis; redisKeys: Redis
       throw new Error('idempotency record vanished twice while being claimed');
     },
     async complete(keyId, idempotencyKey, claim, answer) {
-      const done: IdempotencyRecord = { state: 'done', fingerprint: claim.fingerprint, owner: claim.owner, startedAt: claim.startedAt, ...answer };
+      const done: IdempotencyRecord = {
+        state: 'done',
+        fingerprint: claim.fingerprint,
+        owner: claim.owner,
+        startedAt: claim.startedAt,
+        ...answer,
+      };
       const remainingMs = Math.max(1, claim.startedAt + ttlMs - clock.now());
       await runRedisScript(redis, FINISH, [keyOf(keyId, idempotencyKey)], [claim.owner, JSON.stringify(done), remainingMs]);
     },

@@ -38,32 +38,46 @@ function headerValue(req: Request): string | undefined {
   if (raw === undefined) return undefined;
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (!VALID_KEY.test(value)) {
-    throw new GatewayError('invalid_request', 'Idempotency-Key: 1 to 255 printable ASCII characters without spaces', { param: 'Idempotency-Key' });
+    throw new GatewayError('invalid_request', 'Idempotency-Key: 1 to 255 printable ASCII characters without spaces', {
+      param: 'Idempotency-Key',
+    });
   }
   return value;
 }
 
 function mismatch(): GatewayError {
-  return new GatewayError('invalid_request',
+  return new GatewayError(
+    'invalid_request',
     'Idempotency-Key was already used with a different request (another body or endpoint); use a new key for a new request',
-    { status: 422, param: 'Idempotency-Key' });
+    { status: 422, param: 'Idempotency-Key' },
+  );
 }
 
 function stillRunning(): GatewayError {
-  return new GatewayError('conflict',
+  return new GatewayError(
+    'conflict',
     'a request with this Idempotency-Key is still being processed; retry after it has finished to get its answer',
-    { param: 'Idempotency-Key', retryAfterSeconds: 1 });
+    { param: 'Idempotency-Key', retryAfterSeconds: 1 },
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createIdempotentRoute(deps: Dependencies, options: IdempotentRouteOptions) {
   const store: IdempotencyStore = createIdempotencyStore({
-    redis: deps.redis, redisKeys: deps.redisKeys, clock: deps.clock, ttlMs: deps.config.idempotencyTtlMs,
+    redis: deps.redis,
+    redisKeys: deps.redisKeys,
+    clock: deps.clock,
+    ttlMs: deps.config.idempotencyTtlMs,
   });
 
   /** Waits while another request holds the claim; undefined when it was dropped (the first failed). */
-  async function settledRecord(keyId: number, value: string, record: IdempotencyRecord, whileRunning: WhileRunning): Promise<IdempotencyRecord | undefined> {
+  async function settledRecord(
+    keyId: number,
+    value: string,
+    record: IdempotencyRecord,
+    whileRunning: WhileRunning,
+  ): Promise<IdempotencyRecord | undefined> {
     const deadline = Date.now() + MAX_WAIT_MS;
     let current: IdempotencyRecord | undefined = record;
     while (current?.state === 'running' && whileRunning === 'wait' && Date.now() < deadline) {
@@ -82,15 +96,25 @@ export function createIdempotentRoute(deps: Dependencies, options: IdempotentRou
   }
 
   /** Runs the handler while holding the claim; keeps its successful answer, drops the claim otherwise. */
-  async function runClaimed(handler: Handler, req: Request, res: Response, keyId: number, value: string, claim: { owner: string; startedAt: number; fingerprint: string }): Promise<void> {
+  async function runClaimed(
+    handler: Handler,
+    req: Request,
+    res: Response,
+    keyId: number,
+    value: string,
+    claim: { owner: string; startedAt: number; fingerprint: string },
+  ): Promise<void> {
     let kept = false;
     const json = res.json.bind(res);
     // The answer is kept before it is sent: a client that retries the moment it reads it finds it.
     res.json = (body: unknown) => {
       if (kept || res.statusCode >= 400) return json(body);
       kept = true;
-      void store.complete(keyId, value, claim, { status: res.statusCode, body })
-        .catch((error: unknown) => deps.logger.error({ err: error, requestId: locals(res).requestId }, 'keeping an idempotent answer failed'))
+      void store
+        .complete(keyId, value, claim, { status: res.statusCode, body })
+        .catch((error: unknown) =>
+          deps.logger.error({ err: error, requestId: locals(res).requestId }, 'keeping an idempotent answer failed'),
+        )
         .finally(() => json(body));
       return res;
     };
@@ -98,8 +122,11 @@ export function createIdempotentRoute(deps: Dependencies, options: IdempotentRou
       await handler(req, res);
     } finally {
       if (!kept) {
-        await store.release(keyId, value, claim.owner)
-          .catch((error: unknown) => deps.logger.error({ err: error, requestId: locals(res).requestId }, 'dropping an idempotency claim failed'));
+        await store
+          .release(keyId, value, claim.owner)
+          .catch((error: unknown) =>
+            deps.logger.error({ err: error, requestId: locals(res).requestId }, 'dropping an idempotency claim failed'),
+          );
       }
     }
   }

@@ -16,7 +16,12 @@ export type BinaryContent = (body: Buffer, contentType: string) => Promise<strin
 
 const bytesContent: BinaryContent = async (body) => sha256(body);
 
-export async function requestFingerprint(route: string, body: unknown, contentType: string, binaryContent: BinaryContent = bytesContent): Promise<string> {
+export async function requestFingerprint(
+  route: string,
+  body: unknown,
+  contentType: string,
+  binaryContent: BinaryContent = bytesContent,
+): Promise<string> {
   const content = Buffer.isBuffer(body) ? await binaryContent(body, contentType) : canonicalJson(body ?? null);
   return sha256(`${route}\n${content}`);
 }

@@ -7,14 +7,20 @@ import { checkUpstreamMediaUrl } from '../net/upstream-media-url';
 import type { UpstreamClient } from '../upstream/upstream-client';
 import { readUpstreamText, toUpstreamError } from '../upstream/upstream-client';
 
-export async function downloadUpstreamBytes(client: UpstreamClient, url: string, options: { upstreamBaseUrl: string; maxBytes: number; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Buffer> {
+export async function downloadUpstreamBytes(
+  client: UpstreamClient,
+  url: string,
+  options: { upstreamBaseUrl: string; maxBytes: number; headers?: Record<string, string>; signal?: AbortSignal },
+): Promise<Buffer> {
   const connectTo = await checkUpstreamMediaUrl(url, options.upstreamBaseUrl).catch((error: Error) => {
     throw new GatewayError('upstream_error', `the upstream's media URL was not fetched: ${error.message}`);
   });
   const response = await client.call({ url, method: 'GET', headers: options.headers ?? {}, signal: options.signal, connectTo });
   if (response.status < 200 || response.status >= 300) {
     const text = await readUpstreamText(response).catch(() => '');
-    throw new GatewayError('upstream_error', `downloading the upstream media failed (HTTP ${response.status})`, { upstream: { status: response.status, body: text.slice(0, 500) } });
+    throw new GatewayError('upstream_error', `downloading the upstream media failed (HTTP ${response.status})`, {
+      upstream: { status: response.status, body: text.slice(0, 500) },
+    });
   }
   const chunks: Buffer[] = [];
   let total = 0;

@@ -29,13 +29,28 @@ export interface ImagesOutcome {
   warnings: TranslationWarning[];
 }
 
-async function callAccount(context: ImageUpstreamContext, account: UpstreamAccount, generation: ImageGeneration, warnings: TranslationWarning[], signal?: AbortSignal): Promise<GeneratedImage[]> {
+async function callAccount(
+  context: ImageUpstreamContext,
+  account: UpstreamAccount,
+  generation: ImageGeneration,
+  warnings: TranslationWarning[],
+  signal?: AbortSignal,
+): Promise<GeneratedImage[]> {
   switch (account.protocol) {
     case 'chat':
     case 'responses':
       return callOpenAiImages({
-        client: context.upstreamClient, account, generation, signal, warnings,
-        download: (url, downloadSignal) => downloadUpstreamBytes(context.upstreamClient, url, { upstreamBaseUrl: account.baseUrl, maxBytes: context.config.imageFetch.maxBytes, signal: downloadSignal }),
+        client: context.upstreamClient,
+        account,
+        generation,
+        signal,
+        warnings,
+        download: (url, downloadSignal) =>
+          downloadUpstreamBytes(context.upstreamClient, url, {
+            upstreamBaseUrl: account.baseUrl,
+            maxBytes: context.config.imageFetch.maxBytes,
+            signal: downloadSignal,
+          }),
       });
     case 'generate-content':
       return callGenerateContentImage({ client: context.upstreamClient, account, generation, signal, warnings });
@@ -44,21 +59,33 @@ async function callAccount(context: ImageUpstreamContext, account: UpstreamAccou
   }
 }
 
-export async function generateImages(context: ImageUpstreamContext, accounts: readonly UpstreamAccount[], generation: ImageGeneration, signal?: AbortSignal): Promise<ImagesOutcome> {
+export async function generateImages(
+  context: ImageUpstreamContext,
+  accounts: readonly UpstreamAccount[],
+  generation: ImageGeneration,
+  signal?: AbortSignal,
+): Promise<ImagesOutcome> {
   let lastError: GatewayError | undefined;
   for (const account of accounts.slice(0, Math.max(1, context.config.upstream.maxAttempts))) {
     // Warnings of a failed attempt would describe a shape that was not used in the end.
     const warnings: TranslationWarning[] = [];
     try {
       const images = await callAccount(context, account, generation, warnings, signal);
-      for (const warning of warnings) context.metrics.translationWarnings.inc({ from: 'images', to: account.protocol, field: warning.field });
+      for (const warning of warnings)
+        context.metrics.translationWarnings.inc({ from: 'images', to: account.protocol, field: warning.field });
       return { images, account, warnings };
     } catch (thrown) {
       const error = toUpstreamError(thrown);
       if (signal?.aborted) throw error;
-      context.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: error.upstream ? String(error.upstream.status) : error.kind });
+      context.metrics.upstreamFailures.inc({
+        protocol: account.protocol,
+        reason: error.upstream ? String(error.upstream.status) : error.kind,
+      });
       if (!error.retryable) throw error;
-      context.logger.warn({ upstreamAccount: account.id, kind: error.kind, message: error.message }, 'image upstream failed; trying the next account');
+      context.logger.warn(
+        { upstreamAccount: account.id, kind: error.kind, message: error.message },
+        'image upstream failed; trying the next account',
+      );
       context.upstreams.cooldown(account.id, context.config.upstream.cooldownMs);
       lastError = error;
     }

@@ -21,7 +21,12 @@ export function billedQuality(quality: string | undefined): string {
   return quality ?? 'standard';
 }
 
-export function planImageCall(catalog: Catalog, body: unknown, endpoint: string, inputs?: { images: ImageInput[]; mask?: ImageInput }): ImageCallPlan {
+export function planImageCall(
+  catalog: Catalog,
+  body: unknown,
+  endpoint: string,
+  inputs?: { images: ImageInput[]; mask?: ImageInput },
+): ImageCallPlan {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'the request body must be a JSON object');
   }
@@ -31,7 +36,9 @@ export function planImageCall(catalog: Catalog, body: unknown, endpoint: string,
   const model = resolveMediaModel(catalog, request.model, ['image'], endpoint);
   const qualities = model.image?.qualities ?? [];
   if (request.quality !== undefined && !qualities.includes(request.quality)) {
-    throw new GatewayError('invalid_request', `quality: model ${model.id} accepts ${qualities.join(', ')}; got ${request.quality}`, { param: 'quality' });
+    throw new GatewayError('invalid_request', `quality: model ${model.id} accepts ${qualities.join(', ')}; got ${request.quality}`, {
+      param: 'quality',
+    });
   }
   if (inputs && model.image?.editable === false) {
     throw new GatewayError('unsupported_feature', `model ${model.id} cannot edit images`, { param: 'model' });

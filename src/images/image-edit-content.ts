@@ -7,7 +7,11 @@ export const imageEditContent: BinaryContent = async (body, contentType) => {
   try {
     const form = await parseImageEditForm(body, contentType);
     const fields = Object.entries(form.fields).sort(([a], [b]) => a.localeCompare(b));
-    return JSON.stringify({ fields, images: form.images.map((image) => sha256(image.bytes)), mask: form.mask ? sha256(form.mask.bytes) : null });
+    return JSON.stringify({
+      fields,
+      images: form.images.map((image) => sha256(image.bytes)),
+      mask: form.mask ? sha256(form.mask.bytes) : null,
+    });
   } catch {
     // A form the endpoint will refuse anyway: its bytes are as good a fingerprint as any.
     return sha256(body);

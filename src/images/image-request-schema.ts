@@ -15,11 +15,16 @@ export const MAX_IMAGES_PER_CALL = 4;
 export const imageRequestSchema = z.looseObject({
   model: z.string().min(1, 'model is required'),
   prompt: z.string().min(1, 'prompt must not be empty').max(32_000),
-  size: z.string().default(DEFAULT_IMAGE_SIZE).superRefine((size, context) => {
-    const parsed = parseImageSize(size);
-    if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
-  }),
-  n: fromFormString(z.number().int().min(1, 'n must be at least 1').max(MAX_IMAGES_PER_CALL, `n must be at most ${MAX_IMAGES_PER_CALL}`)).default(1),
+  size: z
+    .string()
+    .default(DEFAULT_IMAGE_SIZE)
+    .superRefine((size, context) => {
+      const parsed = parseImageSize(size);
+      if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+    }),
+  n: fromFormString(
+    z.number().int().min(1, 'n must be at least 1').max(MAX_IMAGES_PER_CALL, `n must be at most ${MAX_IMAGES_PER_CALL}`),
+  ).default(1),
   quality: z.string().min(1).optional(),
   style: z.enum(['vivid', 'natural']).optional(),
   output_format: z.enum(['png', 'jpeg', 'webp']).optional(),
@@ -28,7 +33,9 @@ export const imageRequestSchema = z.looseObject({
   moderation: z.enum(['auto', 'low']).optional(),
   // The service always stores the bytes and answers with URLs; a client that asks for base64
   // would break on what it gets, so it is told at once.
-  response_format: z.literal('url', { message: 'response_format: only "url" is supported; images are returned as presigned URLs' }).optional(),
+  response_format: z
+    .literal('url', { message: 'response_format: only "url" is supported; images are returned as presigned URLs' })
+    .optional(),
   user: z.string().max(256).optional(),
   stream: z.literal(false, { message: 'stream: streamed image generation is not supported' }).optional(),
 });

@@ -48,10 +48,19 @@ class ImageRoutes {
   private readonly paid: PaidCallServices;
   private readonly upstreamContext: ImageUpstreamContext;
 
-  constructor(private readonly deps: Dependencies, private readonly services: MediaServices) {
+  constructor(
+    private readonly deps: Dependencies,
+    private readonly services: MediaServices,
+  ) {
     this.caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
     this.paid = { admission: services.admission, usage: services.usage, logger: deps.logger };
-    this.upstreamContext = { config: deps.config, metrics: deps.metrics, logger: deps.logger, upstreams: services.upstreams, upstreamClient: services.upstreamClient };
+    this.upstreamContext = {
+      config: deps.config,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      upstreams: services.upstreams,
+      upstreamClient: services.upstreamClient,
+    };
   }
 
   readonly generations = async (req: Request, res: Response): Promise<void> => {
@@ -65,10 +74,16 @@ class ImageRoutes {
     const plan = await this.withPeekedHeaders(key, res, async () => {
       const contentType = req.headers['content-type'] ?? '';
       if (!Buffer.isBuffer(req.body) || !contentType.toLowerCase().startsWith('multipart/form-data')) {
-        throw new GatewayError('invalid_request', 'images/edits takes a multipart/form-data body with image (or image[]), optional mask, prompt and model');
+        throw new GatewayError(
+          'invalid_request',
+          'images/edits takes a multipart/form-data body with image (or image[]), optional mask, prompt and model',
+        );
       }
       const form = await parseImageEditForm(req.body, contentType);
-      return planImageCall(this.deps.catalog, form.fields, '/v1/images/edits', { images: form.images, ...(form.mask ? { mask: form.mask } : {}) });
+      return planImageCall(this.deps.catalog, form.fields, '/v1/images/edits', {
+        images: form.images,
+        ...(form.mask ? { mask: form.mask } : {}),
+      });
     });
     await this.run(req, res, key, plan);
   };
@@ -92,12 +107,20 @@ class ImageRoutes {
     });
     const startedAt = this.deps.clock.now();
     const abort = new AbortController();
-    const onClose = () => { if (!res.writableEnded) abort.abort(); };
+    const onClose = () => {
+      if (!res.writableEnded) abort.abort();
+    };
     res.on('close', onClose);
     try {
       const call: AdmittedImageCall = { key, requestId, generation, accounts, startedAt, signal: abort.signal };
-      await runPaidCall(this.paid, { key, clientIp: this.caller.clientIp(req), requestId, reserveCredits: plan.estimatedCredits, takesLease: true },
-        () => this.generate(call, res), (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
+      await runPaidCall(
+        this.paid,
+        { key, clientIp: this.caller.clientIp(req), requestId, reserveCredits: plan.estimatedCredits, takesLease: true },
+        () => this.generate(call, res),
+        (admitted) => {
+          locals(res).accountingHeaders = admitted.headers();
+        },
+      );
     } finally {
       res.off('close', onClose);
     }
@@ -107,11 +130,23 @@ class ImageRoutes {
   private async generate(call: AdmittedImageCall, res: Response): Promise<CallEnding> {
     const { key, requestId, generation, startedAt } = call;
     const outcome = await generateImages(this.upstreamContext, call.accounts, generation, call.signal);
-    const stored = await storeImages(this.deps.storage, outcome.images, (index, extension) => `${objectKeyPrefix(startedAt, requestId)}-${index}.${extension}`);
+    const stored = await storeImages(
+      this.deps.storage,
+      outcome.images,
+      (index, extension) => `${objectKeyPrefix(startedAt, requestId)}-${index}.${extension}`,
+    );
     const credits = computeImageCost(generation.model.prices, generation.size, billedQuality(generation.quality), stored.length);
     const usage = mediaUsageEvent({
-      requestId, accountId: key.accountId, apiKeyId: key.keyId, model: generation.model.id, protocol: 'images',
-      upstreamAccountId: outcome.account.id, images: stored.length, videoSeconds: 0, credits, startedAt,
+      requestId,
+      accountId: key.accountId,
+      apiKeyId: key.keyId,
+      model: generation.model.id,
+      protocol: 'images',
+      upstreamAccountId: outcome.account.id,
+      images: stored.length,
+      videoSeconds: 0,
+      credits,
+      startedAt,
     });
     noteCharge(res, usage);
     return {
@@ -124,7 +159,10 @@ class ImageRoutes {
         if (warnings) res.setHeader('x-gateway-warnings', warnings);
         res.json({
           created: Math.floor(startedAt / 1000),
-          data: stored.map((image) => ({ url: image.url, ...(image.revisedPrompt !== undefined ? { revised_prompt: image.revisedPrompt } : {}) })),
+          data: stored.map((image) => ({
+            url: image.url,
+            ...(image.revisedPrompt !== undefined ? { revised_prompt: image.revisedPrompt } : {}),
+          })),
         });
       },
     };
@@ -134,8 +172,16 @@ class ImageRoutes {
 export function createImagesRouter(deps: Dependencies, services: MediaServices): Router {
   const routes = new ImageRoutes(deps, services);
   const router = Router();
-  const idempotent = createIdempotentRoute(deps, { authenticate: (req) => routes.caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key), binaryContent: imageEditContent }); // issue 17
+  const idempotent = createIdempotentRoute(deps, {
+    authenticate: (req) => routes.caller.authenticate(req),
+    peekHeaders: (key) => services.admission.peekHeaders(key),
+    binaryContent: imageEditContent,
+  }); // issue 17
   router.post('/v1/images/generations', jsonBody(deps.config.maxBodyBytes), idempotent('conflict', routes.generations)); // issue 17: Idempotency-Key
-  router.post('/v1/images/edits', express.raw({ type: 'multipart/form-data', limit: deps.config.maxBodyBytes }), idempotent('conflict', routes.edits)); // issue 17: Idempotency-Key
+  router.post(
+    '/v1/images/edits',
+    express.raw({ type: 'multipart/form-data', limit: deps.config.maxBodyBytes }),
+    idempotent('conflict', routes.edits),
+  ); // issue 17: Idempotency-Key
   return router;
 }

@@ -13,11 +13,15 @@ import { readUpstreamJson } from './read-upstream-json';
 import { mediaTypeForFormat, sniffImageType } from './sniff-image-type';
 
 const openAiImagesResponseSchema = z.looseObject({
-  data: z.array(z.looseObject({
-    b64_json: z.string().nullish(),
-    url: z.string().nullish(),
-    revised_prompt: z.string().nullish(),
-  })).nullish(),
+  data: z
+    .array(
+      z.looseObject({
+        b64_json: z.string().nullish(),
+        url: z.string().nullish(),
+        revised_prompt: z.string().nullish(),
+      }),
+    )
+    .nullish(),
   output_format: z.string().nullish(),
 });
 
@@ -70,7 +74,13 @@ export async function callOpenAiImages(options: OpenAiImagesOptions): Promise<Ge
     for (const image of generation.images) {
       parts.push({ name: many ? 'image[]' : 'image', filename: image.filename, contentType: image.mediaType, bytes: image.bytes });
     }
-    if (generation.mask) parts.push({ name: 'mask', filename: generation.mask.filename, contentType: generation.mask.mediaType, bytes: generation.mask.bytes });
+    if (generation.mask)
+      parts.push({
+        name: 'mask',
+        filename: generation.mask.filename,
+        contentType: generation.mask.mediaType,
+        bytes: generation.mask.bytes,
+      });
     const encoded = encodeMultipart(parts);
     headers['content-type'] = encoded.contentType;
     body = encoded.body;
@@ -90,8 +100,15 @@ export async function callOpenAiImages(options: OpenAiImagesOptions): Promise<Ge
     let bytes: Buffer;
     if (item.b64_json) bytes = Buffer.from(item.b64_json, 'base64');
     else if (item.url) bytes = await options.download(item.url, options.signal);
-    else throw new GatewayError('upstream_error', 'upstream image item had neither b64_json nor url', { upstream: { status: response.status } });
-    images.push({ bytes, mediaType: sniffImageType(bytes) ?? declared, ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}) });
+    else
+      throw new GatewayError('upstream_error', 'upstream image item had neither b64_json nor url', {
+        upstream: { status: response.status },
+      });
+    images.push({
+      bytes,
+      mediaType: sniffImageType(bytes) ?? declared,
+      ...(item.revised_prompt ? { revisedPrompt: item.revised_prompt } : {}),
+    });
   }
   return images;
 }

@@ -44,7 +44,8 @@ export async function parseImageEditForm(body: Buffer, contentType: string): Pro
       continue;
     }
     if (name === 'image' || name === 'image[]') {
-      if (images.length >= MAX_EDIT_IMAGES) throw new GatewayError('invalid_request', `image: at most ${MAX_EDIT_IMAGES} images`, { param: 'image' });
+      if (images.length >= MAX_EDIT_IMAGES)
+        throw new GatewayError('invalid_request', `image: at most ${MAX_EDIT_IMAGES} images`, { param: 'image' });
       images.push(await toImageInput(value, 'image'));
     } else if (name === 'mask') {
       if (mask) throw new GatewayError('invalid_request', 'mask: only one mask is accepted', { param: 'mask' });

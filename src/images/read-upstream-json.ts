@@ -18,6 +18,9 @@ export async function readUpstreamJson(protocol: Protocol, response: UpstreamRes
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new GatewayError('upstream_error', 'upstream answered a body that is not JSON', { cause: error, upstream: { status: response.status, body: text.slice(0, 500) } });
+    throw new GatewayError('upstream_error', 'upstream answered a body that is not JSON', {
+      cause: error,
+      upstream: { status: response.status, body: text.slice(0, 500) },
+    });
   }
 }

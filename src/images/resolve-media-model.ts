@@ -20,11 +20,18 @@ const ENDPOINT_FOR_KIND: Record<ModelKind, string> = {
 export function resolveMediaModel(catalog: Catalog, slug: string, kinds: readonly ModelKind[], endpoint: string): CatalogModel {
   const model = catalog.find(slug);
   if (!model || model.retired) {
-    throw new GatewayError('unsupported_model', model ? `model ${slug} is retired` : `model ${slug} is not supported; GET /v1/models lists the models`, { param: 'model' });
+    throw new GatewayError(
+      'unsupported_model',
+      model ? `model ${slug} is retired` : `model ${slug} is not supported; GET /v1/models lists the models`,
+      { param: 'model' },
+    );
   }
   if (!kinds.includes(model.kind)) {
-    throw new GatewayError('invalid_request',
-      `model: ${slug} is a ${model.kind} model and cannot be used on ${endpoint}; use ${ENDPOINT_FOR_KIND[model.kind]}`, { param: 'model' });
+    throw new GatewayError(
+      'invalid_request',
+      `model: ${slug} is a ${model.kind} model and cannot be used on ${endpoint}; use ${ENDPOINT_FOR_KIND[model.kind]}`,
+      { param: 'model' },
+    );
   }
   return model;
 }

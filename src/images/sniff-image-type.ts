@@ -7,7 +7,14 @@ export function sniffImageType(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif', 'video/mp4': 'mp4', 'video/webm': 'webm' };
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+};
 
 export function extensionForMediaType(mediaType: string): string {
   return EXTENSIONS[mediaType.toLowerCase()] ?? 'bin';

@@ -12,16 +12,22 @@ export interface StoredImage {
 }
 
 /** `keyOf(index, extension)` names each object; callers make it deterministic so a retry overwrites instead of adding. */
-export async function storeImages(storage: ObjectStorage, images: readonly GeneratedImage[], keyOf: (index: number, extension: string) => string): Promise<StoredImage[]> {
-  return Promise.all(images.map(async (image, index) => {
-    const key = keyOf(index, extensionForMediaType(image.mediaType));
-    await storage.put(key, image.bytes, image.mediaType);
-    return {
-      key,
-      url: await storage.presign(key),
-      mediaType: image.mediaType,
-      bytes: image.bytes.length,
-      ...(image.revisedPrompt !== undefined ? { revisedPrompt: image.revisedPrompt } : {}),
-    };
-  }));
+export async function storeImages(
+  storage: ObjectStorage,
+  images: readonly GeneratedImage[],
+  keyOf: (index: number, extension: string) => string,
+): Promise<StoredImage[]> {
+  return Promise.all(
+    images.map(async (image, index) => {
+      const key = keyOf(index, extensionForMediaType(image.mediaType));
+      await storage.put(key, image.bytes, image.mediaType);
+      return {
+        key,
+        url: await storage.presign(key),
+        mediaType: image.mediaType,
+        bytes: image.bytes.length,
+        ...(image.revisedPrompt !== undefined ? { revisedPrompt: image.revisedPrompt } : {}),
+      };
+    }),
+  );
 }

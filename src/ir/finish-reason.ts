@@ -1,13 +1,5 @@
 export type UnifiedFinishReason =
-  | 'stop'
-  | 'stop_sequence'
-  | 'length'
-  | 'tool_calls'
-  | 'content_filter'
-  | 'pause'
-  | 'context_exceeded'
-  | 'error'
-  | 'other';
+  'stop' | 'stop_sequence' | 'length' | 'tool_calls' | 'content_filter' | 'pause' | 'context_exceeded' | 'error' | 'other';
 
 /** The canonical reason plus the upstream's own value, kept for logs and pass-through. */
 export interface FinishReason {

@@ -79,15 +79,7 @@ export interface NativePart {
   value: Record<string, unknown>;
 }
 
-export type ContentPart =
-  | TextPart
-  | ImagePart
-  | DocumentPart
-  | ToolCallPart
-  | ToolResultPart
-  | ReasoningPart
-  | RefusalPart
-  | NativePart;
+export type ContentPart = TextPart | ImagePart | DocumentPart | ToolCallPart | ToolResultPart | ReasoningPart | RefusalPart | NativePart;
 
 export type Role = 'user' | 'assistant';
 

@@ -28,11 +28,7 @@ export interface BuiltinTool {
   value: Record<string, unknown>;
 }
 
-export type ToolChoice =
-  | { type: 'auto' }
-  | { type: 'none' }
-  | { type: 'required' }
-  | { type: 'tool'; name: string };
+export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
 export interface Sampling {
   maxOutputTokens?: number;

@@ -7,5 +7,5 @@ import type { Catalog } from '../catalog/catalog';
 
 export function canonicalAllowlist(catalog: Pick<Catalog, 'find'>, patterns: readonly string[] | undefined): string[] | undefined {
   if (patterns === undefined) return undefined;
-  return [...new Set(patterns.map((pattern) => (pattern.endsWith('*') ? pattern : catalog.find(pattern)?.id ?? pattern)))];
+  return [...new Set(patterns.map((pattern) => (pattern.endsWith('*') ? pattern : (catalog.find(pattern)?.id ?? pattern))))];
 }

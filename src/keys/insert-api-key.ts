@@ -30,14 +30,25 @@ export async function insertApiKey(db: Queryable, crypto: SecretCrypto, key: New
   const secret = key.secret ?? generateKeySecret();
   try {
     const inserted = await insertKey(db, {
-      accountId: key.accountId, groupId: key.groupId, name: key.name,
-      secretHmac: crypto.hmac(secret), secretEncrypted: crypto.encrypt(secret), secretLast4: secret.slice(-4),
-      quotaCredits: key.quotaCredits ?? 0, rateLimit5h: key.rateLimit5h ?? 0, rateLimit1d: key.rateLimit1d ?? 0, rateLimit7d: key.rateLimit7d ?? 0,
-      ipWhitelist: key.ipWhitelist ?? [], ipBlacklist: key.ipBlacklist ?? [], expiresAt: key.expiresAt ?? null, allowedModels: key.allowedModels ?? [],
+      accountId: key.accountId,
+      groupId: key.groupId,
+      name: key.name,
+      secretHmac: crypto.hmac(secret),
+      secretEncrypted: crypto.encrypt(secret),
+      secretLast4: secret.slice(-4),
+      quotaCredits: key.quotaCredits ?? 0,
+      rateLimit5h: key.rateLimit5h ?? 0,
+      rateLimit1d: key.rateLimit1d ?? 0,
+      rateLimit7d: key.rateLimit7d ?? 0,
+      ipWhitelist: key.ipWhitelist ?? [],
+      ipBlacklist: key.ipBlacklist ?? [],
+      expiresAt: key.expiresAt ?? null,
+      allowedModels: key.allowedModels ?? [],
     });
     return { id: inserted.id, secret, createdAt: inserted.createdAt };
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
+    if ((error as { code?: string }).code === '23505')
+      throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
     throw error;
   }
 }

@@ -41,7 +41,10 @@ function keyIdParam(req: Request): number {
 }
 
 /** The limit fields of a key's create and update bodies. */
-type KeyLimitsInput = Pick<UpdateKeyInput, 'quota' | 'rate_limit_5h' | 'rate_limit_1d' | 'rate_limit_7d' | 'ip_whitelist' | 'ip_blacklist' | 'allowed_models'>;
+type KeyLimitsInput = Pick<
+  UpdateKeyInput,
+  'quota' | 'rate_limit_5h' | 'rate_limit_1d' | 'rate_limit_7d' | 'ip_whitelist' | 'ip_blacklist' | 'allowed_models'
+>;
 
 function notFound(): GatewayError {
   return new GatewayError('not_found', 'API key not found');
@@ -91,7 +94,12 @@ class KeyRoutes {
   readonly reveal = async (req: Request, res: Response): Promise<void> => {
     const { accountId } = managementPrincipal(res);
     const row = await this.existing(accountId, keyIdParam(req));
-    await recordAudit(this.deps.db, this.actorOf(req, res), { accountId, action: 'key.reveal', targetType: 'api_key', targetId: Number(row.id) });
+    await recordAudit(this.deps.db, this.actorOf(req, res), {
+      accountId,
+      action: 'key.reveal',
+      targetType: 'api_key',
+      targetId: Number(row.id),
+    });
     res.setHeader('cache-control', 'no-store');
     res.json({ id: Number(row.id), object: 'api_key', key: this.deps.crypto.decrypt(row.secret_encrypted) });
   };
@@ -108,13 +116,22 @@ class KeyRoutes {
         throw new GatewayError('conflict', 'a revoked key is final: create a new key instead', { param: 'status' });
       }
       await updateKey(client, keyId, await this.keyChanges(client, accountId, input, now));
-      const action = input.status === 'disabled' && row.status !== 'disabled' ? 'key.disable' : input.status === 'revoked' && row.status !== 'revoked' ? 'key.revoke' : 'key.update';
+      const action =
+        input.status === 'disabled' && row.status !== 'disabled'
+          ? 'key.disable'
+          : input.status === 'revoked' && row.status !== 'revoked'
+            ? 'key.revoke'
+            : 'key.update';
       await this.audit(client, this.actorOf(req, res), action, await findKey(client, accountId, keyId), row);
       return row;
     });
     const statusChanged = input.status !== undefined && input.status !== before.status;
-    await this.propagate(accountId, keyId, [before.secret_hmac],
-      statusChanged ? (input.status === 'active' ? before.secret_hmac : null) : undefined);
+    await this.propagate(
+      accountId,
+      keyId,
+      [before.secret_hmac],
+      statusChanged ? (input.status === 'active' ? before.secret_hmac : null) : undefined,
+    );
     res.json(presentKey(await this.existing(accountId, keyId), now));
   };
 
@@ -131,7 +148,8 @@ class KeyRoutes {
       try {
         await updateKey(client, keyId, { secret: { hmac, encrypted: this.deps.crypto.encrypt(secret), last4: secret.slice(-4) } });
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
+        if ((error as { code?: string }).code === '23505')
+          throw new GatewayError('conflict', 'a key with this secret already exists', { param: 'custom_key' });
         throw error;
       }
       await this.audit(client, this.actorOf(req, res), 'key.rotate', await findKey(client, accountId, keyId), row);
@@ -154,7 +172,9 @@ class KeyRoutes {
   };
 
   /** The limits a create or a PUT sets (absent fields unchanged, or the defaults on create). */
-  private limitsOf(input: KeyLimitsInput): Pick<KeyChanges, 'quotaCredits' | 'rateLimit5h' | 'rateLimit1d' | 'rateLimit7d' | 'ipWhitelist' | 'ipBlacklist' | 'allowedModels'> {
+  private limitsOf(
+    input: KeyLimitsInput,
+  ): Pick<KeyChanges, 'quotaCredits' | 'rateLimit5h' | 'rateLimit1d' | 'rateLimit7d' | 'ipWhitelist' | 'ipBlacklist' | 'allowedModels'> {
     return {
       quotaCredits: input.quota,
       rateLimit5h: input.rate_limit_5h,
@@ -172,16 +192,31 @@ class KeyRoutes {
       name: input.name,
       ...this.limitsOf(input),
       groupId: input.group_id === undefined ? undefined : (await requireUsableGroup(client, accountId, input.group_id)).id,
-      expiresAt: input.expires_in_days === undefined ? undefined : input.expires_in_days === null ? null : new Date(now + input.expires_in_days * DAY_MS),
+      expiresAt:
+        input.expires_in_days === undefined
+          ? undefined
+          : input.expires_in_days === null
+            ? null
+            : new Date(now + input.expires_in_days * DAY_MS),
       status: input.status,
     };
   }
 
   /** A key's audited state: what the API shows, without its secret (recordAudit drops `key`). */
-  private audit(db: Parameters<typeof recordAudit>[0], actor: AuditActor, action: string, row: ApiKeyRow | undefined | null, before?: ApiKeyRow | null) {
+  private audit(
+    db: Parameters<typeof recordAudit>[0],
+    actor: AuditActor,
+    action: string,
+    row: ApiKeyRow | undefined | null,
+    before?: ApiKeyRow | null,
+  ) {
     return recordAudit(db, actor, {
-      accountId: Number((row ?? before)!.account_id), action, targetType: 'api_key', targetId: Number((row ?? before)!.id),
-      before: before ? presentKey(before, this.deps.clock.now()) : null, after: row ? presentKey(row, this.deps.clock.now()) : null,
+      accountId: Number((row ?? before)!.account_id),
+      action,
+      targetType: 'api_key',
+      targetId: Number((row ?? before)!.id),
+      before: before ? presentKey(before, this.deps.clock.now()) : null,
+      after: row ? presentKey(row, this.deps.clock.now()) : null,
     });
   }
 

@@ -24,7 +24,9 @@ export function formatUsd(credits: number): string {
   const sign = credits < 0 ? '-' : '';
   const absolute = Math.abs(Math.trunc(credits));
   const whole = Math.floor(absolute / 1_000_000);
-  const fraction = String(absolute % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(absolute % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${sign}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
@@ -43,8 +45,11 @@ export function tightestBucket(key: AuthenticatedKey, figures: AdmissionFigures)
     if (limit <= 0) continue;
     const { used, resetAtMs } = figures.windows[window.name];
     const candidate = { name: window.name, limitCredits: limit, usedCredits: used, remainingCredits: Math.max(limit - used, 0), resetAtMs };
-    if (!tightest || candidate.remainingCredits < tightest.remainingCredits ||
-      (candidate.remainingCredits === tightest.remainingCredits && candidate.resetAtMs > tightest.resetAtMs)) {
+    if (
+      !tightest ||
+      candidate.remainingCredits < tightest.remainingCredits ||
+      (candidate.remainingCredits === tightest.remainingCredits && candidate.resetAtMs > tightest.resetAtMs)
+    ) {
       tightest = candidate;
     }
   }
@@ -66,7 +71,11 @@ export function rateLimitHeaders(bucket: BucketStanding, options: { includeReset
   return headers;
 }
 
-export function buildAccountingHeaders(key: AuthenticatedKey, figures: AdmissionFigures, options: { includeReset?: boolean } = {}): Record<string, string> {
+export function buildAccountingHeaders(
+  key: AuthenticatedKey,
+  figures: AdmissionFigures,
+  options: { includeReset?: boolean } = {},
+): Record<string, string> {
   const bucket = tightestBucket(key, figures);
   const headers: Record<string, string> = bucket ? rateLimitHeaders(bucket, { includeReset: options.includeReset ?? true }) : {};
   headers['X-Quota-Remaining-Credits'] = String(quotaRemainingCredits(key, figures));

@@ -65,7 +65,12 @@ interface AdmissionScope {
   evaluateIp: ReturnType<typeof createIpRuleEvaluator>;
 }
 
-function headersFor(key: AuthenticatedKey, figures: AdmissionFigures, surface: ErrorSurface | undefined, options: { includeReset?: boolean } = {}): Record<string, string> {
+function headersFor(
+  key: AuthenticatedKey,
+  figures: AdmissionFigures,
+  surface: ErrorSurface | undefined,
+  options: { includeReset?: boolean } = {},
+): Record<string, string> {
   const headers = buildAccountingHeaders(key, figures, options);
   return surface === 'messages' ? { ...headers, ...buildMessagesRateLimitHeaders(key, figures) } : headers;
 }
@@ -95,15 +100,34 @@ async function stillCurrent(scope: AdmissionScope, key: AuthenticatedKey): Promi
   return true;
 }
 
-async function runAdmit(scope: AdmissionScope, key: AuthenticatedKey, args: { mode: 'admit' | 'peek'; requestId: string; reserve: number; takesLease: boolean }): Promise<ScriptReply> {
+async function runAdmit(
+  scope: AdmissionScope,
+  key: AuthenticatedKey,
+  args: { mode: 'admit' | 'peek'; requestId: string; reserve: number; takesLease: boolean },
+): Promise<ScriptReply> {
   const keys = admissionRedisKeys(scope.deps.redisKeys, key.accountId, key.keyId);
   let repaired = false;
   for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
     // Bounded: a request refused during a Redis failover gets its 503 within a second.
-    const raw = await redisCall(() => withinDeadline(runRedisScript(scope.deps.redis, scope.admitScript, keys, [
-      args.mode, scope.deps.clock.now(), key.keyId, args.requestId, args.reserve, args.takesLease ? 1 : 0,
-      scope.deps.config.leaseTtlMs, key.concurrencyCap, key.secretHmac, key.quotaCredits, ...limitsOf(key), COUNTER_IDLE_TTL_MS,
-    ]), REQUEST_REDIS_DEADLINE_MS));
+    const raw = await redisCall(() =>
+      withinDeadline(
+        runRedisScript(scope.deps.redis, scope.admitScript, keys, [
+          args.mode,
+          scope.deps.clock.now(),
+          key.keyId,
+          args.requestId,
+          args.reserve,
+          args.takesLease ? 1 : 0,
+          scope.deps.config.leaseTtlMs,
+          key.concurrencyCap,
+          key.secretHmac,
+          key.quotaCredits,
+          ...limitsOf(key),
+          COUNTER_IDLE_TTL_MS,
+        ]),
+        REQUEST_REDIS_DEADLINE_MS,
+      ),
+    );
     const reply = parseScriptReply(raw);
     if (reply.status === 'dead' && !repaired) {
       repaired = true;
@@ -121,7 +145,11 @@ async function peekFigures(scope: AdmissionScope, key: AuthenticatedKey): Promis
 }
 
 /** Headers for an early refusal; a refusal must not turn into a 503 because Redis is away. */
-async function refusalHeaders(scope: AdmissionScope, key: AuthenticatedKey, surface: ErrorSurface | undefined): Promise<Record<string, string> | undefined> {
+async function refusalHeaders(
+  scope: AdmissionScope,
+  key: AuthenticatedKey,
+  surface: ErrorSurface | undefined,
+): Promise<Record<string, string> | undefined> {
   try {
     const figures = await peekFigures(scope, key);
     return figures ? headersFor(key, figures, surface) : undefined;
@@ -136,9 +164,11 @@ function refusal(scope: AdmissionScope, key: AuthenticatedKey, reply: ScriptRepl
   const now = scope.deps.clock.now();
   switch (reply.status) {
     case 'concurrency':
-      return new GatewayError('concurrency_limit',
+      return new GatewayError(
+        'concurrency_limit',
         `too many concurrent requests: this account allows ${key.concurrencyCap} at once; retry after a short random delay`,
-        { retryAfterSeconds: 1, headers: headersFor(key, figures, surface, { includeReset: false }) });
+        { retryAfterSeconds: 1, headers: headersFor(key, figures, surface, { includeReset: false }) },
+      );
     case 'rate_limit': {
       const name = reply.detail as WindowName;
       const window = SPEND_WINDOWS.find((candidate) => candidate.name === name);
@@ -150,38 +180,77 @@ function refusal(scope: AdmissionScope, key: AuthenticatedKey, reply: ScriptRepl
       const headers = {
         ...headersFor(key, figures, surface),
         // The refusal reports the window that refused, whatever the tightest standing says.
-        ...rateLimitHeaders({ name, limitCredits: limit, usedCredits: used, remainingCredits: Math.max(limit - used - inFlight, 0), resetAtMs: reply.detailResetMs }, { includeReset: true }),
+        ...rateLimitHeaders(
+          {
+            name,
+            limitCredits: limit,
+            usedCredits: used,
+            remainingCredits: Math.max(limit - used - inFlight, 0),
+            resetAtMs: reply.detailResetMs,
+          },
+          { includeReset: true },
+        ),
       };
-      return new GatewayError('rate_limit',
+      return new GatewayError(
+        'rate_limit',
         `rate_limit_${name} exhausted: used $${formatUsd(used)}${inFlight > 0 ? ` (plus $${formatUsd(inFlight)} in flight)` : ''} of $${formatUsd(limit)} in the ${WINDOW_LABELS[name]} window; resets at ${resetAt.toISOString()}`,
-        { retryAfterSeconds: Math.max(1, Math.ceil((reply.detailResetMs - now) / 1000)), headers });
+        { retryAfterSeconds: Math.max(1, Math.ceil((reply.detailResetMs - now) / 1000)), headers },
+      );
     }
     case 'quota':
-      return new GatewayError('insufficient_balance',
+      return new GatewayError(
+        'insufficient_balance',
         `API key quota exhausted: spent $${formatUsd(figures.spentCredits)} of $${formatUsd(key.quotaCredits)}`,
-        { headers: headersFor(key, figures, surface) });
+        { headers: headersFor(key, figures, surface) },
+      );
     case 'wallet':
-      return new GatewayError('insufficient_balance',
+      return new GatewayError(
+        'insufficient_balance',
         `insufficient balance: ${key.accountKind === 'organization' ? 'the organization wallet' : 'the wallet'} holds $${formatUsd(Math.max(figures.walletCredits, 0))}; top up to continue`,
-        { headers: headersFor(key, figures, surface) });
+        { headers: headersFor(key, figures, surface) },
+      );
     default:
       return new GatewayError('internal', `unexpected admission status ${reply.status}`);
   }
 }
 
-function createTicket(scope: AdmissionScope, key: AuthenticatedKey, request: GatewayAdmissionRequest, admitted: AdmissionFigures): GatewayAdmissionTicket {
+function createTicket(
+  scope: AdmissionScope,
+  key: AuthenticatedKey,
+  request: GatewayAdmissionRequest,
+  admitted: AdmissionFigures,
+): GatewayAdmissionTicket {
   const keys = admissionRedisKeys(scope.deps.redisKeys, key.accountId, key.keyId);
   let ending: Promise<Record<string, string>> | undefined;
 
-  async function end(mode: 'settle' | 'release', actual: number, record?: SettlementRecord, offered?: SettlementRider): Promise<Record<string, string>> {
+  async function end(
+    mode: 'settle' | 'release',
+    actual: number,
+    record?: SettlementRecord,
+    offered?: SettlementRider,
+  ): Promise<Record<string, string>> {
     const usageStream = scope.deps.redisKeys.accountUsageStream(key.accountId);
     // A rider of another slot would fail the whole call on a cluster (CROSSSLOT): its owner appends it.
     const rider = offered && sameHashTag(offered.stream, usageStream) ? offered : undefined;
     if (offered && !rider) offered.notAppended();
     // Shared with the other settlements of this turn on the account's shard: one script call.
-    const raw = await redisCall(() => scope.settlements.settle(usageShard(key.accountId), [...keys, usageStream, rider?.stream ?? usageStream], [
-      mode, scope.deps.clock.now(), key.keyId, request.requestId, actual, COUNTER_IDLE_TTL_MS, ...limitsOf(key), record?.payload ?? '', rider?.payload ?? '',
-    ]));
+    const raw = await redisCall(() =>
+      scope.settlements.settle(
+        usageShard(key.accountId),
+        [...keys, usageStream, rider?.stream ?? usageStream],
+        [
+          mode,
+          scope.deps.clock.now(),
+          key.keyId,
+          request.requestId,
+          actual,
+          COUNTER_IDLE_TTL_MS,
+          ...limitsOf(key),
+          record?.payload ?? '',
+          rider?.payload ?? '',
+        ],
+      ),
+    );
     // The reply ends with the usage event's entry id, then the rider's.
     record?.appended(String(raw[raw.length - 2]));
     rider?.appended(String(raw[raw.length - 1]));
@@ -199,10 +268,9 @@ function createTicket(scope: AdmissionScope, key: AuthenticatedKey, request: Gat
       if (ending) return;
       const expiry = scope.deps.clock.now() + scope.deps.config.leaseTtlMs;
       // XX: never resurrect a lease that already expired and was swept (its slot may be taken).
-      await redisCall(() => scope.deps.redis.multi()
-        .zadd(keys[1], 'XX', expiry, request.requestId)
-        .zadd(keys[2], 'XX', expiry, request.requestId)
-        .exec());
+      await redisCall(() =>
+        scope.deps.redis.multi().zadd(keys[1], 'XX', expiry, request.requestId).zadd(keys[2], 'XX', expiry, request.requestId).exec(),
+      );
     },
     settle(actualCredits, record, rider) {
       // Exactly one ending counts; a second call returns the first one's headers.
@@ -228,10 +296,15 @@ async function admit(scope: AdmissionScope, request: GatewayAdmissionRequest): P
   if (reason !== undefined) throw inactiveKeyError(key, reason);
   const verdict = scope.evaluateIp(key.ipWhitelist, key.ipBlacklist, request.clientIp);
   if (verdict !== 'allowed') {
-    throw new GatewayError('permission', ipRefusalMessage(verdict, request.clientIp), { headers: await refusalHeaders(scope, key, surface) });
+    throw new GatewayError('permission', ipRefusalMessage(verdict, request.clientIp), {
+      headers: await refusalHeaders(scope, key, surface),
+    });
   }
   const reply = await runAdmit(scope, key, {
-    mode: 'admit', requestId: request.requestId, reserve: credits(request.reserveCredits, 'reservation'), takesLease: request.takesLease,
+    mode: 'admit',
+    requestId: request.requestId,
+    reserve: credits(request.reserveCredits, 'reservation'),
+    takesLease: request.takesLease,
   });
   if (reply.status === 'duplicate') throw new GatewayError('internal', `request ${request.requestId} was admitted twice`);
   if (reply.status !== 'ok' || !reply.figures) throw refusal(scope, key, reply, surface);

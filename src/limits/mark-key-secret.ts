@@ -7,7 +7,16 @@
 import type { Dependencies } from '../dependencies';
 import { COUNTER_IDLE_TTL_MS } from './spend-windows';
 
-export async function markKeySecret(deps: Pick<Dependencies, 'redis' | 'redisKeys'>, accountId: number, keyId: number, secretHmac: string | null): Promise<void> {
+export async function markKeySecret(
+  deps: Pick<Dependencies, 'redis' | 'redisKeys'>,
+  accountId: number,
+  keyId: number,
+  secretHmac: string | null,
+): Promise<void> {
   const key = deps.redisKeys.apiKey(accountId, keyId);
-  await deps.redis.multi().hset(key, 'sh', secretHmac ?? '-').pexpire(key, COUNTER_IDLE_TTL_MS).exec();
+  await deps.redis
+    .multi()
+    .hset(key, 'sh', secretHmac ?? '-')
+    .pexpire(key, COUNTER_IDLE_TTL_MS)
+    .exec();
 }

@@ -34,18 +34,29 @@ export async function loadWalletCache(deps: CounterDependencies, accountId: numb
   await transaction.exec();
 }
 
-export async function loadKeyCounters(deps: CounterDependencies, script: RedisScript, accountId: number, keyId: number, mode: LoadMode): Promise<void> {
+export async function loadKeyCounters(
+  deps: CounterDependencies,
+  script: RedisScript,
+  accountId: number,
+  keyId: number,
+  mode: LoadMode,
+): Promise<void> {
   const now = deps.clock.now();
   const row = await findKeySpendState(deps.db, accountId, keyId);
   const buckets = await keySpendPerMinute(deps.db, accountId, keyId, now);
   const pairs = buckets.flatMap((bucket) => [bucket.minute, bucket.credits]);
   // Expiry is checked in TypeScript on every request; only a status change makes the secret unusable here.
   const allowedHmac = row && row.status === 'active' ? row.secretHmac : '-';
-  await runRedisScript(deps.redis, script, [
-    deps.redisKeys.apiKey(accountId, keyId),
-    deps.redisKeys.apiKeySpendWindow(accountId, keyId),
-    deps.redisKeys.apiKeySpendIndex(accountId, keyId),
-  ], [mode, now, row?.spentCredits ?? 0, allowedHmac, COUNTER_IDLE_TTL_MS, ...pairs]);
+  await runRedisScript(
+    deps.redis,
+    script,
+    [
+      deps.redisKeys.apiKey(accountId, keyId),
+      deps.redisKeys.apiKeySpendWindow(accountId, keyId),
+      deps.redisKeys.apiKeySpendIndex(accountId, keyId),
+    ],
+    [mode, now, row?.spentCredits ?? 0, allowedHmac, COUNTER_IDLE_TTL_MS, ...pairs],
+  );
 }
 
 /** Rebuilds every Redis counter of the account and of each of its keys from PostgreSQL. */

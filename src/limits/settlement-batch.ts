@@ -56,7 +56,8 @@ export function createSettlementBatch(redis: Redis, maxBatch = 64): SettlementBa
 
   return {
     settle(shard, keys, args) {
-      if (keys.length !== SETTLE_KEYS || args.length !== SETTLE_ARGS) throw new Error(`a settlement takes ${SETTLE_KEYS} keys and ${SETTLE_ARGS} arguments`);
+      if (keys.length !== SETTLE_KEYS || args.length !== SETTLE_ARGS)
+        throw new Error(`a settlement takes ${SETTLE_KEYS} keys and ${SETTLE_ARGS} arguments`);
       return new Promise((resolve, reject) => {
         if (pending.size === 0) setImmediate(flush);
         const group = pending.get(shard);

@@ -13,10 +13,13 @@ import type { AddressPolicy } from './address-policy';
 import { createPinnedAgent } from './pinned-agent';
 
 export type OutboundRefusalReason =
-  | 'invalid_url' | 'scheme' | 'unresolvable' | 'forbidden_address' | 'too_many_redirects' | 'too_large' | 'failed';
+  'invalid_url' | 'scheme' | 'unresolvable' | 'forbidden_address' | 'too_many_redirects' | 'too_large' | 'failed';
 
 export class OutboundRefusal extends Error {
-  constructor(readonly reason: OutboundRefusalReason, message: string) {
+  constructor(
+    readonly reason: OutboundRefusalReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'OutboundRefusal';
   }
@@ -55,7 +58,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Parses and checks a URL, resolving its host: every address it resolves to must be allowed. */
 export async function resolveOutboundTarget(rawUrl: string, allowAddress: AddressPolicy): Promise<OutboundTarget> {
   let url: URL;
-  try { url = new URL(rawUrl); } catch { throw new OutboundRefusal('invalid_url', 'not a valid URL'); }
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new OutboundRefusal('invalid_url', 'not a valid URL');
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusal('scheme', 'only http and https URLs are fetched');
   if (url.username !== '' || url.password !== '') throw new OutboundRefusal('invalid_url', 'URLs with credentials are not fetched');
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -68,7 +75,8 @@ export async function resolveOutboundTarget(rawUrl: string, allowAddress: Addres
     addresses = found.map((entry) => entry.address);
   }
   for (const address of addresses) {
-    if (!allowAddress(address).allowed) throw new OutboundRefusal('forbidden_address', 'the URL points to a private, loopback, link-local or reserved address');
+    if (!allowAddress(address).allowed)
+      throw new OutboundRefusal('forbidden_address', 'the URL points to a private, loopback, link-local or reserved address');
   }
   return { url, address: addresses[0] };
 }
@@ -87,13 +95,22 @@ async function readCapped(body: AsyncIterable<Buffer | Uint8Array>, maxBytes: nu
   return Buffer.concat(chunks);
 }
 
-async function requestPinned(target: OutboundTarget, request: OutboundRequest, policy: OutboundPolicy, controller: AbortController): Promise<OutboundResponse> {
+async function requestPinned(
+  target: OutboundTarget,
+  request: OutboundRequest,
+  policy: OutboundPolicy,
+  controller: AbortController,
+): Promise<OutboundResponse> {
   const { url } = target;
   const agent = createPinnedAgent(target.address);
   try {
     const response = await agent.request({
-      origin: url.origin, path: url.pathname + url.search, method: (request.method ?? 'GET') as 'GET',
-      headers: request.headers, body: request.body, signal: controller.signal,
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: (request.method ?? 'GET') as 'GET',
+      headers: request.headers,
+      body: request.body,
+      signal: controller.signal,
     });
     const body = await readCapped(response.body, policy.maxBytes, () => controller.abort());
     return { status: response.statusCode, headers: response.headers, body, url: url.href };
@@ -113,7 +130,13 @@ export async function fetchOutbound(rawUrl: string, request: OutboundRequest, po
       const target = await resolveOutboundTarget(next, policy.allowAddress);
       const response = await requestPinned(target, request, policy, controller);
       const location = response.headers.location;
-      if (!REDIRECTS.has(response.status) || typeof location !== 'string' || policy.maxRedirects === 0 || (method !== 'GET' && method !== 'HEAD')) return response;
+      if (
+        !REDIRECTS.has(response.status) ||
+        typeof location !== 'string' ||
+        policy.maxRedirects === 0 ||
+        (method !== 'GET' && method !== 'HEAD')
+      )
+        return response;
       if (hop >= policy.maxRedirects) throw new OutboundRefusal('too_many_redirects', `more than ${policy.maxRedirects} redirects`);
       next = new URL(location, target.url).href;
     }

@@ -17,7 +17,11 @@ const PUBLIC_ONLY = addressPolicy({ allowPrivate: false });
  */
 export async function checkUpstreamMediaUrl(rawUrl: string, upstreamBaseUrl: string): Promise<string | undefined> {
   let url: URL;
-  try { url = new URL(rawUrl); } catch { throw new OutboundRefusal('invalid_url', 'the upstream answered a media URL that is not a valid URL'); }
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new OutboundRefusal('invalid_url', 'the upstream answered a media URL that is not a valid URL');
+  }
   if (url.origin === new URL(upstreamBaseUrl).origin) return undefined;
   return (await resolveOutboundTarget(rawUrl, PUBLIC_ONLY)).address;
 }

@@ -16,7 +16,18 @@ import { MEDIA_PATHS } from './paths-media';
 import { MODEL_PATHS } from './paths-models';
 import { REQUEST_PATHS } from './paths-requests';
 
-export const OPENAPI_AREAS: readonly Paths[] = [HEALTH_PATHS, INFERENCE_PATHS, COUNT_TOKENS_PATHS, MODEL_PATHS, MEDIA_PATHS, KEY_PATHS, ACCOUNT_PATHS, ALERT_PATHS, REQUEST_PATHS, CONSOLE_PATHS];
+export const OPENAPI_AREAS: readonly Paths[] = [
+  HEALTH_PATHS,
+  INFERENCE_PATHS,
+  COUNT_TOKENS_PATHS,
+  MODEL_PATHS,
+  MEDIA_PATHS,
+  KEY_PATHS,
+  ACCOUNT_PATHS,
+  ALERT_PATHS,
+  REQUEST_PATHS,
+  CONSOLE_PATHS,
+];
 
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   return {
@@ -24,7 +35,8 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'Model gateway',
       version,
-      description: 'Messages, Responses, Chat Completions and Generate-Content over one API key, plus images, async tasks, keys and the account. Every error is in the envelope of the route\'s protocol.',
+      description:
+        "Messages, Responses, Chat Completions and Generate-Content over one API key, plus images, async tasks, keys and the account. Every error is in the envelope of the route's protocol.",
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],

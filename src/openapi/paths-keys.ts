@@ -4,14 +4,26 @@ import { errorRef, jsonBody, jsonResponse, ref, type Operation, type Paths } fro
 
 const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
 const keyFields = {
-  type: 'object', additionalProperties: true,
+  type: 'object',
+  additionalProperties: true,
   properties: {
-    name: { type: 'string' }, group_id: { type: ['integer', 'string'] }, quota_usd: { type: ['number', 'null'] }, expires_at: { type: ['string', 'null'] },
-    limit_5h_usd: { type: ['number', 'null'] }, limit_1d_usd: { type: ['number', 'null'] }, limit_7d_usd: { type: ['number', 'null'] },
-    ip_allowlist: { type: 'array', items: { type: 'string' } }, ip_denylist: { type: 'array', items: { type: 'string' } }, custom_key: { type: 'string' }, status: { type: 'string' },
+    name: { type: 'string' },
+    group_id: { type: ['integer', 'string'] },
+    quota_usd: { type: ['number', 'null'] },
+    expires_at: { type: ['string', 'null'] },
+    limit_5h_usd: { type: ['number', 'null'] },
+    limit_1d_usd: { type: ['number', 'null'] },
+    limit_7d_usd: { type: ['number', 'null'] },
+    ip_allowlist: { type: 'array', items: { type: 'string' } },
+    ip_denylist: { type: 'array', items: { type: 'string' } },
+    custom_key: { type: 'string' },
+    status: { type: 'string' },
     allowed_models: {
-      type: 'array', items: { type: 'string' }, maxItems: 200,
-      description: 'Models the key may call: exact slugs (an alias is stored as its slug) or prefix* patterns; empty allows every model. Outside it: 403 permission_error "model not allowed for this key".',
+      type: 'array',
+      items: { type: 'string' },
+      maxItems: 200,
+      description:
+        'Models the key may call: exact slugs (an alias is stored as its slug) or prefix* patterns; empty allows every model. Outside it: 403 permission_error "model not allowed for this key".',
     },
   },
 };
@@ -19,19 +31,43 @@ const updateFields = {
   ...keyFields,
   properties: {
     ...keyFields.properties,
-    group_id: { type: ['integer', 'string'], description: 'Moves the key to another routing group the account may use (403 permission_error naming the group otherwise)' },
+    group_id: {
+      type: ['integer', 'string'],
+      description: 'Moves the key to another routing group the account may use (403 permission_error naming the group otherwise)',
+    },
   },
 };
 const ERRORS = { ...MANAGEMENT_ERRORS, '409': errorRef('Conflict') };
 const op = (operationId: string, summary: string, extra: Partial<Operation> = {}): Operation => ({
-  summary, tags: ['keys'], operationId, security: MANAGEMENT_SECURITY, responses: { '200': jsonResponse('The key', ref('Key')), ...ERRORS }, ...extra,
+  summary,
+  tags: ['keys'],
+  operationId,
+  security: MANAGEMENT_SECURITY,
+  responses: { '200': jsonResponse('The key', ref('Key')), ...ERRORS },
+  ...extra,
 });
 
 function keyPaths(prefix: string, suffix: string): Paths {
   return {
     [prefix]: {
-      get: op(`listKeys${suffix}`, "The account's keys (masked)", { responses: { '200': jsonResponse('Keys', { type: 'object', properties: { data: { type: 'array', items: ref('Key') } }, additionalProperties: true }), ...ERRORS } }),
-      post: op(`createKey${suffix}`, 'Create a key (the secret is shown once)', { requestBody: jsonBody(keyFields), responses: { '201': jsonResponse('The key with its secret', ref('Key')), '200': jsonResponse('The key with its secret', ref('Key')), ...ERRORS } }),
+      get: op(`listKeys${suffix}`, "The account's keys (masked)", {
+        responses: {
+          '200': jsonResponse('Keys', {
+            type: 'object',
+            properties: { data: { type: 'array', items: ref('Key') } },
+            additionalProperties: true,
+          }),
+          ...ERRORS,
+        },
+      }),
+      post: op(`createKey${suffix}`, 'Create a key (the secret is shown once)', {
+        requestBody: jsonBody(keyFields),
+        responses: {
+          '201': jsonResponse('The key with its secret', ref('Key')),
+          '200': jsonResponse('The key with its secret', ref('Key')),
+          ...ERRORS,
+        },
+      }),
     },
     [`${prefix}/{id}`]: {
       get: op(`getKey${suffix}`, 'One key (masked)', { parameters: id }),

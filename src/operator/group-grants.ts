@@ -10,7 +10,13 @@ import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { accountExists } from '../db/repositories/accounts';
 import { listKeySecretHmacsInGroup } from '../db/repositories/api-keys';
 import {
-  deleteGroupGrant, findGroup, insertGroupGrant, listGroupGrants as listGrantRows, updateGroupVisibility, type GroupGrant, type GroupVisibility,
+  deleteGroupGrant,
+  findGroup,
+  insertGroupGrant,
+  listGroupGrants as listGrantRows,
+  updateGroupVisibility,
+  type GroupGrant,
+  type GroupVisibility,
 } from '../db/repositories/groups';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';

@@ -38,18 +38,38 @@ export class OperatorAccountRoutes {
     res.json({
       object: 'list',
       data: rows.map((row) => ({
-        object: 'account', id: row.id, name: row.name, kind: row.kind, tier: row.tier,
-        concurrency_cap: concurrencyCap(row.tier, row.concurrencyCap), custom_concurrency_cap: row.concurrencyCap,
-        balance: creditsToUsd(row.balanceCredits), balance_credits: row.balanceCredits, held: creditsToUsd(row.heldCredits),
-        keys: row.keys, users: row.users, created_at: row.createdAt.toISOString(),
+        object: 'account',
+        id: row.id,
+        name: row.name,
+        kind: row.kind,
+        tier: row.tier,
+        concurrency_cap: concurrencyCap(row.tier, row.concurrencyCap),
+        custom_concurrency_cap: row.concurrencyCap,
+        balance: creditsToUsd(row.balanceCredits),
+        balance_credits: row.balanceCredits,
+        held: creditsToUsd(row.heldCredits),
+        keys: row.keys,
+        users: row.users,
+        created_at: row.createdAt.toISOString(),
       })),
     });
   };
 
   readonly create = async (req: Request, res: Response): Promise<void> => {
     const input = parseBody(createAccountSchema, req.body);
-    const id = await createAccount(this.deps.db, { name: input.name, tier: input.tier, concurrencyCap: input.concurrency_cap ?? null, organization: input.organization });
-    await recordAudit(this.deps.db, this.actorOf(req, res), { accountId: Number(id), action: 'account.create', targetType: 'account', targetId: id, after: input });
+    const id = await createAccount(this.deps.db, {
+      name: input.name,
+      tier: input.tier,
+      concurrencyCap: input.concurrency_cap ?? null,
+      organization: input.organization,
+    });
+    await recordAudit(this.deps.db, this.actorOf(req, res), {
+      accountId: Number(id),
+      action: 'account.create',
+      targetType: 'account',
+      targetId: id,
+      after: input,
+    });
     res.status(201).json({ object: 'account', id: Number(id) });
   };
 
@@ -59,8 +79,16 @@ export class OperatorAccountRoutes {
     const input = parseBody(updateAccountSchema, req.body);
     const account = await findAccount(db, id);
     const before = account ? { tier: account.tier, concurrency_cap: account.concurrencyCap } : null;
-    if (!(await updateAccount(db, id, { tier: input.tier, concurrencyCap: input.concurrency_cap }))) throw new GatewayError('not_found', 'account not found');
-    await recordAudit(db, this.actorOf(req, res), { accountId: id, action: 'account.update', targetType: 'account', targetId: id, before, after: input });
+    if (!(await updateAccount(db, id, { tier: input.tier, concurrencyCap: input.concurrency_cap })))
+      throw new GatewayError('not_found', 'account not found');
+    await recordAudit(db, this.actorOf(req, res), {
+      accountId: id,
+      action: 'account.update',
+      targetType: 'account',
+      targetId: id,
+      before,
+      after: input,
+    });
     res.json({ object: 'account', id, updated: true });
   };
 
@@ -70,15 +98,32 @@ export class OperatorAccountRoutes {
     const input = parseBody(ledgerEntrySchema, req.body);
     if (!(await accountExists(this.deps.db, id))) throw new GatewayError('not_found', 'account not found');
     const result = await applyOperatorEntry(this.deps, {
-      accountId: id, kind: input.kind, credits: toCredits(input.amount), reason: input.reason, operatorUserId: managementPrincipal(res).userId ?? 0,
+      accountId: id,
+      kind: input.kind,
+      credits: toCredits(input.amount),
+      reason: input.reason,
+      operatorUserId: managementPrincipal(res).userId ?? 0,
     });
     await recordAudit(this.deps.db, this.actorOf(req, res), {
-      accountId: id, action: `money.${input.kind}`, targetType: 'ledger_entry', targetId: result.entryId,
-      after: { kind: input.kind, amount_credits: toCredits(input.amount), reason: input.reason, balance_after_credits: result.balanceCredits },
+      accountId: id,
+      action: `money.${input.kind}`,
+      targetType: 'ledger_entry',
+      targetId: result.entryId,
+      after: {
+        kind: input.kind,
+        amount_credits: toCredits(input.amount),
+        reason: input.reason,
+        balance_after_credits: result.balanceCredits,
+      },
     });
     res.status(201).json({
-      object: 'billing_transaction', id: result.entryId, account_id: id, kind: input.kind, amount: input.amount,
-      balance_after: creditsToUsd(result.balanceCredits), balance_after_credits: result.balanceCredits,
+      object: 'billing_transaction',
+      id: result.entryId,
+      account_id: id,
+      kind: input.kind,
+      amount: input.amount,
+      balance_after: creditsToUsd(result.balanceCredits),
+      balance_after_credits: result.balanceCredits,
     });
   };
 }

@@ -17,7 +17,8 @@ export function createRequireOperator(deps: Dependencies): RequestHandler {
       Promise.resolve(requireSession(req, res, (error?: unknown) => (error ? reject(error) : resolve()))).catch(reject);
     });
     const { userId } = managementPrincipal(res);
-    if (userId === undefined || await findConsoleUserRole(deps.db, userId) !== 'operator') throw new GatewayError('permission', 'this console user is not an operator');
+    if (userId === undefined || (await findConsoleUserRole(deps.db, userId)) !== 'operator')
+      throw new GatewayError('permission', 'this console user is not an operator');
     next();
   };
 }

@@ -20,12 +20,19 @@ import { recordAudit } from '../audit/record-audit';
 
 const changesSchema = z.record(z.string(), z.unknown());
 const retireSchema = z.object({ retired: z.boolean().optional() }).strict();
-const aliasSchema = z.object({ alias: z.string().trim().min(1, { error: 'must not be empty' }).max(128), remove: z.boolean().optional() }).strict();
+const aliasSchema = z
+  .object({ alias: z.string().trim().min(1, { error: 'must not be empty' }).max(128), remove: z.boolean().optional() })
+  .strict();
 
 export function createOperatorCatalogRouter(deps: Dependencies): Router {
   const router = express.Router();
   const service = createCatalogService(deps);
-  const describe = (model: CatalogModel) => ({ ...deps.catalog.toPublic(model), aliases: model.aliases ?? [], retired: model.retired === true, prices: model.prices });
+  const describe = (model: CatalogModel) => ({
+    ...deps.catalog.toPublic(model),
+    aliases: model.aliases ?? [],
+    retired: model.retired === true,
+    prices: model.prices,
+  });
 
   const actorOf = createAuditActorOf(deps);
 
@@ -38,7 +45,12 @@ export function createOperatorCatalogRouter(deps: Dependencies): Router {
       const model = await run();
       deps.catalog.replace(await service.list());
       await recordAudit(deps.db, actorOf(req, res), {
-        accountId: null, action, targetType: 'model', targetId: model.id, before: before ? describe(before) : null, after: describe(model),
+        accountId: null,
+        action,
+        targetType: 'model',
+        targetId: model.id,
+        before: before ? describe(before) : null,
+        after: describe(model),
       });
       return describe(model);
     } catch (error) {
@@ -61,11 +73,19 @@ export function createOperatorCatalogRouter(deps: Dependencies): Router {
   });
   router.post('/api/v1/operator/catalog/:id/retire', async (req, res) => {
     const input = parseBody(retireSchema, req.body ?? {});
-    res.json(await change(req, res, input.retired === false ? 'catalog.restore' : 'catalog.retire', () => service.retire(slug(req), input.retired ?? true)));
+    res.json(
+      await change(req, res, input.retired === false ? 'catalog.restore' : 'catalog.retire', () =>
+        service.retire(slug(req), input.retired ?? true),
+      ),
+    );
   });
   router.post('/api/v1/operator/catalog/:id/aliases', async (req, res) => {
     const input = parseBody(aliasSchema, req.body);
-    res.json(await change(req, res, input.remove === true ? 'catalog.alias_remove' : 'catalog.alias_add', () => service.alias(slug(req), input.alias, input.remove === true)));
+    res.json(
+      await change(req, res, input.remove === true ? 'catalog.alias_remove' : 'catalog.alias_add', () =>
+        service.alias(slug(req), input.alias, input.remove === true),
+      ),
+    );
   });
   return router;
 }

@@ -13,9 +13,11 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility } from './group-grants';
 
-export const groupVisibilitySchema = z.object({
-  visibility: z.enum(['public', 'private'], { error: 'must be public or private' }),
-}).strict();
+export const groupVisibilitySchema = z
+  .object({
+    visibility: z.enum(['public', 'private'], { error: 'must be public or private' }),
+  })
+  .strict();
 
 function idParam(req: Request, name: 'id' | 'accountId', what: string): number {
   const raw = req.params[name];
@@ -34,7 +36,12 @@ export function createOperatorGrantsRouter(deps: Dependencies): Router {
     const before = await setGroupVisibility(deps, groupId, visibility);
     if (before !== visibility) {
       await recordAudit(deps.db, actorOf(req, res), {
-        accountId: null, action: 'group.update', targetType: 'routing_group', targetId: groupId, before: { visibility: before }, after: { visibility },
+        accountId: null,
+        action: 'group.update',
+        targetType: 'routing_group',
+        targetId: groupId,
+        before: { visibility: before },
+        after: { visibility },
       });
     }
     res.json({ object: 'routing_group', id: groupId, visibility });
@@ -44,7 +51,12 @@ export function createOperatorGrantsRouter(deps: Dependencies): Router {
     const grants = await listGroupGrants(deps.db, idParam(req, 'id', 'routing group'));
     res.json({
       object: 'list',
-      data: grants.map((g) => ({ object: 'group_grant', account_id: g.accountId, account_name: g.accountName, created_at: g.createdAt.toISOString() })),
+      data: grants.map((g) => ({
+        object: 'group_grant',
+        account_id: g.accountId,
+        account_name: g.accountName,
+        created_at: g.createdAt.toISOString(),
+      })),
     });
   });
 
@@ -54,7 +66,12 @@ export function createOperatorGrantsRouter(deps: Dependencies): Router {
     const created = await grantGroup(deps, groupId, accountId);
     if (created) {
       await recordAudit(deps.db, actorOf(req, res), {
-        accountId, action: 'grant.create', targetType: 'routing_group', targetId: groupId, before: null, after: { group_id: groupId, account_id: accountId },
+        accountId,
+        action: 'grant.create',
+        targetType: 'routing_group',
+        targetId: groupId,
+        before: null,
+        after: { group_id: groupId, account_id: accountId },
       });
     }
     res.status(created ? 201 : 200).json({ object: 'group_grant', group_id: groupId, account_id: accountId, created });
@@ -65,7 +82,12 @@ export function createOperatorGrantsRouter(deps: Dependencies): Router {
     const accountId = idParam(req, 'accountId', 'account');
     if (!(await revokeGroup(deps, groupId, accountId))) throw new GatewayError('not_found', 'this account has no grant of this group');
     await recordAudit(deps.db, actorOf(req, res), {
-      accountId, action: 'grant.revoke', targetType: 'routing_group', targetId: groupId, before: { group_id: groupId, account_id: accountId }, after: null,
+      accountId,
+      action: 'grant.revoke',
+      targetType: 'routing_group',
+      targetId: groupId,
+      before: { group_id: groupId, account_id: accountId },
+      after: null,
     });
     res.json({ object: 'group_grant', group_id: groupId, account_id: accountId, deleted: true });
   });

@@ -31,20 +31,33 @@ async function upstreamErrors<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof UpstreamConfigError) throw new GatewayError('invalid_request', error.message, { param: error.param });
-    if (error instanceof UpstreamVerificationError) throw new GatewayError('invalid_request', error.message, { param: VERIFICATION_PARAM[error.reason] });
+    if (error instanceof UpstreamVerificationError)
+      throw new GatewayError('invalid_request', error.message, { param: VERIFICATION_PARAM[error.reason] });
     throw error;
   }
 }
 
 const VERIFICATION_PARAM: Record<UpstreamVerificationError['reason'], string> = {
-  credential: 'api_key', base_url: 'base_url', unreachable: 'base_url', upstream_error: 'base_url', model_not_listed: 'models', model_not_in_catalog: 'models',
+  credential: 'api_key',
+  base_url: 'base_url',
+  unreachable: 'base_url',
+  upstream_error: 'base_url',
+  model_not_listed: 'models',
+  model_not_in_catalog: 'models',
 };
 
 function presentPreset(preset: ProviderPreset) {
   return {
-    object: 'provider', name: preset.name, label: preset.label, protocol: preset.protocol, protocols: preset.protocols,
-    default_base_url: preset.defaultBaseUrl ?? null, credential_header: preset.credentialHeader, paths: preset.paths,
-    verifies_with: preset.modelList === undefined ? 'minimal_call' : 'model_list', default_api_version: preset.defaultApiVersion ?? null,
+    object: 'provider',
+    name: preset.name,
+    label: preset.label,
+    protocol: preset.protocol,
+    protocols: preset.protocols,
+    default_base_url: preset.defaultBaseUrl ?? null,
+    credential_header: preset.credentialHeader,
+    paths: preset.paths,
+    verifies_with: preset.modelList === undefined ? 'minimal_call' : 'model_list',
+    default_api_version: preset.defaultApiVersion ?? null,
     example_model: preset.exampleModel,
   };
 }
@@ -54,7 +67,10 @@ export class OperatorUpstreamRoutes {
   private readonly actorOf: ReturnType<typeof createAuditActorOf>;
   private readonly upstreamDeps: UpstreamDeps;
 
-  constructor(private readonly deps: Dependencies, private readonly services: OperatorUpstreamServices) {
+  constructor(
+    private readonly deps: Dependencies,
+    private readonly services: OperatorUpstreamServices,
+  ) {
     this.actorOf = createAuditActorOf(deps);
     this.upstreamDeps = { ...deps, upstreamClient: services.upstreamClient };
   }
@@ -70,10 +86,17 @@ export class OperatorUpstreamRoutes {
       // Public unless said otherwise (as every group before grants existed); a tenant's own group is created private.
       const visibility = input.visibility ?? 'public';
       const id = await createGroup(this.deps.db, { name: input.name, family: input.family ?? null, visibility });
-      await recordAudit(this.deps.db, this.actorOf(req, res), { accountId: null, action: 'group.create', targetType: 'routing_group', targetId: id, after: { name: input.name, family: input.family ?? null, visibility } });
+      await recordAudit(this.deps.db, this.actorOf(req, res), {
+        accountId: null,
+        action: 'group.create',
+        targetType: 'routing_group',
+        targetId: id,
+        after: { name: input.name, family: input.family ?? null, visibility },
+      });
       res.status(201).json({ object: 'routing_group', id: Number(id), visibility });
     } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw new GatewayError('conflict', 'a routing group with this name exists', { param: 'name' });
+      if ((error as { code?: string }).code === '23505')
+        throw new GatewayError('conflict', 'a routing group with this name exists', { param: 'name' });
       throw error;
     }
   };
@@ -86,8 +109,12 @@ export class OperatorUpstreamRoutes {
       data: rows.map((row) => {
         const { coolingDownUntil: until, recentFailures, recentReasons } = health(row.id);
         return {
-          ...row, cooling_down_until: until === undefined ? null : new Date(until).toISOString(), healthy: row.status === 'active' && until === undefined,
-          recent_failures: recentFailures, recent_failure_reasons: recentReasons, recent_minutes: RECENT_MINUTES,
+          ...row,
+          cooling_down_until: until === undefined ? null : new Date(until).toISOString(),
+          healthy: row.status === 'active' && until === undefined,
+          recent_failures: recentFailures,
+          recent_failure_reasons: recentReasons,
+          recent_minutes: RECENT_MINUTES,
         };
       }),
     });
@@ -97,7 +124,8 @@ export class OperatorUpstreamRoutes {
   readonly upstreamHealth = async (req: Request, res: Response): Promise<void> => {
     const raw = typeof req.query.minutes === 'string' ? req.query.minutes : '60';
     const minutes = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!(minutes >= 1 && minutes <= 1440)) throw new GatewayError('invalid_request', 'minutes: must be an integer from 1 to 1440', { param: 'minutes' });
+    if (!(minutes >= 1 && minutes <= 1440))
+      throw new GatewayError('invalid_request', 'minutes: must be an integer from 1 to 1440', { param: 'minutes' });
     const health = this.services.upstreamHealth;
     const [cooldowns, history] = await Promise.all([health.sharedCooldowns(), health.history(minutes)]);
     res.json({
@@ -113,17 +141,42 @@ export class OperatorUpstreamRoutes {
 
   readonly addUpstream = async (req: Request, res: Response): Promise<void> => {
     const input = parseBody(createUpstreamSchema, req.body);
-    if (!(await findGroup(this.deps.db, input.group_id))) throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
-    const saved = await upstreamErrors(() => addUpstream(this.upstreamDeps, {
-      groupId: input.group_id, name: input.name, provider: input.provider, protocol: input.protocol, baseUrl: input.base_url,
-      apiVersion: input.api_version, apiKey: input.api_key, models: input.models, priority: input.priority, weight: input.weight, verify: input.verify !== false,
-    }));
+    if (!(await findGroup(this.deps.db, input.group_id)))
+      throw new GatewayError('invalid_request', 'group_id: no routing group with this id', { param: 'group_id' });
+    const saved = await upstreamErrors(() =>
+      addUpstream(this.upstreamDeps, {
+        groupId: input.group_id,
+        name: input.name,
+        provider: input.provider,
+        protocol: input.protocol,
+        baseUrl: input.base_url,
+        apiVersion: input.api_version,
+        apiKey: input.api_key,
+        models: input.models,
+        priority: input.priority,
+        weight: input.weight,
+        verify: input.verify !== false,
+      }),
+    );
     this.services.upstreams.invalidate();
-    await recordAudit(this.deps.db, this.actorOf(req, res), { accountId: null, action: 'upstream.create', targetType: 'upstream_account', targetId: Number(saved.id), after: input });
+    await recordAudit(this.deps.db, this.actorOf(req, res), {
+      accountId: null,
+      action: 'upstream.create',
+      targetType: 'upstream_account',
+      targetId: Number(saved.id),
+      after: input,
+    });
     res.status(201).json({
-      object: 'upstream_account', id: Number(saved.id), provider: saved.upstream.provider ?? null, protocol: saved.upstream.protocol,
-      base_url: saved.upstream.baseUrl, api_version: saved.upstream.apiVersion ?? null, normalized: saved.upstream.notes,
-      verification: saved.probe ? { ok: true, method: saved.probe.method, detail: saved.probe.detail } : { ok: null, detail: 'not verified (verify: false)' },
+      object: 'upstream_account',
+      id: Number(saved.id),
+      provider: saved.upstream.provider ?? null,
+      protocol: saved.upstream.protocol,
+      base_url: saved.upstream.baseUrl,
+      api_version: saved.upstream.apiVersion ?? null,
+      normalized: saved.upstream.notes,
+      verification: saved.probe
+        ? { ok: true, method: saved.probe.method, detail: saved.probe.detail }
+        : { ok: null, detail: 'not verified (verify: false)' },
     });
   };
 
@@ -133,28 +186,60 @@ export class OperatorUpstreamRoutes {
     const input = parseBody(updateUpstreamSchema, req.body);
     const stored = await findUpstreamAccount(deps.db, id);
     const before = stored
-      ? { name: stored.name, base_url: stored.baseUrl, api_version: stored.apiVersion, models: stored.models, priority: stored.priority, weight: stored.weight, status: stored.status }
+      ? {
+          name: stored.name,
+          base_url: stored.baseUrl,
+          api_version: stored.apiVersion,
+          models: stored.models,
+          priority: stored.priority,
+          weight: stored.weight,
+          status: stored.status,
+        }
       : null;
-    const changed = await upstreamErrors(() => resolveChange(this.upstreamDeps, id, {
-      baseUrl: input.base_url, apiVersion: input.api_version, apiKey: input.api_key, models: input.models, verify: input.verify !== false,
-    }));
+    const changed = await upstreamErrors(() =>
+      resolveChange(this.upstreamDeps, id, {
+        baseUrl: input.base_url,
+        apiVersion: input.api_version,
+        apiKey: input.api_key,
+        models: input.models,
+        verify: input.verify !== false,
+      }),
+    );
     if (!changed) throw new GatewayError('not_found', 'upstream account not found');
     // A changed base URL or api-version is saved as resolved (normalised), never as given.
     const relocated = input.base_url !== undefined || input.api_version !== undefined;
     const updated = await updateUpstreamAccount(deps.db, id, {
-      name: input.name, baseUrl: relocated ? changed.upstream.baseUrl : undefined, apiVersion: relocated ? changed.upstream.apiVersion : undefined,
-      credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key), models: input.models, priority: input.priority, weight: input.weight, status: input.status,
+      name: input.name,
+      baseUrl: relocated ? changed.upstream.baseUrl : undefined,
+      apiVersion: relocated ? changed.upstream.apiVersion : undefined,
+      credentialEncrypted: input.api_key === undefined ? undefined : deps.crypto.encrypt(input.api_key),
+      models: input.models,
+      priority: input.priority,
+      weight: input.weight,
+      status: input.status,
     });
     if (!updated) throw new GatewayError('not_found', 'upstream account not found');
     this.services.upstreams.invalidate();
     // The credential itself never enters the log: only that it changed.
     const after = { ...input, ...(input.api_key === undefined ? {} : { credential_changed: true }) };
-    await recordAudit(deps.db, this.actorOf(req, res), { accountId: null, action: 'upstream.update', targetType: 'upstream_account', targetId: id, before, after });
+    await recordAudit(deps.db, this.actorOf(req, res), {
+      accountId: null,
+      action: 'upstream.update',
+      targetType: 'upstream_account',
+      targetId: id,
+      before,
+      after,
+    });
     await announceUpstreamsChanged(deps.redis, deps.redisKeys);
     res.json({
-      object: 'upstream_account', id, updated: true, base_url: changed.upstream.baseUrl, api_version: changed.upstream.apiVersion ?? null,
+      object: 'upstream_account',
+      id,
+      updated: true,
+      base_url: changed.upstream.baseUrl,
+      api_version: changed.upstream.apiVersion ?? null,
       normalized: changed.upstream.notes,
-      verification: changed.probe ? { ok: true, method: changed.probe.method, detail: changed.probe.detail }
+      verification: changed.probe
+        ? { ok: true, method: changed.probe.method, detail: changed.probe.detail }
         : { ok: null, detail: input.verify === false ? 'not verified (verify: false)' : 'not verified (no connection change)' },
     });
   };

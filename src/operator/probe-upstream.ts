@@ -36,7 +36,11 @@ export async function probeUpstream(client: UpstreamClient, catalog: Catalog, cl
   const named = input.models.filter((m) => m !== '*');
   const missing = named.filter((m) => catalog.find(m) === undefined);
   if (missing.length > 0) {
-    return { ok: false, cause: 'model_not_in_catalog', message: `${plural(missing, 'model')} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the catalog: add ${missing.length > 1 ? 'them' : 'it'} first (admin model add) or name catalog models` };
+    return {
+      ok: false,
+      cause: 'model_not_in_catalog',
+      message: `${plural(missing, 'model')} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the catalog: add ${missing.length > 1 ? 'them' : 'it'} first (admin model add) or name catalog models`,
+    };
   }
   // A retired model is no longer routed: whether the provider still lists it does not matter.
   const upstreamNames = named.filter((m) => catalog.find(m)!.retired !== true).map((m) => catalog.find(m)!.upstreamModel ?? m);
@@ -46,8 +50,11 @@ export async function probeUpstream(client: UpstreamClient, catalog: Catalog, cl
   let text: string;
   try {
     const response = await client.call({
-      url, method: 'GET', headers: upstreamHeaders(input.upstream.protocol, input.credential, {}, input.upstream.provider),
-      firstByteTimeoutMs: PROBE_TIMEOUT_MS, idleTimeoutMs: PROBE_TIMEOUT_MS,
+      url,
+      method: 'GET',
+      headers: upstreamHeaders(input.upstream.protocol, input.credential, {}, input.upstream.provider),
+      firstByteTimeoutMs: PROBE_TIMEOUT_MS,
+      idleTimeoutMs: PROBE_TIMEOUT_MS,
     });
     status = response.status;
     text = await readUpstreamText(response);
@@ -58,31 +65,66 @@ export async function probeUpstream(client: UpstreamClient, catalog: Catalog, cl
   if (refused) return refused;
   const listed = listedModels(text);
   if (listed === undefined) {
-    return { ok: false, cause: 'base_url', message: `${input.upstream.baseUrl} answered ${pathOf(url)} with something that is not a model list: check the base URL` };
+    return {
+      ok: false,
+      cause: 'base_url',
+      message: `${input.upstream.baseUrl} answered ${pathOf(url)} with something that is not a model list: check the base URL`,
+    };
   }
   const unlisted = upstreamNames.filter((name) => !listed.has(name));
   if (unlisted.length > 0) {
     const hints = unlisted.map((name) => [...listed].find((id) => id.endsWith(`/${name}`))).filter((id): id is string => id !== undefined);
     return {
-      ok: false, cause: 'model_not_listed',
+      ok: false,
+      cause: 'model_not_listed',
       message: `the provider does not list ${plural(unlisted, 'model')} ${unlisted.join(', ')} (it lists ${listed.size})${hints.length ? `; it lists ${hints.join(', ')}: give the catalog model that upstream name` : ''}`,
     };
   }
-  return { ok: true, method: 'model_list', checked: named, detail: `credential accepted; ${named.length ? `${named.join(', ')} listed` : 'model list read'} (${listed.size} models)` };
+  return {
+    ok: true,
+    method: 'model_list',
+    checked: named,
+    detail: `credential accepted; ${named.length ? `${named.join(', ')} listed` : 'model list read'} (${listed.size} models)`,
+  };
 }
 
 /** Azure OpenAI: one minimal call per deployment (each model names one). */
-async function probeByCalls(client: UpstreamClient, catalog: Catalog, clock: Clock, input: ProbeInput, named: string[]): Promise<ProbeResult> {
-  if (named.length === 0) return { ok: false, cause: 'model_not_listed', message: `${input.upstream.preset.name} needs the model names (each is a deployment), not *` };
+async function probeByCalls(
+  client: UpstreamClient,
+  catalog: Catalog,
+  clock: Clock,
+  input: ProbeInput,
+  named: string[],
+): Promise<ProbeResult> {
+  if (named.length === 0)
+    return {
+      ok: false,
+      cause: 'model_not_listed',
+      message: `${input.upstream.preset.name} needs the model names (each is a deployment), not *`,
+    };
   const account = {
-    id: 0, groupId: 0, name: 'probe', protocol: input.upstream.protocol, baseUrl: input.upstream.baseUrl, credential: input.credential,
-    models: named, priority: 0, weight: 1, provider: input.upstream.provider, apiVersion: input.upstream.apiVersion,
+    id: 0,
+    groupId: 0,
+    name: 'probe',
+    protocol: input.upstream.protocol,
+    baseUrl: input.upstream.baseUrl,
+    credential: input.credential,
+    models: named,
+    priority: 0,
+    weight: 1,
+    provider: input.upstream.provider,
+    apiVersion: input.upstream.apiVersion,
   };
   for (const model of named) {
     const outcome = await dialUpstream(client, pingPlan(catalog.find(model)!, account.protocol, createCodecContext(clock)), account);
-    if (outcome.status === null) return { ok: false, cause: 'unreachable', message: unreachableMessage(input.upstream.baseUrl, outcome.transportError) };
+    if (outcome.status === null)
+      return { ok: false, cause: 'unreachable', message: unreachableMessage(input.upstream.baseUrl, outcome.transportError) };
     if (outcome.status === 404) {
-      return { ok: false, cause: 'base_url', message: `HTTP 404 for deployment ${catalog.find(model)!.upstreamModel ?? model}: check the base URL (https://<resource>.openai.azure.com) and that a deployment of that name exists` };
+      return {
+        ok: false,
+        cause: 'base_url',
+        message: `HTTP 404 for deployment ${catalog.find(model)!.upstreamModel ?? model}: check the base URL (https://<resource>.openai.azure.com) and that a deployment of that name exists`,
+      };
     }
     const refused = statusFailure(outcome.status, '', input.upstream.baseUrl, `a minimal call to ${model}`);
     if (refused) return refused;
@@ -95,9 +137,18 @@ function statusFailure(status: number, text: string, baseUrl: string, what: stri
   if (status < 400) return undefined;
   // Google answers a wrong key with 400 API_KEY_INVALID.
   if (status === 401 || status === 403 || (status === 400 && text.includes('API_KEY_INVALID'))) {
-    return { ok: false, cause: 'credential', message: `the provider refused the credential (HTTP ${status}) when asked for ${what}: check the API key` };
+    return {
+      ok: false,
+      cause: 'credential',
+      message: `the provider refused the credential (HTTP ${status}) when asked for ${what}: check the API key`,
+    };
   }
-  if (status === 404) return { ok: false, cause: 'base_url', message: `nothing found at ${baseUrl} for ${what} (HTTP 404): check the base URL and the provider` };
+  if (status === 404)
+    return {
+      ok: false,
+      cause: 'base_url',
+      message: `nothing found at ${baseUrl} for ${what} (HTTP 404): check the base URL and the provider`,
+    };
   return { ok: false, cause: 'upstream_error', message: `the provider answered HTTP ${status} when asked for ${what}` };
 }
 

@@ -19,60 +19,114 @@ import type { UpstreamClient } from '../upstream/upstream-client';
 import { probeUpstream, type ProbeCause, type ProbeResult } from './probe-upstream';
 
 export interface UpstreamDeps {
-  db: Pool; crypto: SecretCrypto; catalog: Catalog; clock: Clock; redis: Redis; redisKeys: RedisKeys; upstreamClient: UpstreamClient;
+  db: Pool;
+  crypto: SecretCrypto;
+  catalog: Catalog;
+  clock: Clock;
+  redis: Redis;
+  redisKeys: RedisKeys;
+  upstreamClient: UpstreamClient;
 }
 
 export class UpstreamVerificationError extends Error {
-  constructor(readonly reason: ProbeCause, message: string) {
+  constructor(
+    readonly reason: ProbeCause,
+    message: string,
+  ) {
     super(`verification failed: ${message}`);
     this.name = 'UpstreamVerificationError';
   }
 }
 
 export interface NewUpstream {
-  groupId: number; name?: string; provider?: string; protocol?: Protocol; baseUrl?: string; apiVersion?: string;
-  apiKey: string; models: string[]; priority?: number; weight?: number;
+  groupId: number;
+  name?: string;
+  provider?: string;
+  protocol?: Protocol;
+  baseUrl?: string;
+  apiVersion?: string;
+  apiKey: string;
+  models: string[];
+  priority?: number;
+  weight?: number;
   /** false: save without asking the provider (`--no-verify`). */
   verify: boolean;
 }
 
-export interface SavedUpstream { id: number; upstream: ResolvedUpstream; probe?: ProbeResult & { ok: true } }
+export interface SavedUpstream {
+  id: number;
+  upstream: ResolvedUpstream;
+  probe?: ProbeResult & { ok: true };
+}
 
-async function verified(deps: UpstreamDeps, upstream: ResolvedUpstream, credential: string, models: string[]): Promise<ProbeResult & { ok: true }> {
+async function verified(
+  deps: UpstreamDeps,
+  upstream: ResolvedUpstream,
+  credential: string,
+  models: string[],
+): Promise<ProbeResult & { ok: true }> {
   const probe = await probeUpstream(deps.upstreamClient, deps.catalog, deps.clock, { upstream, credential, models });
   if (!probe.ok) throw new UpstreamVerificationError(probe.cause, probe.message);
   return probe;
 }
 
 export async function addUpstream(deps: UpstreamDeps, input: NewUpstream): Promise<SavedUpstream> {
-  const upstream = resolveUpstream({ provider: input.provider, protocol: input.protocol, baseUrl: input.baseUrl, apiVersion: input.apiVersion });
+  const upstream = resolveUpstream({
+    provider: input.provider,
+    protocol: input.protocol,
+    baseUrl: input.baseUrl,
+    apiVersion: input.apiVersion,
+  });
   const probe = input.verify ? await verified(deps, upstream, input.apiKey, input.models) : undefined;
   const id = await addUpstreamAccount(deps.db, deps.crypto, {
-    groupId: input.groupId, name: input.name, protocol: upstream.protocol, baseUrl: upstream.baseUrl, apiKey: input.apiKey,
-    models: input.models, priority: input.priority, weight: input.weight, provider: upstream.provider, apiVersion: upstream.apiVersion,
+    groupId: input.groupId,
+    name: input.name,
+    protocol: upstream.protocol,
+    baseUrl: upstream.baseUrl,
+    apiKey: input.apiKey,
+    models: input.models,
+    priority: input.priority,
+    weight: input.weight,
+    provider: upstream.provider,
+    apiVersion: upstream.apiVersion,
   });
   if (probe) await recordCheck(deps.db, id, probe);
   await announceUpstreamsChanged(deps.redis, deps.redisKeys);
   return { id, upstream, probe };
 }
 
-export interface StoredUpstream { upstream: ResolvedUpstream; credential: string; models: string[] }
+export interface StoredUpstream {
+  upstream: ResolvedUpstream;
+  credential: string;
+  models: string[];
+}
 
 export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto'>, id: number): Promise<StoredUpstream | undefined> {
   const row = await findUpstreamAccount<Protocol>(deps.db, id);
   if (!row) return undefined;
   // Accounts of no preset (added by protocol, or the bootstrap's simulator) follow their protocol's conventions.
-  const upstream = resolveUpstream({ provider: findPreset(row.provider ?? undefined)?.name, protocol: row.protocol, baseUrl: row.baseUrl, apiVersion: row.apiVersion ?? undefined });
+  const upstream = resolveUpstream({
+    provider: findPreset(row.provider ?? undefined)?.name,
+    protocol: row.protocol,
+    baseUrl: row.baseUrl,
+    apiVersion: row.apiVersion ?? undefined,
+  });
   return { upstream, credential: deps.crypto.decrypt(row.credentialEncrypted), models: row.models };
 }
 
 export interface UpstreamChange {
-  baseUrl?: string; apiVersion?: string; apiKey?: string; models?: string[];
+  baseUrl?: string;
+  apiVersion?: string;
+  apiKey?: string;
+  models?: string[];
   /** false: save without asking the provider. */
   verify: boolean;
 }
 
-export interface ChangedUpstream { upstream: ResolvedUpstream; probe?: ProbeResult & { ok: true } }
+export interface ChangedUpstream {
+  upstream: ResolvedUpstream;
+  probe?: ProbeResult & { ok: true };
+}
 
 /**
  * The stored account as changed, resolved as an add is: a new base URL normalised by the account's
@@ -85,9 +139,12 @@ export async function resolveChange(deps: UpstreamDeps, id: number, change: Upst
   const relocated = change.baseUrl !== undefined || change.apiVersion !== undefined;
   const upstream = relocated
     ? resolveUpstream({
-      provider: stored.upstream.provider, protocol: stored.upstream.protocol, baseUrl: change.baseUrl ?? stored.upstream.baseUrl,
-      apiVersion: change.apiVersion, keptApiVersion: stored.upstream.apiVersion,
-    })
+        provider: stored.upstream.provider,
+        protocol: stored.upstream.protocol,
+        baseUrl: change.baseUrl ?? stored.upstream.baseUrl,
+        apiVersion: change.apiVersion,
+        keptApiVersion: stored.upstream.apiVersion,
+      })
     : { ...stored.upstream, notes: [] };
   const changesConnection = relocated || change.apiKey !== undefined || change.models !== undefined;
   if (!change.verify || !changesConnection) return { upstream };

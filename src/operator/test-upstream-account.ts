@@ -23,7 +23,11 @@ function testModel(deps: Dependencies, protocol: Protocol, models: string[]): Ca
   return deps.catalog.active().find((m) => m.kind === 'chat' && m.nativeProtocols.includes(protocol));
 }
 
-export async function testUpstreamAccount(deps: Dependencies, services: Pick<RelayServices, 'upstreamClient'>, id: number): Promise<Record<string, unknown>> {
+export async function testUpstreamAccount(
+  deps: Dependencies,
+  services: Pick<RelayServices, 'upstreamClient'>,
+  id: number,
+): Promise<Record<string, unknown>> {
   const row = await findUpstreamAccount<Protocol>(deps.db, id);
   if (!row) throw new GatewayError('not_found', 'upstream account not found');
   const check = await checkStoredUpstream({ ...deps, upstreamClient: services.upstreamClient }, id);
@@ -31,22 +35,49 @@ export async function testUpstreamAccount(deps: Dependencies, services: Pick<Rel
   // (429, 5xx) is told by the model call below, with its status and error class.
   if (check && !check.ok && check.cause !== 'upstream_error') {
     return {
-      object: 'upstream_test', id, model: null, protocol: row.protocol, ok: false, reachable: check.cause !== 'unreachable',
-      http_status: null, latency_ms: 0, error_class: check.cause, detail: check.message, verification: check,
+      object: 'upstream_test',
+      id,
+      model: null,
+      protocol: row.protocol,
+      ok: false,
+      reachable: check.cause !== 'unreachable',
+      http_status: null,
+      latency_ms: 0,
+      error_class: check.cause,
+      detail: check.message,
+      verification: check,
     };
   }
   const model = testModel(deps, row.protocol, row.models);
-  if (!model) throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
+  if (!model)
+    throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
   const credential = deps.crypto.decrypt(row.credentialEncrypted);
   registerSecret(credential);
   const account = {
-    id: row.id, groupId: row.groupId, name: row.name, protocol: row.protocol, baseUrl: row.baseUrl,
-    credential: credential, models: row.models, priority: row.priority, weight: row.weight,
-    provider: row.provider ?? undefined, apiVersion: row.apiVersion ?? undefined,
+    id: row.id,
+    groupId: row.groupId,
+    name: row.name,
+    protocol: row.protocol,
+    baseUrl: row.baseUrl,
+    credential: credential,
+    models: row.models,
+    priority: row.priority,
+    weight: row.weight,
+    provider: row.provider ?? undefined,
+    apiVersion: row.apiVersion ?? undefined,
   };
   const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, row.protocol, createCodecContext(deps.clock)), account);
   return {
-    object: 'upstream_test', id, model: model.id, protocol: row.protocol, ok: outcome.ok, reachable: outcome.status !== null,
-    http_status: outcome.status, latency_ms: outcome.latencyMs, error_class: outcome.errorClass, detail: outcome.detail, verification: check,
+    object: 'upstream_test',
+    id,
+    model: model.id,
+    protocol: row.protocol,
+    ok: outcome.ok,
+    reachable: outcome.status !== null,
+    http_status: outcome.status,
+    latency_ms: outcome.latencyMs,
+    error_class: outcome.errorClass,
+    detail: outcome.detail,
+    verification: check,
   };
 }

@@ -11,12 +11,33 @@
  * `ERR_SSL_WRONG_VERSION_NUMBER` when https meets a plain-http port).
  */
 const CERTIFICATE_CODES = new Set([
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_CRL', 'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
-  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'CERT_SIGNATURE_FAILURE', 'CRL_SIGNATURE_FAILURE', 'CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED',
-  'CRL_NOT_YET_VALID', 'CRL_HAS_EXPIRED', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD',
-  'ERROR_IN_CRL_LAST_UPDATE_FIELD', 'ERROR_IN_CRL_NEXT_UPDATE_FIELD', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_CHAIN_TOO_LONG', 'CERT_REVOKED', 'INVALID_CA',
-  'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'HOSTNAME_MISMATCH',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_CRL',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CRL_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CRL_NOT_YET_VALID',
+  'CRL_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'ERROR_IN_CRL_LAST_UPDATE_FIELD',
+  'ERROR_IN_CRL_NEXT_UPDATE_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
 ]);
 
 export function isTlsErrorCode(code: string): boolean {
@@ -33,10 +54,15 @@ function codeOf(error: unknown): string | undefined {
 export function unreachableMessage(baseUrl: string, error: unknown): string {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  const why = code === 'ECONNREFUSED' ? 'connection refused'
-    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve (DNS)'
-      : code !== undefined && isTlsErrorCode(code) ? `TLS failed (${code})`
-        : code === 'UND_ERR_CONNECT_TIMEOUT' || /timeout|did not answer/i.test(message) ? 'no answer in time'
-          : `${message}${code ? ` (${code})` : ''}`;
+  const why =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'the host name does not resolve (DNS)'
+        : code !== undefined && isTlsErrorCode(code)
+          ? `TLS failed (${code})`
+          : code === 'UND_ERR_CONNECT_TIMEOUT' || /timeout|did not answer/i.test(message)
+            ? 'no answer in time'
+            : `${message}${code ? ` (${code})` : ''}`;
   return `cannot reach ${baseUrl}: ${why}`;
 }

@@ -8,7 +8,11 @@ import type { HealthMinute, UpstreamHealth } from '../upstream/upstream-health';
 /** Minutes the listing's `recent_failures` covers. */
 export const RECENT_MINUTES = 5;
 
-export interface AccountHealth { coolingDownUntil: number | undefined; recentFailures: number; recentReasons: Record<string, number> }
+export interface AccountHealth {
+  coolingDownUntil: number | undefined;
+  recentFailures: number;
+  recentReasons: Record<string, number>;
+}
 
 export async function healthByAccount(health: UpstreamHealth): Promise<(accountId: number) => AccountHealth> {
   const [cooldowns, minutes] = await Promise.all([health.sharedCooldowns(), health.history(RECENT_MINUTES)]);
@@ -23,7 +27,11 @@ export async function healthByAccount(health: UpstreamHealth): Promise<(accountI
   }
   return (accountId) => {
     const recentReasons = reasons.get(accountId) ?? {};
-    return { coolingDownUntil: cooling.get(accountId), recentFailures: Object.values(recentReasons).reduce((a, b) => a + b, 0), recentReasons };
+    return {
+      coolingDownUntil: cooling.get(accountId),
+      recentFailures: Object.values(recentReasons).reduce((a, b) => a + b, 0),
+      recentReasons,
+    };
   };
 }
 

@@ -20,10 +20,17 @@ export interface BootstrapResult {
   key?: string;
 }
 
-export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog, options: {
-  /** Undefined: no upstream accounts (the operator connects providers with `admin upstream add`). */
-  simulatorUrl?: string; simulatorKey: string; apiKey?: string;
-}): Promise<BootstrapResult> {
+export async function bootstrap(
+  db: Pool,
+  crypto: SecretCrypto,
+  catalog: Catalog,
+  options: {
+    /** Undefined: no upstream accounts (the operator connects providers with `admin upstream add`). */
+    simulatorUrl?: string;
+    simulatorKey: string;
+    apiKey?: string;
+  },
+): Promise<BootstrapResult> {
   if (await anyAccountExists(db)) return { created: false };
   const families = [...new Set(catalog.models.map((m) => m.family))];
   const defaultGroup = await createGroup(db, { name: 'default', family: null });
@@ -43,9 +50,25 @@ export async function bootstrap(db: Pool, crypto: SecretCrypto, catalog: Catalog
   for (const [protocol, familyModels] of options.simulatorUrl === undefined ? [] : byProtocol) {
     const simulatorUrl = options.simulatorUrl!;
     const all = [...familyModels.values()].flat();
-    await addUpstreamAccount(db, crypto, { groupId: defaultGroup, name: `simulator ${protocol}`, protocol, baseUrl: simulatorUrl, apiKey: options.simulatorKey, models: all, provider: SIMULATOR_PROVIDER });
+    await addUpstreamAccount(db, crypto, {
+      groupId: defaultGroup,
+      name: `simulator ${protocol}`,
+      protocol,
+      baseUrl: simulatorUrl,
+      apiKey: options.simulatorKey,
+      models: all,
+      provider: SIMULATOR_PROVIDER,
+    });
     for (const [family, models] of familyModels) {
-      await addUpstreamAccount(db, crypto, { groupId: familyGroups.get(family)!, name: `simulator ${protocol}`, protocol, baseUrl: simulatorUrl, apiKey: options.simulatorKey, models, provider: SIMULATOR_PROVIDER });
+      await addUpstreamAccount(db, crypto, {
+        groupId: familyGroups.get(family)!,
+        name: `simulator ${protocol}`,
+        protocol,
+        baseUrl: simulatorUrl,
+        apiKey: options.simulatorKey,
+        models,
+        provider: SIMULATOR_PROVIDER,
+      });
     }
   }
   const accountId = await createAccount(db, { name: 'demo', tier: 'pro' });

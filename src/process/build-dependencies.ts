@@ -21,19 +21,28 @@ export async function checkReachable(config: Config, dependencies: Pick<Dependen
   try {
     await pingDatabase(dependencies.db);
   } catch (error) {
-    throw new ServiceUnreachableError(`PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
+    throw new ServiceUnreachableError(
+      `PostgreSQL is not reachable at ${redactUrl(config.databaseUrl)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`,
+    );
   }
   if (dependencies.readDb && config.databaseReadUrl) {
     try {
       await pingDatabase(dependencies.readDb);
     } catch (error) {
-      throw new ServiceUnreachableError(`DATABASE_READ_URL: PostgreSQL is not reachable at ${redactUrl(config.databaseReadUrl)} (${(error as Error).message})`);
+      throw new ServiceUnreachableError(
+        `DATABASE_READ_URL: PostgreSQL is not reachable at ${redactUrl(config.databaseReadUrl)} (${(error as Error).message})`,
+      );
     }
   }
   try {
-    await Promise.race([dependencies.redis.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000))]);
+    await Promise.race([
+      dependencies.redis.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3_000)),
+    ]);
   } catch (error) {
-    throw new ServiceUnreachableError(`Redis is not reachable at ${describeRedisTarget(config.redis)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`);
+    throw new ServiceUnreachableError(
+      `Redis is not reachable at ${describeRedisTarget(config.redis)} (${(error as Error).message}); start it, e.g. docker compose up -d postgres redis`,
+    );
   }
 }
 
@@ -67,7 +76,10 @@ export function buildDependencies(config: Config, options: { processName: string
     redisKeys: createRedisKeys(config.redisPrefix),
     storage: createObjectStorage({
       endpoint: options.s3Endpoint ?? config.s3.endpoint ?? `http://127.0.0.1:${config.s3.embeddedPort}`,
-      region: config.s3.region, bucket: config.s3.bucket, accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey,
+      region: config.s3.region,
+      bucket: config.s3.bucket,
+      accessKeyId: config.s3.accessKeyId,
+      secretAccessKey: config.s3.secretAccessKey,
     }),
     logger,
     metrics: createMetrics({ defaultMetrics: true }),

@@ -39,7 +39,9 @@ export function demoPassword(secretsFile: string): string {
 export async function ensureDemoLogin(db: Pool, options: { email: string; password?: string; secretsFile: string }): Promise<string> {
   const email = options.email.toLowerCase();
   const password = options.password ?? demoPassword(options.secretsFile);
-  const where = options.password ? '(CONSOLE_DEMO_PASSWORD)' : `(generated for this install, kept in ${path.relative(process.cwd(), demoLoginFile(options.secretsFile)) || demoLoginFile(options.secretsFile)})`;
+  const where = options.password
+    ? '(CONSOLE_DEMO_PASSWORD)'
+    : `(generated for this install, kept in ${path.relative(process.cwd(), demoLoginFile(options.secretsFile)) || demoLoginFile(options.secretsFile)})`;
   const user = await findConsoleUserByEmail(db, email);
   if (user) {
     if (await verifyPassword(PUBLISHED_PASSWORD, user.passwordHash)) {

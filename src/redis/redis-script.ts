@@ -23,7 +23,12 @@ export function loadRedisScript(name: string): RedisScript {
   const match = /-(\d+|n)$/.exec(name);
   if (!match) throw new Error(`script name ${name} must end with -<numberOfKeys> or -n`);
   const source = inlineIncludes(readFileSync(path.join(SCRIPTS_DIR, `${name}.lua`), 'utf8'), new Set());
-  return { name, numberOfKeys: match[1] === 'n' ? undefined : Number(match[1]), source, sha: createHash('sha1').update(source).digest('hex') };
+  return {
+    name,
+    numberOfKeys: match[1] === 'n' ? undefined : Number(match[1]),
+    source,
+    sha: createHash('sha1').update(source).digest('hex'),
+  };
 }
 
 /** Each file is inlined once (an include of an include it already has is dropped). */
@@ -36,7 +41,8 @@ function inlineIncludes(text: string, seen: Set<string>): string {
 }
 
 export async function runRedisScript(redis: Redis, script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {
-  if (script.numberOfKeys !== undefined && keys.length !== script.numberOfKeys) throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
+  if (script.numberOfKeys !== undefined && keys.length !== script.numberOfKeys)
+    throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${keys.length}`);
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {

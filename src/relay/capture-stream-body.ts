@@ -37,7 +37,13 @@ export function captureStreamBody(plan: RelayPlan, maxChars: number): StreamCapt
         const decoder = CODECS[plan.protocol].upstream.createStreamDecoder({ ...plan.context, toolNames: {} });
         const events = [...decoder.push(text), ...decoder.end()];
         const parts = collectParts();
-        const response: IrResponse = { id: '', model: plan.model.id, parts: [], finish: { unified: 'other', raw: null }, usage: ZERO_USAGE };
+        const response: IrResponse = {
+          id: '',
+          model: plan.model.id,
+          parts: [],
+          finish: { unified: 'other', raw: null },
+          usage: ZERO_USAGE,
+        };
         for (const event of events) {
           parts.observe(event);
           if (event.type === 'start') response.id = event.id;

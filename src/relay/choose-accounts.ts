@@ -32,7 +32,10 @@ export interface AccountRoute {
 }
 
 /** What routing reads about the request; known before admission (except for chained Responses calls). */
-export type RoutingInput = Pick<RelayPlan, 'protocol' | 'requestId' | 'key' | 'model' | 'rawBody' | 'request' | 'passThroughAllowed' | 'requestHeaders'>;
+export type RoutingInput = Pick<
+  RelayPlan,
+  'protocol' | 'requestId' | 'key' | 'model' | 'rawBody' | 'request' | 'passThroughAllowed' | 'requestHeaders'
+>;
 
 /**
  * Starts routing's lookups. The inference pipeline runs this beside admission, so the session's
@@ -46,13 +49,23 @@ export async function lookUpRouting(input: RoutingInput, deps: Dependencies, ser
   // neither the prefix hash nor the Redis round trip of affinity.
   const choice = candidates.accounts.length + candidates.skipped.length > 1;
   const translates = !input.passThroughAllowed || candidates.accounts.some((a) => a.protocol !== input.protocol);
-  const session = choice || translates ? sessionIdentity(CODECS[input.protocol].inbound.sessionSources, input.rawBody, input.request, input.key.keyId, input.requestHeaders) : undefined;
+  const session =
+    choice || translates
+      ? sessionIdentity(CODECS[input.protocol].inbound.sessionSources, input.rawBody, input.request, input.key.keyId, input.requestHeaders)
+      : undefined;
   if (session && translates) input.request.cacheKey = session.id;
-  const affinity = createSessionAffinity({ redis: deps.redis, redisKeys: deps.redisKeys, ttlMs: choice ? deps.config.sessionAffinityTtlMs : 0 });
-  const boundId = session === undefined ? Promise.resolve(undefined) : affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
-    deps.logger.warn({ err: error, requestId: input.requestId }, 'session affinity lookup failed; routing without it');
-    return undefined;
+  const affinity = createSessionAffinity({
+    redis: deps.redis,
+    redisKeys: deps.redisKeys,
+    ttlMs: choice ? deps.config.sessionAffinityTtlMs : 0,
   });
+  const boundId =
+    session === undefined
+      ? Promise.resolve(undefined)
+      : affinity.boundAccount(groupId, session.id).catch((error: unknown) => {
+          deps.logger.warn({ err: error, requestId: input.requestId }, 'session affinity lookup failed; routing without it');
+          return undefined;
+        });
   return { candidates, session, affinity, boundId };
 }
 
@@ -61,7 +74,10 @@ export async function chooseAccounts(plan: RelayPlan, lookup: RoutingLookup, dep
   const { candidates, session, affinity } = lookup;
   const boundId = await lookup.boundId;
   const scope = { groupName: plan.key.groupName, model: plan.model.id };
-  const byProtocol = [...candidates.accounts.filter((a) => a.protocol === plan.protocol), ...candidates.accounts.filter((a) => a.protocol !== plan.protocol)];
+  const byProtocol = [
+    ...candidates.accounts.filter((a) => a.protocol === plan.protocol),
+    ...candidates.accounts.filter((a) => a.protocol !== plan.protocol),
+  ];
   // A bound account cooling down or gone is not among the candidates: the session moves on. One of
   // a worse priority than the best candidate is a backup the session failed over to: once the
   // primary is back, priority wins over the cache (an active session would otherwise stay there).
@@ -71,13 +87,24 @@ export async function chooseAccounts(plan: RelayPlan, lookup: RoutingLookup, dep
   const trace = new RoutingTrace(scope, ordered, candidates.skipped);
   const report = (message: string) => {
     const steps = trace.steps();
-    deps.logger[trace.eventful ? 'info' : 'debug']({
-      requestId: plan.requestId, group: plan.key.groupName, model: plan.model.id,
-      session: { source: session?.source ?? 'none', boundAccountId: boundId ?? null }, routing: steps,
-    }, message);
+    deps.logger[trace.eventful ? 'info' : 'debug'](
+      {
+        requestId: plan.requestId,
+        group: plan.key.groupName,
+        model: plan.model.id,
+        session: { source: session?.source ?? 'none', boundAccountId: boundId ?? null },
+        routing: steps,
+      },
+      message,
+    );
     if (!trace.eventful) return;
     void recordRoutingDecision(deps.db, {
-      requestId: plan.requestId, accountId: plan.key.accountId, apiKeyId: plan.key.keyId, model: plan.model.id, outcome: trace.outcome, steps,
+      requestId: plan.requestId,
+      accountId: plan.key.accountId,
+      apiKeyId: plan.key.keyId,
+      model: plan.model.id,
+      outcome: trace.outcome,
+      steps,
     }).catch((error: unknown) => deps.logger.warn({ err: error, requestId: plan.requestId }, 'storing a routing decision failed'));
   };
   if (ordered.length === 0) {
@@ -90,7 +117,12 @@ export async function chooseAccounts(plan: RelayPlan, lookup: RoutingLookup, dep
     served: (account) => {
       trace.served(account, account === bound);
       // The lookup already restarted the TTL of a binding that holds; only a move is written.
-      if (session && account.id !== boundId) void affinity.bind(groupId, session.id, account.id).catch((error: unknown) => deps.logger.warn({ err: error, requestId: plan.requestId }, 'binding a session to its account failed'));
+      if (session && account.id !== boundId)
+        void affinity
+          .bind(groupId, session.id, account.id)
+          .catch((error: unknown) =>
+            deps.logger.warn({ err: error, requestId: plan.requestId }, 'binding a session to its account failed'),
+          );
     },
     refusal: (lastError) => trace.refusal(lastError),
     report: () => report('routing decision'),

@@ -25,11 +25,17 @@ const bodySchema = z.object({
   keyId: z.coerce.number().int().positive(),
 });
 
-interface Stage { stage: string; ok: boolean; detail: string; [extra: string]: unknown }
+interface Stage {
+  stage: string;
+  ok: boolean;
+  detail: string;
+  [extra: string]: unknown;
+}
 
 /** Each protocol by its name and its codec's aliases (lower case). */
-const PROTOCOL_ALIASES = new Map<string, Protocol>(Object.values(CODECS)
-  .flatMap((codec) => [codec.protocol, ...codec.aliases].map((name) => [name, codec.protocol] as const)));
+const PROTOCOL_ALIASES = new Map<string, Protocol>(
+  Object.values(CODECS).flatMap((codec) => [codec.protocol, ...codec.aliases].map((name) => [name, codec.protocol] as const)),
+);
 
 export function createDialTestRouter(deps: Dependencies, services: RelayServices): Router {
   const router = Router();
@@ -57,7 +63,11 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     }
     const protocol = PROTOCOL_ALIASES.get(parsed.data.protocol.toLowerCase());
     if (!protocol || !isProtocol(protocol)) {
-      stages.push({ stage: 'protocol', ok: false, detail: `unknown protocol ${parsed.data.protocol}; use messages, responses, chat or generate-content` });
+      stages.push({
+        stage: 'protocol',
+        ok: false,
+        detail: `unknown protocol ${parsed.data.protocol}; use messages, responses, chat or generate-content`,
+      });
       return answer(false);
     }
     const model = deps.catalog.find(parsed.data.model);
@@ -67,10 +77,20 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     }
     stages.push({ stage: 'model', ok: true, detail: `model ${model.id} (family ${model.family})` });
     if (key.groupFamily !== null && key.groupFamily !== model.family) {
-      stages.push({ stage: 'group', ok: false, detail: `group ${key.groupName} routes only ${key.groupFamily}, not ${model.id}`, group: key.groupName });
+      stages.push({
+        stage: 'group',
+        ok: false,
+        detail: `group ${key.groupName} routes only ${key.groupFamily}, not ${model.id}`,
+        group: key.groupName,
+      });
       return answer(false);
     }
-    stages.push({ stage: 'group', ok: true, detail: `group ${key.groupName} routes ${key.groupFamily ?? 'every family'}`, group: key.groupName });
+    stages.push({
+      stage: 'group',
+      ok: true,
+      detail: `group ${key.groupName} routes ${key.groupFamily ?? 'every family'}`,
+      group: key.groupName,
+    });
     try {
       resolveModel(deps.catalog, model.id, protocol, key);
       stages.push({ stage: 'protocol', ok: true, detail: `${protocol} is available for ${model.id}` });
@@ -81,12 +101,27 @@ export function createDialTestRouter(deps: Dependencies, services: RelayServices
     const { accounts, skipped } = await services.upstreams.candidates(key.groupId, model.id, model.nativeProtocols);
     const account = [...accounts.filter((a) => a.protocol === protocol), ...accounts][0];
     if (!account) {
-      stages.push({ stage: 'upstream_account', ok: false, detail: refusalWithoutCandidates({ groupName: key.groupName, model: model.id }, skipped, deps.clock.now()).message });
+      stages.push({
+        stage: 'upstream_account',
+        ok: false,
+        detail: refusalWithoutCandidates({ groupName: key.groupName, model: model.id }, skipped, deps.clock.now()).message,
+      });
       return answer(false);
     }
-    stages.push({ stage: 'upstream_account', ok: true, detail: `account ${account.id} (${account.name}, ${account.protocol})`, upstream_account_id: account.id });
+    stages.push({
+      stage: 'upstream_account',
+      ok: true,
+      detail: `account ${account.id} (${account.name}, ${account.protocol})`,
+      upstream_account_id: account.id,
+    });
     const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, protocol, context), account);
-    stages.push({ stage: 'upstream', ok: outcome.ok, detail: outcome.detail, status: outcome.status ?? undefined, latency_ms: outcome.latencyMs });
+    stages.push({
+      stage: 'upstream',
+      ok: outcome.ok,
+      detail: outcome.detail,
+      status: outcome.status ?? undefined,
+      latency_ms: outcome.latencyMs,
+    });
     return answer(outcome.ok);
   });
   return router;

@@ -30,11 +30,24 @@ const MAX_OUTPUT_TOKENS = 16;
 /** The smallest request: one user turn, no tools, 16 output tokens, not streamed. */
 export function pingPlan(model: CatalogModel, protocol: Protocol, context: CodecContext): UpstreamCallPlan {
   return {
-    protocol, model, rawBody: {}, warnings: [], stream: false, streamOptions: { model: model.id }, context, inputEstimate: 0,
-    betaQuery: false, passThroughAllowed: false,
+    protocol,
+    model,
+    rawBody: {},
+    warnings: [],
+    stream: false,
+    streamOptions: { model: model.id },
+    context,
+    inputEstimate: 0,
+    betaQuery: false,
+    passThroughAllowed: false,
     request: {
-      model: model.id, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], tools: [], builtinTools: [],
-      sampling: { maxOutputTokens: MAX_OUTPUT_TOKENS }, stream: false,
+      model: model.id,
+      system: [],
+      turns: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }],
+      tools: [],
+      builtinTools: [],
+      sampling: { maxOutputTokens: MAX_OUTPUT_TOKENS },
+      stream: false,
     },
   };
 }
@@ -64,9 +77,23 @@ async function dial(client: UpstreamClient, plan: UpstreamCallPlan, account: Ups
   } catch (error) {
     const latencyMs = elapsed();
     // An answer that did not decode is the upstream's fault; a thrown transport error says which kind.
-    if (status !== null) return { ok: false, status, latencyMs, errorClass: 'upstream_error', detail: `the answer did not decode: ${(error as Error).message}` };
+    if (status !== null)
+      return {
+        ok: false,
+        status,
+        latencyMs,
+        errorClass: 'upstream_error',
+        detail: `the answer did not decode: ${(error as Error).message}`,
+      };
     const failure = toUpstreamError(error);
     const code = (error as { cause?: { code?: string } }).cause?.code;
-    return { ok: false, status, latencyMs, errorClass: failure.kind, detail: code ? `${failure.message} (${code})` : failure.message, transportError: error };
+    return {
+      ok: false,
+      status,
+      latencyMs,
+      errorClass: failure.kind,
+      detail: code ? `${failure.message} (${code})` : failure.message,
+      transportError: error,
+    };
   }
 }

@@ -114,8 +114,13 @@ async function withHeaders<T>(scope: InferenceScope, key: AuthenticatedKey, res:
 }
 
 /** The caller's key, per the protocol's credential locations; a refusal carries its accounting headers. */
-async function authenticateCaller(scope: InferenceScope, route: ServedRoute, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse)
-  : Promise<{ key: AuthenticatedKey; callerIp: string }> {
+async function authenticateCaller(
+  scope: InferenceScope,
+  route: ServedRoute,
+  query: ParsedUrlQuery,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ key: AuthenticatedKey; callerIp: string }> {
   const { protocol, codec } = route;
   const secret = extractCredential(codec.inbound.credentials, req.headers, query);
   if (!secret) throw new GatewayError('authentication', codec.inbound.missingCredentialMessage);
@@ -123,15 +128,24 @@ async function authenticateCaller(scope: InferenceScope, route: ServedRoute, que
   const key = await scope.services.authenticator.authenticate(secret, callerIp).catch(async (error: unknown) => {
     // A refusal by the key's IP rules carries its accounting headers, like admission's refusals.
     if (error instanceof IpRuleRefusal) noteCaller(res, error.key, protocol);
-    if (error instanceof IpRuleRefusal) locals(res).accountingHeaders = await scope.services.admission.peekHeaders(error.key, protocol).catch(() => ({}));
+    if (error instanceof IpRuleRefusal)
+      locals(res).accountingHeaders = await scope.services.admission.peekHeaders(error.key, protocol).catch(() => ({}));
     throw error;
   });
   return { key, callerIp };
 }
 
 /** Decodes the body to the IR and resolves its model and gates; what the request asked for is noted as it becomes known. */
-function prepareCall(scope: InferenceScope, route: ServedRoute, path: string, query: ParsedUrlQuery, req: IncomingMessage, body: unknown,
-  key: AuthenticatedKey, facts: RequestFacts): PreparedCall {
+function prepareCall(
+  scope: InferenceScope,
+  route: ServedRoute,
+  path: string,
+  query: ParsedUrlQuery,
+  req: IncomingMessage,
+  body: unknown,
+  key: AuthenticatedKey,
+  facts: RequestFacts,
+): PreparedCall {
   const { protocol, codec } = route;
   const inbound = codec.inbound;
   const compacting = inbound.compaction;
@@ -155,16 +169,33 @@ function prepareCall(scope: InferenceScope, route: ServedRoute, path: string, qu
   // Remote compaction (issue 25): the gateway's own compaction items become their summary again.
   const rawBody = body as Record<string, unknown>;
   const opened = compacting && compactionKey ? compacting.openItems(request, compactionKey, key.accountId) : 0;
-  const compaction = !compacting ? undefined
-    : route.endpoint === 'compact' ? 'compact' as const : compacting.hasTrigger(rawBody) ? 'trigger' as const : undefined;
+  const compaction = !compacting
+    ? undefined
+    : route.endpoint === 'compact'
+      ? ('compact' as const)
+      : compacting.hasTrigger(rawBody)
+        ? ('trigger' as const)
+        : undefined;
   return { request, model, warnings, clientHeaders, routeFacts, rawBody, opened, compaction };
 }
 
 /** The relay's plan for an admitted call (a chained Responses call has its stored turns by now). */
-function relayPlanOf(scope: InferenceScope, route: ServedRoute, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse, call: {
-  prepared: PreparedCall; key: AuthenticatedKey; startedAt: number; admitted: AdmittedCall; bodyBytes: number; passThroughAllowed: boolean;
-  routing: RelayPlan['routing'];
-}): RelayPlan {
+function relayPlanOf(
+  scope: InferenceScope,
+  route: ServedRoute,
+  query: ParsedUrlQuery,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: {
+    prepared: PreparedCall;
+    key: AuthenticatedKey;
+    startedAt: number;
+    admitted: AdmittedCall;
+    bodyBytes: number;
+    passThroughAllowed: boolean;
+    routing: RelayPlan['routing'];
+  },
+): RelayPlan {
   const { protocol, codec } = route;
   const compacting = codec.inbound.compaction;
   const compactionKey = compacting ? scope.compactionKeys.get(protocol) : undefined;
@@ -200,18 +231,31 @@ function relayPlanOf(scope: InferenceScope, route: ServedRoute, query: ParsedUrl
     ...(compaction === 'compact' ? { endpoint: 'compact' as const } : {}),
   };
   if (compaction && compacting && compactionKey) {
-    plan.encodeAnswer = (ir) => compacting.encodeAnswer(ir, {
-      endpoint: compaction, stream: clientStream, key: compactionKey, accountId: call.key.accountId, streamOptions: plan.streamOptions, context,
-    });
+    plan.encodeAnswer = (ir) =>
+      compacting.encodeAnswer(ir, {
+        endpoint: compaction,
+        stream: clientStream,
+        key: compactionKey,
+        accountId: call.key.accountId,
+        streamOptions: plan.streamOptions,
+        context,
+      });
   }
   return plan;
 }
 
-async function serve(scope: InferenceScope, route: ServedRoute, path: string, query: ParsedUrlQuery, req: IncomingMessage, res: ServerResponse,
-  parsedBody?: Record<string, unknown>): Promise<void> {
+async function serve(
+  scope: InferenceScope,
+  route: ServedRoute,
+  path: string,
+  query: ParsedUrlQuery,
+  req: IncomingMessage,
+  res: ServerResponse,
+  parsedBody?: Record<string, unknown>,
+): Promise<void> {
   const { deps, services } = scope;
   const startedAt = deps.clock.now();
-  const body = parsedBody ?? await readJsonBody(req, res, deps.config.maxBodyBytes, scope.bodyFallback);
+  const body = parsedBody ?? (await readJsonBody(req, res, deps.config.maxBodyBytes, scope.bodyFallback));
   markTrace(res, 'read');
   const protocol = route.protocol;
   const inbound = route.codec.inbound;
@@ -226,35 +270,59 @@ async function serve(scope: InferenceScope, route: ServedRoute, path: string, qu
   markTrace(res, 'decoded');
   const bodyBytes = Number(req.headers['content-length'] ?? 0) || JSON.stringify(rawBody).length;
   const reserveCredits = estimateReservationCredits({
-    model, bodyBytes, requestedMaxOutputTokens: request.sampling.maxOutputTokens, maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
+    model,
+    bodyBytes,
+    requestedMaxOutputTokens: request.sampling.maxOutputTokens,
+    maxReservedOutputTokens: deps.config.reservationMaxOutputTokens,
   });
   const admission = { key, clientIp: callerIp, requestId: locals(res).requestId, reserveCredits, takesLease: true, surface: protocol };
   // The codec says when a body may go upstream as it is (Responses: nothing stored, nothing chained).
   // A compact call passes through to a native compact endpoint; a compaction trigger is always the
   // gateway's own; a body holding the gateway's compaction items cannot go upstream as it is.
-  const passThroughAllowed = opened === 0 && compaction !== 'trigger'
-    && (compaction === 'compact' || inbound.canPassThrough(request, routeFacts));
+  const passThroughAllowed =
+    opened === 0 && compaction !== 'trigger' && (compaction === 'compact' || inbound.canPassThrough(request, routeFacts));
   // Routing's lookups (a Redis read for the session) run beside admission's script; a chained
   // Responses call is routed once its stored turns are known.
-  const routing = request.previousResponseId === undefined
-    ? lookUpRouting({ protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed, requestHeaders: req.headers }, deps, services)
-    : undefined;
+  const routing =
+    request.previousResponseId === undefined
+      ? lookUpRouting(
+          { protocol, requestId: locals(res).requestId, key, model, rawBody, request, passThroughAllowed, requestHeaders: req.headers },
+          deps,
+          services,
+        )
+      : undefined;
   routing?.catch(() => undefined); // awaited by the relay; a refused admission leaves it unread
-  await runPaidCall(scope.paid, admission, async (admitted) => {
-    if (request.previousResponseId !== undefined) {
-      const stored = await services.responses.load(request.previousResponseId, key.accountId);
-      request.turns = [...stored.turns, ...request.turns];
-      request.previousResponseId = undefined;
-    }
-    const plan = relayPlanOf(scope, route, query, req, res, { prepared, key, startedAt, admitted, bodyBytes, passThroughAllowed, routing });
-    if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
-    const ending = await runRelay(plan, res, deps, services);
-    facts.warnings = plan.warnings;
-    if (ending.kind === 'settle' && ending.charge.usage) noteCharge(res, ending.charge.usage);
-    // A whole answer's record rides in its settlement (built then, with the usage just noted).
-    if (ending.kind === 'settle' && ending.deliver) ending.rider = locals(res).riderAtSettlement;
-    return ending;
-  }, (admitted) => { markTrace(res, 'admitted'); locals(res).accountingHeaders = admitted.headers(); });
+  await runPaidCall(
+    scope.paid,
+    admission,
+    async (admitted) => {
+      if (request.previousResponseId !== undefined) {
+        const stored = await services.responses.load(request.previousResponseId, key.accountId);
+        request.turns = [...stored.turns, ...request.turns];
+        request.previousResponseId = undefined;
+      }
+      const plan = relayPlanOf(scope, route, query, req, res, {
+        prepared,
+        key,
+        startedAt,
+        admitted,
+        bodyBytes,
+        passThroughAllowed,
+        routing,
+      });
+      if (request.metadata?.user_id) deps.logger.info({ requestId: plan.requestId, userId: request.metadata.user_id }, 'metadata.user_id');
+      const ending = await runRelay(plan, res, deps, services);
+      facts.warnings = plan.warnings;
+      if (ending.kind === 'settle' && ending.charge.usage) noteCharge(res, ending.charge.usage);
+      // A whole answer's record rides in its settlement (built then, with the usage just noted).
+      if (ending.kind === 'settle' && ending.deliver) ending.rider = locals(res).riderAtSettlement;
+      return ending;
+    },
+    (admitted) => {
+      markTrace(res, 'admitted');
+      locals(res).accountingHeaders = admitted.headers();
+    },
+  );
   endHandlerTrace(res, 'settled'); // a whole answer was settled before it was written (marked there)
 }
 
@@ -281,24 +349,49 @@ function handleInference(scope: InferenceScope, req: IncomingMessage, res: Serve
 }
 
 /** A Responses WebSocket message, served like a `POST /v1/responses` of its body. */
-async function serveWebSocketMessage(scope: InferenceScope, upgrade: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+async function serveWebSocketMessage(
+  scope: InferenceScope,
+  upgrade: IncomingMessage,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+): Promise<void> {
   assignRequestId(res);
   locals(res).surface = 'responses';
   locals(res).routeLabel = 'responses-websocket';
   observeRequest(scope.deps.logger, scope.deps.metrics, upgrade, res, () => 'responses-websocket');
-  await serve(scope, WEBSOCKET_ROUTE, '/v1/responses', {}, upgrade, res, body).catch((error: unknown) => renderFailure(scope, error, '/v1/responses', res));
+  await serve(scope, WEBSOCKET_ROUTE, '/v1/responses', {}, upgrade, res, body).catch((error: unknown) =>
+    renderFailure(scope, error, '/v1/responses', res),
+  );
 }
 
-export function createInferenceHandler(deps: Dependencies, services: RelayServices, renderers: ErrorRenderers, tracer?: Tracer, observer?: RequestObserver): InferenceHandler {
-  const opaqueIds = createOpaqueIdStore({ redis: deps.redis, redisKeys: deps.redisKeys, onError: (error) => deps.logger.warn({ err: error }, 'opaque id store') });
+export function createInferenceHandler(
+  deps: Dependencies,
+  services: RelayServices,
+  renderers: ErrorRenderers,
+  tracer?: Tracer,
+  observer?: RequestObserver,
+): InferenceHandler {
+  const opaqueIds = createOpaqueIdStore({
+    redis: deps.redis,
+    redisKeys: deps.redisKeys,
+    onError: (error) => deps.logger.warn({ err: error }, 'opaque id store'),
+  });
   const scope: InferenceScope = {
-    deps, services, renderers, tracer, observer, opaqueIds,
+    deps,
+    services,
+    renderers,
+    tracer,
+    observer,
+    opaqueIds,
     context: createCodecContext(deps.clock, opaqueIds),
     clientIp: createClientIpResolver(deps.config.trustedProxies),
     bodyFallback: jsonBody(deps.config.maxBodyBytes),
     paid: { admission: services.admission, usage: services.usage, logger: deps.logger },
-    compactionKeys: new Map(Object.values(CODECS).flatMap((codec) => (codec.inbound.compaction
-      ? [[codec.protocol, codec.inbound.compaction.deriveKey(deps.config.encryptionKey)] as const] : []))),
+    compactionKeys: new Map(
+      Object.values(CODECS).flatMap((codec) =>
+        codec.inbound.compaction ? [[codec.protocol, codec.inbound.compaction.deriveKey(deps.config.encryptionKey)] as const] : [],
+      ),
+    ),
   };
   return {
     handle: (req, res) => handleInference(scope, req, res),

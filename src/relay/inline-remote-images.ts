@@ -15,12 +15,21 @@ const ALLOWED_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/we
 const MAX_REDIRECTS = 3;
 const NOT_FETCHED = 'image URL could not be fetched as an image (it must be a public http(s) URL answering 200 with an image type)';
 
-export interface ImageFetchOptions { allowPrivate: boolean; maxBytes: number; timeoutMs: number }
+export interface ImageFetchOptions {
+  allowPrivate: boolean;
+  maxBytes: number;
+  timeoutMs: number;
+}
 
 function refusalMessage(refusal: OutboundRefusal): string {
   switch (refusal.reason) {
-    case 'invalid_url': case 'scheme': case 'forbidden_address': case 'too_large': return `image URL refused: ${refusal.message}`;
-    default: return NOT_FETCHED;
+    case 'invalid_url':
+    case 'scheme':
+    case 'forbidden_address':
+    case 'too_large':
+      return `image URL refused: ${refusal.message}`;
+    default:
+      return NOT_FETCHED;
   }
 }
 
@@ -32,7 +41,10 @@ async function download(url: string, policy: OutboundPolicy): Promise<{ mediaTyp
     if (error instanceof OutboundRefusal) throw new GatewayError('invalid_request', refusalMessage(error));
     throw error;
   }
-  const mediaType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const mediaType = String(response.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (response.status !== 200 || !ALLOWED_TYPES.has(mediaType)) throw new GatewayError('invalid_request', NOT_FETCHED);
   return { mediaType, data: response.body.toString('base64') };
 }
@@ -53,13 +65,18 @@ function imageParts(request: IrRequest): ImagePart[] {
 export async function inlineRemoteImages(request: IrRequest, options: ImageFetchOptions): Promise<number> {
   const parts = imageParts(request);
   const policy: OutboundPolicy = {
-    allowAddress: addressPolicy(options), timeoutMs: options.timeoutMs, maxBytes: options.maxBytes, maxRedirects: MAX_REDIRECTS,
+    allowAddress: addressPolicy(options),
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    maxRedirects: MAX_REDIRECTS,
   };
-  await Promise.all(parts.map(async (part) => {
-    const source = part.source;
-    if (source.kind !== 'url') return;
-    const downloaded = await download(source.url, policy);
-    part.source = { kind: 'base64', mediaType: downloaded.mediaType, data: downloaded.data };
-  }));
+  await Promise.all(
+    parts.map(async (part) => {
+      const source = part.source;
+      if (source.kind !== 'url') return;
+      const downloaded = await download(source.url, policy);
+      part.source = { kind: 'base64', mediaType: downloaded.mediaType, data: downloaded.data };
+    }),
+  );
   return parts.length;
 }

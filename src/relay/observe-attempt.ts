@@ -7,12 +7,17 @@ import type { Dependencies } from '../dependencies';
 import type { UpstreamAccount } from '../upstream/upstream-account';
 
 /** Starts timing an attempt; call the result once with the failure reason, or null when the upstream answered with a success. */
-export function timeAttempt(deps: Pick<Dependencies, 'metrics' | 'clock'>, account: Pick<UpstreamAccount, 'id' | 'protocol'>): (failure: string | null) => void {
+export function timeAttempt(
+  deps: Pick<Dependencies, 'metrics' | 'clock'>,
+  account: Pick<UpstreamAccount, 'id' | 'protocol'>,
+): (failure: string | null) => void {
   const startedAt = deps.clock.now();
   const upstreamAccount = String(account.id);
   return (failure) => {
-    deps.metrics.upstreamAttemptDuration.observe({ upstream_account: upstreamAccount, protocol: account.protocol, outcome: failure === null ? 'ok' : 'error' },
-      (deps.clock.now() - startedAt) / 1000);
+    deps.metrics.upstreamAttemptDuration.observe(
+      { upstream_account: upstreamAccount, protocol: account.protocol, outcome: failure === null ? 'ok' : 'error' },
+      (deps.clock.now() - startedAt) / 1000,
+    );
     if (failure !== null) deps.metrics.upstreamAccountErrors.inc({ upstream_account: upstreamAccount, reason: failure });
   };
 }

@@ -23,7 +23,11 @@ export interface PreloadingOpaqueIdStore extends OpaqueIdStore {
   preload(body: unknown): Promise<void>;
 }
 
-export function createOpaqueIdStore(deps: { redis: Redis; redisKeys: RedisKeys; onError: (error: unknown) => void }): PreloadingOpaqueIdStore {
+export function createOpaqueIdStore(deps: {
+  redis: Redis;
+  redisKeys: RedisKeys;
+  onError: (error: unknown) => void;
+}): PreloadingOpaqueIdStore {
   const memory = new Map<string, string>();
   const remember = (id: string, value: string): void => {
     memory.delete(id);
@@ -45,7 +49,9 @@ export function createOpaqueIdStore(deps: { redis: Redis; redisKeys: RedisKeys; 
         deps.onError(error);
         return [] as Array<string | null>;
       });
-      missing.forEach((id, index) => { if (typeof values[index] === 'string') remember(id, values[index]); });
+      missing.forEach((id, index) => {
+        if (typeof values[index] === 'string') remember(id, values[index]);
+      });
     },
   };
 }

@@ -20,8 +20,16 @@ import { storeResponse } from './store-response';
 import type { PreparedUpstreamCall } from './upstream-request';
 import { warningHeader } from './warning-header';
 
-export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: ServerResponse,
-  abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
+export async function relayComplete(
+  plan: RelayPlan,
+  call: PreparedUpstreamCall,
+  response: UpstreamResponse,
+  res: ServerResponse,
+  abort: AbortController,
+  isKeyInvalidated: () => boolean,
+  deps: Dependencies,
+  services: RelayServices,
+): Promise<AttemptOutcome> {
   let text: string;
   try {
     text = await readUpstreamText(response);
@@ -56,7 +64,9 @@ export async function relayComplete(plan: RelayPlan, call: PreparedUpstreamCall,
     if (plan.encodeAnswer) {
       ({ body, contentType } = plan.encodeAnswer({ ...ir, model: plan.model.id }));
     } else {
-      body = JSON.stringify(CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context));
+      body = JSON.stringify(
+        CODECS[plan.protocol].inbound.encodeResponse({ ...ir, model: plan.model.id }, plan.streamOptions, plan.context),
+      );
       // An answer with an id to be stored under (Responses) is kept for chaining.
       if (plan.streamOptions.responseId !== undefined) await storeResponse(plan, ir, body, services);
     }

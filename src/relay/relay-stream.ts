@@ -34,8 +34,16 @@ function heldBack(passThrough: boolean, error: GatewayError): boolean {
   return passThrough ? error.contextOverflow === undefined : error.contextOverflow !== undefined;
 }
 
-export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, response: UpstreamResponse, res: ServerResponse,
-  abort: AbortController, isKeyInvalidated: () => boolean, deps: Dependencies, services: RelayServices): Promise<AttemptOutcome> {
+export async function relayStream(
+  plan: RelayPlan,
+  call: PreparedUpstreamCall,
+  response: UpstreamResponse,
+  res: ServerResponse,
+  abort: AbortController,
+  isKeyInvalidated: () => boolean,
+  deps: Dependencies,
+  services: RelayServices,
+): Promise<AttemptOutcome> {
   const source = createStreamSource(plan, call);
   let committed = false;
   let lastWrite = Date.now();
@@ -55,7 +63,10 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     // one wake-up of the client instead of two before its first byte.
     res.statusCode = 200;
     // issue 22: time to first token, labelled by the catalog's model id and the configured upstream account.
-    deps.metrics.timeToFirstToken.observe({ protocol: plan.protocol, model: plan.model.id, upstream_account: String(call.account.id) }, (deps.clock.now() - plan.startedAt) / 1000);
+    deps.metrics.timeToFirstToken.observe(
+      { protocol: plan.protocol, model: plan.model.id, upstream_account: String(call.account.id) },
+      (deps.clock.now() - plan.startedAt) / 1000,
+    );
   };
   const write = async (data: string): Promise<boolean> => {
     if (data === '') return true;
@@ -65,12 +76,20 @@ export async function relayStream(plan: RelayPlan, call: PreparedUpstreamCall, r
     return writeWithBackpressure(res, data);
   };
 
-  const keepalive = setInterval(() => {
-    if (!committed || res.writableEnded || Date.now() - lastWrite < deps.config.streamKeepaliveMs) return;
-    lastWrite = Date.now();
-    res.write(CODECS[plan.protocol].inbound.keepaliveFrame(plan.streamOptions));
-  }, Math.max(250, Math.floor(deps.config.streamKeepaliveMs / 2)));
-  const heartbeat = setInterval(() => { void plan.admitted.heartbeat().catch(() => undefined); }, Math.max(1_000, Math.floor(deps.config.leaseTtlMs / 3)));
+  const keepalive = setInterval(
+    () => {
+      if (!committed || res.writableEnded || Date.now() - lastWrite < deps.config.streamKeepaliveMs) return;
+      lastWrite = Date.now();
+      res.write(CODECS[plan.protocol].inbound.keepaliveFrame(plan.streamOptions));
+    },
+    Math.max(250, Math.floor(deps.config.streamKeepaliveMs / 2)),
+  );
+  const heartbeat = setInterval(
+    () => {
+      void plan.admitted.heartbeat().catch(() => undefined);
+    },
+    Math.max(1_000, Math.floor(deps.config.leaseTtlMs / 3)),
+  );
 
   try {
     response.body.setEncoding('utf8');

@@ -19,15 +19,21 @@ const displayName = (protocol: Protocol): string => CODECS[protocol].inbound.dis
 export function resolveModel(catalog: Catalog, slug: string, protocol: Protocol, key: AuthenticatedKey): CatalogModel {
   const model = catalog.find(slug);
   if (!model || model.retired) {
-    throw new GatewayError('unsupported_model', model ? `model ${slug} is retired` : `model ${slug} is not supported; GET /v1/models lists the models`, { param: 'model' });
+    throw new GatewayError(
+      'unsupported_model',
+      model ? `model ${slug} is retired` : `model ${slug} is not supported; GET /v1/models lists the models`,
+      { param: 'model' },
+    );
   }
   // After alias resolution: the allowlist names canonical slugs.
   assertModelAllowed(key, model.id);
   if (model.kind !== 'chat' || !model.protocols.includes(protocol)) {
     const shapes = model.protocols.map(displayName).join(', ');
-    throw new GatewayError('protocol_unavailable',
+    throw new GatewayError(
+      'protocol_unavailable',
       `model ${slug} cannot be called with the ${displayName(protocol)} protocol${shapes ? `; it accepts: ${shapes}` : model.kind === 'image' ? '; use /v1/images/generations' : '; use /v1/tasks/submit'}`,
-      { param: 'model' });
+      { param: 'model' },
+    );
   }
   if (key.groupFamily !== null && key.groupFamily !== model.family) {
     throw new GatewayError('no_available_account', `no available account: group ${key.groupName} does not route model ${slug}`);
@@ -36,8 +42,10 @@ export function resolveModel(catalog: Catalog, slug: string, protocol: Protocol,
 }
 
 function hasImage(parts: readonly ContentPart[]): boolean {
-  return parts.some((part) =>
-    part.type === 'image' || part.type === 'document' || (part.type === 'tool_result' && part.content.some((c) => c.type === 'image')));
+  return parts.some(
+    (part) =>
+      part.type === 'image' || part.type === 'document' || (part.type === 'tool_result' && part.content.some((c) => c.type === 'image')),
+  );
 }
 
 function requireCapability(model: CatalogModel, capability: Capability, feature: string, param: string): void {
@@ -61,7 +69,12 @@ function clampOutputCap(model: CatalogModel, request: IrRequest, maxTokensField:
     request.reasoning.budgetTokens = model.maxOutputTokens - 1;
     budgetNote = `, the thinking budget to ${model.maxOutputTokens - 1}`;
   }
-  return [{ field: maxTokensField, message: `${max} exceeds the maximum output of model ${model.id}; lowered to ${model.maxOutputTokens}${budgetNote}` }];
+  return [
+    {
+      field: maxTokensField,
+      message: `${max} exceeds the maximum output of model ${model.id}; lowered to ${model.maxOutputTokens}${budgetNote}`,
+    },
+  ];
 }
 
 /** Throws 400 for what the model cannot do; returns warnings for what is dropped or lowered instead. */
@@ -69,12 +82,16 @@ export function checkCapabilities(model: CatalogModel, request: IrRequest, maxTo
   const warnings: TranslationWarning[] = [];
   if (request.turns.some((turn) => hasImage(turn.parts))) requireCapability(model, 'vision', 'image input (vision)', 'messages');
   if (request.tools.length > 0) requireCapability(model, 'tool_use', 'tools (tool_use)', 'tools');
-  if (request.responseFormat?.type === 'json_schema') requireCapability(model, 'json_schema', 'structured output (json_schema)', 'response_format');
+  if (request.responseFormat?.type === 'json_schema')
+    requireCapability(model, 'json_schema', 'structured output (json_schema)', 'response_format');
   if (request.sampling.logprobs) requireCapability(model, 'logprobs', 'logprobs', 'logprobs');
   warnings.push(...clampOutputCap(model, request, maxTokensField));
   const temperature = request.sampling.temperature;
   if (model.fixedTemperature !== undefined && temperature !== undefined && temperature !== model.fixedTemperature) {
-    warnings.push({ field: 'temperature', message: `model ${model.id} accepts only temperature ${model.fixedTemperature}; the value ${temperature} was dropped` });
+    warnings.push({
+      field: 'temperature',
+      message: `model ${model.id} accepts only temperature ${model.fixedTemperature}; the value ${temperature} was dropped`,
+    });
     request.sampling.temperature = undefined;
   }
   if (request.reasoning && !request.reasoning.disabled && !(model.capabilities as string[]).includes('thinking')) {

@@ -19,7 +19,13 @@ import { GatewayError } from '../errors/gateway-error';
 import { toGatewayError } from '../http/to-gateway-error';
 import type { ErrorRenderers } from '../http/error-middleware';
 import {
-  completedResponse, errorEvent, inputItems, readClientMessage, turnHeaders, warmUpEvents, WEBSOCKET_UPGRADE_HINT,
+  completedResponse,
+  errorEvent,
+  inputItems,
+  readClientMessage,
+  turnHeaders,
+  warmUpEvents,
+  WEBSOCKET_UPGRADE_HINT,
 } from '../protocols/responses/websocket-events';
 import { CODECS } from './codec-registry';
 import { createCodecContext } from './codec-context';
@@ -47,8 +53,13 @@ function isWebSocketUpgrade(req: IncomingMessage): boolean {
  * Serves the upgrades of `server`. Returns the stop of the app's shutdown: every open socket is
  * closed (1001) and a response still in flight ends as if its client had left.
  */
-export function attachResponsesWebSocket(server: Server, deps: Dependencies, services: RelayServices, inference: InferenceHandler,
-  renderers: ErrorRenderers): () => void {
+export function attachResponsesWebSocket(
+  server: Server,
+  deps: Dependencies,
+  services: RelayServices,
+  inference: InferenceHandler,
+  renderers: ErrorRenderers,
+): () => void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: deps.config.maxBodyBytes });
   const context = createCodecContext(deps.clock);
 
@@ -56,8 +67,10 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
   const refuse = (socket: Duplex, error: GatewayError): void => {
     const rendered = (renderers.responses ?? (() => ({ status: error.status, body: { error: { message: error.message } } })))(error);
     const body = JSON.stringify(rendered.body);
-    socket.end(`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n`
-      + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   };
 
   const resolveIp = createClientIpResolver(deps.config.trustedProxies);
@@ -78,9 +91,12 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
     }
     const forwardedFor = req.headers['x-forwarded-for'];
     const callerIp = resolveIp(req.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor);
-    services.authenticator.authenticate(secret, callerIp).then((key) => {
-      sockets.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, req, key));
-    }, (error: unknown) => refuse(socket, toGatewayError(error)));
+    services.authenticator.authenticate(secret, callerIp).then(
+      (key) => {
+        sockets.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, req, key));
+      },
+      (error: unknown) => refuse(socket, toGatewayError(error)),
+    );
   });
 
   function stop(): void {
@@ -89,7 +105,12 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
 
   function serveSocket(ws: WebSocket, upgradeRequest: IncomingMessage, key: AuthenticatedKey): void {
     // What each response is served with: the upgrade's client and headers, less the socket's own.
-    const upgrade = { headers: turnHeaders(upgradeRequest.headers), socket: upgradeRequest.socket, method: upgradeRequest.method, url: upgradeRequest.url } as IncomingMessage;
+    const upgrade = {
+      headers: turnHeaders(upgradeRequest.headers),
+      socket: upgradeRequest.socket,
+      method: upgradeRequest.method,
+      url: upgradeRequest.url,
+    } as IncomingMessage;
     let last: LastResponse | undefined;
     let queue = Promise.resolve();
     let inFlight: WebSocketTurn | undefined;
@@ -111,14 +132,30 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
       if (ws.readyState !== ws.OPEN) return;
       idle = setTimeout(() => {
         if (inFlight) return armIdle();
-        closeWith(408, { type: 'invalid_request_error', code: 'websocket_idle_timeout', message: `no message for ${deps.config.responsesWebSocketIdleMs} ms: the WebSocket is closed; open a new one` },
-          1000, 'idle timeout');
+        closeWith(
+          408,
+          {
+            type: 'invalid_request_error',
+            code: 'websocket_idle_timeout',
+            message: `no message for ${deps.config.responsesWebSocketIdleMs} ms: the WebSocket is closed; open a new one`,
+          },
+          1000,
+          'idle timeout',
+        );
       }, deps.config.responsesWebSocketIdleMs).unref();
     };
     const unsubscribe = services.authenticator.onInvalidated(key.secretHmac, () => {
       inFlight?.destroy();
-      closeWith(401, { type: 'authentication_error', code: 'invalid_api_key', message: 'the API key was revoked, rotated or deleted: the WebSocket is closed' },
-        1008, 'API key no longer valid');
+      closeWith(
+        401,
+        {
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+          message: 'the API key was revoked, rotated or deleted: the WebSocket is closed',
+        },
+        1008,
+        'API key no longer valid',
+      );
     });
     ws.on('close', () => {
       clearTimeout(idle);
@@ -148,7 +185,12 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
         return;
       }
       let completed: { id: string; output: unknown[] } | undefined;
-      const turn = new WebSocketTurn((frame, done) => send(frame, done), (frame) => { completed ??= completedResponse(frame); });
+      const turn = new WebSocketTurn(
+        (frame, done) => send(frame, done),
+        (frame) => {
+          completed ??= completedResponse(frame);
+        },
+      );
       inFlight = turn;
       const ended = new Promise<void>((resolve) => turn.once('close', resolve));
       try {
@@ -164,13 +206,25 @@ export function attachResponsesWebSocket(server: Server, deps: Dependencies, ser
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       armIdle();
       if (isBinary) {
-        send(errorEvent(400, { error: { type: 'invalid_request_error', code: 'invalid_message', message: 'binary frames are not read: send response.create as a JSON text frame', param: null } }));
+        send(
+          errorEvent(400, {
+            error: {
+              type: 'invalid_request_error',
+              code: 'invalid_message',
+              message: 'binary frames are not read: send response.create as a JSON text frame',
+              param: null,
+            },
+          }),
+        );
         return;
       }
       const text = data.toString('utf8');
-      queue = queue.then(() => handle(text)).catch((error: unknown) => {
-        deps.logger.error({ err: error }, 'a Responses WebSocket message failed');
-      }).finally(armIdle);
+      queue = queue
+        .then(() => handle(text))
+        .catch((error: unknown) => {
+          deps.logger.error({ err: error }, 'a Responses WebSocket message failed');
+        })
+        .finally(armIdle);
     });
   }
   return stop;

@@ -48,7 +48,9 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
   markTrace(res, 'routed');
 
   const abort = new AbortController();
-  const onClose = () => { if (!res.writableEnded) abort.abort(); };
+  const onClose = () => {
+    if (!res.writableEnded) abort.abort();
+  };
   res.on('close', onClose);
   // A client that left during admission or routing closed the response before anyone listened: no upstream call.
   if (res.destroyed) onClose();
@@ -93,19 +95,29 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         const text = scrubUpstreamErrorBody(await readUpstreamText(response).catch(() => ''), account);
         const decoded = CODECS[account.protocol].upstream.decodeError(response.status, text, response.headers);
         deps.metrics.upstreamFailures.inc({ protocol: account.protocol, reason: String(response.status) });
-        deps.logger.warn({ requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) }, 'upstream error');
+        deps.logger.warn(
+          { requestId: plan.requestId, upstreamAccount: account.id, status: response.status, body: text.slice(0, 500) },
+          'upstream error',
+        );
         // Native pass-through: the upstream's own answer reaches the client as it said it.
-        const asSaid = call.passThrough && forwardedAsSaid(response.status, decoded)
-          ? withVerbatimAnswer(decoded, { status: response.status, body: text, headers: upstreamErrorHeaders(response.headers) })
-          : undefined;
+        const asSaid =
+          call.passThrough && forwardedAsSaid(response.status, decoded)
+            ? withVerbatimAnswer(decoded, { status: response.status, body: text, headers: upstreamErrorHeaders(response.headers) })
+            : undefined;
         // A 4xx the decoder calls upstream_error is the account's fault (its credential, its model
         // name), never the caller's: another account may serve.
         const accountFault = decoded.kind === 'upstream_error' && response.status < 500;
         if (worthFailover(response.status) || accountFault) {
           services.upstreams.cooldown(account.id, deps.config.upstream.cooldownMs, String(response.status));
-          lastError = asSaid ?? (accountFault
-            ? new GatewayError('upstream_error', `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`, { upstream: { status: response.status } })
-            : decoded);
+          lastError =
+            asSaid ??
+            (accountFault
+              ? new GatewayError(
+                  'upstream_error',
+                  `upstream account ${account.id} rejected the gateway's request (HTTP ${response.status})`,
+                  { upstream: { status: response.status } },
+                )
+              : decoded);
           route.failed(account, lastError); // issue 17
           continue;
         }

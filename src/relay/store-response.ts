@@ -6,7 +6,11 @@ import type { RelayServices } from './relay-services';
 export async function storeResponse(plan: RelayPlan, ir: IrResponse, clientBody: string, services: RelayServices): Promise<void> {
   if (plan.request.store === false) return;
   let response: Record<string, unknown>;
-  try { response = JSON.parse(clientBody) as Record<string, unknown>; } catch { return; }
+  try {
+    response = JSON.parse(clientBody) as Record<string, unknown>;
+  } catch {
+    return;
+  }
   const id = typeof response.id === 'string' ? response.id : plan.streamOptions.responseId;
   if (!id) return;
   await services.responses.save({

@@ -68,9 +68,17 @@ function translatedSource(plan: RelayPlan, call: PreparedUpstreamCall): StreamSo
     failFrames: (error) => encoder.fail(error).join(''),
     usage: () => tally.final(),
     untilAbort: () => tally.untilAbort(plan.inputEstimate),
-    ...(parts ? {
-      answer: (): IrResponse => ({ id: plan.streamOptions.responseId ?? '', model: plan.model.id, parts: parts.result(), finish: finish ?? { unified: 'stop', raw: null }, usage: tally.final() }),
-    } : {}),
+    ...(parts
+      ? {
+          answer: (): IrResponse => ({
+            id: plan.streamOptions.responseId ?? '',
+            model: plan.model.id,
+            parts: parts.result(),
+            finish: finish ?? { unified: 'stop', raw: null },
+            usage: tally.final(),
+          }),
+        }
+      : {}),
   };
 }
 

@@ -45,7 +45,10 @@ export function withOverflowNumbers(error: GatewayError, model: CatalogModel, in
   return copyError(error, { contextOverflow: { inputTokens, maxTokens } });
 }
 
-function copyError(error: GatewayError, changes: { verbatim?: VerbatimAnswer; contextOverflow?: GatewayError['contextOverflow'] }): GatewayError {
+function copyError(
+  error: GatewayError,
+  changes: { verbatim?: VerbatimAnswer; contextOverflow?: GatewayError['contextOverflow'] },
+): GatewayError {
   return new GatewayError(error.kind, error.message, {
     status: error.status,
     param: error.param,

@@ -3,7 +3,12 @@ import type { Protocol } from '../ir/protocol';
 import { credentialHeaderOverride } from '../upstream/provider-presets';
 import { CODECS } from './codec-registry';
 
-export function upstreamHeaders(protocol: Protocol, credential: string, extra: Record<string, string> = {}, provider?: string): Record<string, string> {
+export function upstreamHeaders(
+  protocol: Protocol,
+  credential: string,
+  extra: Record<string, string> = {},
+  provider?: string,
+): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extra };
   const override = credentialHeaderOverride(provider);
   if (override !== undefined) {

@@ -4,5 +4,8 @@ import type { TranslationWarning } from '../ir/warning';
 export function warningHeader(warnings: readonly TranslationWarning[]): string | undefined {
   if (warnings.length === 0) return undefined;
   const fields = [...new Set(warnings.map((w) => w.field))];
-  return fields.join(', ').replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
+  return fields
+    .join(', ')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, 1000);
 }

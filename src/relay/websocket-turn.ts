@@ -19,7 +19,10 @@ export class WebSocketTurn extends Writable {
   private readonly parser = new SseParser();
   private errorText = '';
 
-  constructor(private readonly sendFrame: SendFrame, private readonly onFrame: (text: string) => void) {
+  constructor(
+    private readonly sendFrame: SendFrame,
+    private readonly onFrame: (text: string) => void,
+  ) {
     super({ decodeStrings: false });
   }
 
@@ -67,7 +70,10 @@ export class WebSocketTurn extends Writable {
       callback();
       return;
     }
-    const frames = this.parser.push(text).map((event) => event.data).filter((data) => data !== '' && data !== '[DONE]');
+    const frames = this.parser
+      .push(text)
+      .map((event) => event.data)
+      .filter((data) => data !== '' && data !== '[DONE]');
     this.sendAll(frames, callback);
   }
 

@@ -16,7 +16,12 @@ import { finalRecordIds } from '../db/repositories/request-records';
 import type { Dependencies } from '../dependencies';
 import type { RequestEndHold, RequestObserver, RequestSettlementRider, RequestTiming } from '../http/access-log';
 import { locals, type RequestFacts } from '../http/request-context';
-import { createDurableStreamProducer, type DurableStreamOptions, type DurableStreamProducer, type HeldEvent } from '../redis/durable-stream-producer';
+import {
+  createDurableStreamProducer,
+  type DurableStreamOptions,
+  type DurableStreamProducer,
+  type HeldEvent,
+} from '../redis/durable-stream-producer';
 import { createRecordsBeforeEnd } from './records-before-end';
 import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
 import type { RequestBodies, RequestRecord } from './request-record';
@@ -44,7 +49,13 @@ export function errorClassOf(failure: NonNullable<RequestFacts['failure']>): str
 }
 
 /** The record of a response: `ending` when built as its last byte is about to leave (so not aborted). */
-export function toRequestRecord(requestId: string, res: ServerResponse, facts: RequestFacts, timing: RequestTiming, ending = false): RequestRecord {
+export function toRequestRecord(
+  requestId: string,
+  res: ServerResponse,
+  facts: RequestFacts,
+  timing: RequestTiming,
+  ending = false,
+): RequestRecord {
   const aborted = !ending && !res.writableFinished;
   const status = aborted && !res.headersSent ? CLIENT_CLOSED_STATUS : res.statusCode;
   const failed = facts.failure !== undefined || status >= 400;
@@ -76,18 +87,26 @@ export function toRequestRecord(requestId: string, res: ServerResponse, facts: R
 
 export function createRequestLog(deps: LogDependencies, options: DurableStreamOptions = {}): RequestLog {
   const settings = deps.config.requestLog;
-  const producer = !settings.enabled ? undefined : createDurableStreamProducer<RequestRecord>(deps, {
-    name: 'request-log-producer',
-    streamOf: (record) => deps.redisKeys.accountRequestLogStream(record.accountId),
-    channel: deps.redisKeys.requestLogWrittenChannel(),
-    batchEntries: true,
-    // Records wait up to 5 ms to share one append (they are held in memory either way).
-    lingerMs: 5,
-    // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
-    shedAfterAppend: (record) => { delete record.bodies; },
-    // A provisional row does not count: the final record is still to be written over it.
-    written: (requestIds) => finalRecordIds(deps.db, requestIds),
-  }, options);
+  const producer = !settings.enabled
+    ? undefined
+    : createDurableStreamProducer<RequestRecord>(
+        deps,
+        {
+          name: 'request-log-producer',
+          streamOf: (record) => deps.redisKeys.accountRequestLogStream(record.accountId),
+          channel: deps.redisKeys.requestLogWrittenChannel(),
+          batchEntries: true,
+          // Records wait up to 5 ms to share one append (they are held in memory either way).
+          lingerMs: 5,
+          // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
+          shedAfterAppend: (record) => {
+            delete record.bodies;
+          },
+          // A provisional row does not count: the final record is still to be written over it.
+          written: (requestIds) => finalRecordIds(deps.db, requestIds),
+        },
+        options,
+      );
   const redactPaths = parseRedactPaths(settings.redactPaths);
 
   const bodiesOf = (facts: RequestFacts): RequestBodies => {
@@ -101,9 +120,14 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     };
   };
 
-  const beforeEnd = producer && createRecordsBeforeEnd(deps.redis, (error, records) => {
-    deps.logger.warn({ err: error, records }, 'request records not appended before their answers ended; kept in memory and appended later');
-  });
+  const beforeEnd =
+    producer &&
+    createRecordsBeforeEnd(deps.redis, (error, records) => {
+      deps.logger.warn(
+        { err: error, records },
+        'request records not appended before their answers ended; kept in memory and appended later',
+      );
+    });
   // Responses whose complete record is held by the producer (at settlement or at the end): nothing more is recorded at their close.
   const recorded = new WeakSet<ServerResponse>();
   // Records built at settlement whose script did not append them: appended at the end as any other, or by the producer at the close.
@@ -216,6 +240,8 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
     holdEnd: beforeEnd ? holdEnd : undefined,
     riderAtSettlement: producer ? riderAtSettlement : undefined,
     producer,
-    close: async () => { await producer?.close(); },
+    close: async () => {
+      await producer?.close();
+    },
   };
 }

@@ -16,8 +16,13 @@ export function encodeRequestCursor(row: Pick<RequestRecordRow, 'cursor_time' | 
 }
 
 function decodeRequestCursor(cursor: string): { time: string; requestId: string } {
-  const match = /^requests\|(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([A-Za-z0-9_-]{1,200})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new GatewayError('invalid_request', 'cursor: not a cursor returned by this listing (use next_cursor as given)', { param: 'cursor' });
+  const match = /^requests\|(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([A-Za-z0-9_-]{1,200})$/.exec(
+    Buffer.from(cursor, 'base64url').toString('utf8'),
+  );
+  if (!match)
+    throw new GatewayError('invalid_request', 'cursor: not a cursor returned by this listing (use next_cursor as given)', {
+      param: 'cursor',
+    });
   return { time: match[1]!, requestId: match[2]! };
 }
 

@@ -13,7 +13,11 @@ import { findRoutingDecision } from '../routing/routing-decisions';
 import { presentRequestRecord } from './present-request-record';
 
 /** undefined when no such request (or, with `accountId`, not one of that account's). */
-export async function readRequestDetail(db: Pool, requestId: string, accountId: number | undefined): Promise<Record<string, unknown> | undefined> {
+export async function readRequestDetail(
+  db: Pool,
+  requestId: string,
+  accountId: number | undefined,
+): Promise<Record<string, unknown> | undefined> {
   const row = await findRequestRecord(db, requestId, accountId);
   if (!row) return undefined;
   const owner = Number(row.account_id);
@@ -28,6 +32,8 @@ export async function readRequestDetail(db: Pool, requestId: string, accountId: 
     routing: routing ?? null,
     usage: usage[0] ? presentUsageRow(usage[0]) : null,
     ledger_entries: ledger.slice(0, 20).map(presentLedgerEntry),
-    bodies: kept ? { request: kept.request_body, response: kept.response_body, stream_events: kept.stream_events, truncated: kept.truncated } : null,
+    bodies: kept
+      ? { request: kept.request_body, response: kept.response_body, stream_events: kept.stream_events, truncated: kept.truncated }
+      : null,
   };
 }

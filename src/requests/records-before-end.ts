@@ -34,7 +34,9 @@ export interface RecordsBeforeEnd {
 }
 
 export function createRecordsBeforeEnd(
-  redis: Redis, onFailure: (error: unknown, records: number) => void, timeoutMs = 250,
+  redis: Redis,
+  onFailure: (error: unknown, records: number) => void,
+  timeoutMs = 250,
 ): RecordsBeforeEnd {
   let waiting: Waiting[] = [];
 

@@ -9,14 +9,16 @@
  * text; the key-shaped-string pass runs only when a literal hint of one (`Bearer`, `sk-`, `AIza`, …) is there.
  */
 const REDACTED = '[redacted]';
-const SECRET_NAMES = 'api[-_]?key|x-api-key|x-goog-api-key|key|secret|client[-_]?secret|password|passwd|token|access[-_]?token|refresh[-_]?token|id[-_]?token|authorization|credentials?|private[-_]?key|session[-_]?token';
+const SECRET_NAMES =
+  'api[-_]?key|x-api-key|x-goog-api-key|key|secret|client[-_]?secret|password|passwd|token|access[-_]?token|refresh[-_]?token|id[-_]?token|authorization|credentials?|private[-_]?key|session[-_]?token';
 /** A credential-like field name, whole. */
 const SECRET_NAME = new RegExp(`^(?:${SECRET_NAMES})$`, 'i');
 /** A scalar JSON value (a string, number or boolean) starting exactly at `lastIndex`. */
 const SCALAR = /"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false/y;
 /** Something every SECRET_TEXT match contains (a cheaper scan than SECRET_TEXT itself). */
 const SECRET_HINT = /Bearer|[sgpr]k[-_]|gw[-_]|sess[-_]|AIza|eyJ/;
-const SECRET_TEXT = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\b(?:sk|gw|pk|rk|sess)[-_][A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g;
+const SECRET_TEXT =
+  /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\b(?:sk|gw|pk|rk|sess)[-_][A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{20,}|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g;
 
 /** Paths as segment lists; `[]` means every element of an array. */
 export function parseRedactPaths(paths: readonly string[]): string[][] {
@@ -63,7 +65,8 @@ function redactSecretFields(text: string): string {
 /** A body's text (JSON or not) redacted and cut at `maxBytes`. */
 export function redactTextBody(text: string, paths: readonly string[][], maxBytes: number): { text: string; truncated: boolean } {
   let out = redactSecretFields(text);
-  if (SECRET_HINT.test(out)) out = out.replace(SECRET_TEXT, (_match, bearer: string | undefined) => (bearer ? `${bearer}${REDACTED}` : REDACTED));
+  if (SECRET_HINT.test(out))
+    out = out.replace(SECRET_TEXT, (_match, bearer: string | undefined) => (bearer ? `${bearer}${REDACTED}` : REDACTED));
   if (paths.length > 0) {
     try {
       const parsed: unknown = JSON.parse(out);
@@ -78,10 +81,16 @@ export function redactTextBody(text: string, paths: readonly string[][], maxByte
 
 /** A parsed body (left untouched) redacted, as JSON text of at most `maxBytes`. */
 export function redactBody(value: unknown, paths: readonly string[][], maxBytes: number): { text: string; truncated: boolean } {
-  return redactTextBody(typeof value === 'string' ? value : JSON.stringify(value) ?? '', paths, maxBytes);
+  return redactTextBody(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), paths, maxBytes);
 }
 
 function capText(text: string, maxBytes: number): { text: string; truncated: boolean } {
   if (text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes) return { text, truncated: false };
-  return { text: Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, ''), truncated: true };
+  return {
+    text: Buffer.from(text)
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/\uFFFD$/, ''),
+    truncated: true,
+  };
 }

@@ -13,7 +13,11 @@ import { createAuditActorOf } from '../auth/audit-actor';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
 import {
-  accountMayKeepBodies, readBodySettings, setAccountKeepsBodies, setKeyKeepsBodies, setOperatorBodySettings,
+  accountMayKeepBodies,
+  readBodySettings,
+  setAccountKeepsBodies,
+  setKeyKeepsBodies,
+  setOperatorBodySettings,
 } from '../db/repositories/request-bodies';
 import { inTransaction } from '../db/transaction';
 import type { Queryable } from '../db/queryable';
@@ -43,15 +47,31 @@ async function readSettings(db: Dependencies['db'], accountId: number): Promise<
 }
 
 /** Records a settings change of an account or key; nothing when the PUT left it as it was. */
-async function auditChange(db: Queryable, actor: AuditActor, accountId: number, target: { type: 'account' | 'api_key'; id: number },
-  before: Record<string, unknown>, after: Record<string, unknown>): Promise<void> {
+async function auditChange(
+  db: Queryable,
+  actor: AuditActor,
+  accountId: number,
+  target: { type: 'account' | 'api_key'; id: number },
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Promise<void> {
   if (JSON.stringify(before) === JSON.stringify(after)) return;
-  await recordAudit(db, actor, { accountId, action: target.type === 'account' ? 'account.update' : 'key.update', targetType: target.type, targetId: target.id, before, after });
+  await recordAudit(db, actor, {
+    accountId,
+    action: target.type === 'account' ? 'account.update' : 'key.update',
+    targetType: target.type,
+    targetId: target.id,
+    before,
+    after,
+  });
 }
 
 const NOT_ALLOWED = 'keeping request bodies is not allowed for this account (an operator allows it)';
 
-export function createRequestBodiesRouter(deps: Pick<Dependencies, 'db' | 'config'>, options: { managementAuth: RequestHandler; requireOperator: RequestHandler }): Router {
+export function createRequestBodiesRouter(
+  deps: Pick<Dependencies, 'db' | 'config'>,
+  options: { managementAuth: RequestHandler; requireOperator: RequestHandler },
+): Router {
   const router = express.Router();
   const actorOf = createAuditActorOf(deps);
   const answer = async (res: express.Response, accountId: number) => {
@@ -68,7 +88,14 @@ export function createRequestBodiesRouter(deps: Pick<Dependencies, 'db' | 'confi
     await inTransaction(deps.db, async (client) => {
       const changed = await setAccountKeepsBodies(client, accountId, input.keep);
       if (!changed) throw new GatewayError('permission', NOT_ALLOWED, { param: 'keep' });
-      await auditChange(client, actorOf(req, res), accountId, { type: 'account', id: accountId }, { keep_request_bodies: changed.before }, { keep_request_bodies: input.keep });
+      await auditChange(
+        client,
+        actorOf(req, res),
+        accountId,
+        { type: 'account', id: accountId },
+        { keep_request_bodies: changed.before },
+        { keep_request_bodies: input.keep },
+      );
     });
     await answer(res, accountId);
   });
@@ -78,10 +105,18 @@ export function createRequestBodiesRouter(deps: Pick<Dependencies, 'db' | 'confi
     const { accountId } = managementPrincipal(res);
     const keyId = idParam(req, 'key');
     await inTransaction(deps.db, async (client) => {
-      if (input.keep === true && !(await accountMayKeepBodies(client, accountId))) throw new GatewayError('permission', NOT_ALLOWED, { param: 'keep' });
+      if (input.keep === true && !(await accountMayKeepBodies(client, accountId)))
+        throw new GatewayError('permission', NOT_ALLOWED, { param: 'keep' });
       const changed = await setKeyKeepsBodies(client, accountId, keyId, input.keep);
       if (!changed) throw new GatewayError('not_found', 'key not found');
-      await auditChange(client, actorOf(req, res), accountId, { type: 'api_key', id: keyId }, { keep_request_bodies: changed.before }, { keep_request_bodies: input.keep });
+      await auditChange(
+        client,
+        actorOf(req, res),
+        accountId,
+        { type: 'api_key', id: keyId },
+        { keep_request_bodies: changed.before },
+        { keep_request_bodies: input.keep },
+      );
     });
     await answer(res, accountId);
   });
@@ -92,8 +127,18 @@ export function createRequestBodiesRouter(deps: Pick<Dependencies, 'db' | 'confi
     await inTransaction(deps.db, async (client) => {
       const changed = await setOperatorBodySettings(client, accountId, input);
       if (!changed) throw new GatewayError('not_found', 'account not found');
-      const view = (settings: { allowed: boolean; keep: boolean }) => ({ request_bodies_allowed: settings.allowed, keep_request_bodies: settings.keep });
-      await auditChange(client, actorOf(req, res), accountId, { type: 'account', id: accountId }, view(changed.before), view(changed.after));
+      const view = (settings: { allowed: boolean; keep: boolean }) => ({
+        request_bodies_allowed: settings.allowed,
+        keep_request_bodies: settings.keep,
+      });
+      await auditChange(
+        client,
+        actorOf(req, res),
+        accountId,
+        { type: 'account', id: accountId },
+        view(changed.before),
+        view(changed.after),
+      );
     });
     await answer(res, accountId);
   });

@@ -30,23 +30,30 @@ const filters = {
   error_class: text.optional(),
   model: text.optional(),
   api_key_id: positiveId.optional(),
-  protocol: z.string().regex(/^[a-z-]{1,50}$/, { error: 'must be a protocol name such as chat or messages' }).optional(),
+  protocol: z
+    .string()
+    .regex(/^[a-z-]{1,50}$/, { error: 'must be a protocol name such as chat or messages' })
+    .optional(),
   upstream_account_id: positiveId.optional(),
   since: time.optional(),
   until: time.optional(),
 };
 
 export const requestsQuerySchema = z.object({ limit, cursor: z.string().min(1).max(300).optional(), ...filters }).superRefine(since);
-export const operatorRequestsQuerySchema = z.object({ limit, cursor: z.string().min(1).max(300).optional(), account_id: positiveId.optional(), ...filters }).superRefine(since);
+export const operatorRequestsQuerySchema = z
+  .object({ limit, cursor: z.string().min(1).max(300).optional(), account_id: positiveId.optional(), ...filters })
+  .superRefine(since);
 
 export type RequestsQuery = z.infer<typeof operatorRequestsQuerySchema>;
 
 /** Figures: a window (default the last 24 hours, at most 31 days) and what to group by. */
-export const statsQuerySchema = z.object({
-  since: time.optional(),
-  until: time.optional(),
-  by: z.enum(['model', 'upstream_account'], { error: 'must be model or upstream_account' }).default('model'),
-  account_id: positiveId.optional(),
-}).superRefine(since);
+export const statsQuerySchema = z
+  .object({
+    since: time.optional(),
+    until: time.optional(),
+    by: z.enum(['model', 'upstream_account'], { error: 'must be model or upstream_account' }).default('model'),
+    account_id: positiveId.optional(),
+  })
+  .superRefine(since);
 
 export type StatsQuery = z.infer<typeof statsQuerySchema>;

@@ -68,12 +68,14 @@ export const requestRecordSchema = z.object({
   warnings: z.array(z.string().max(200)).max(100),
   startedAt: count,
   provisional: z.boolean().optional(),
-  bodies: z.object({
-    request: z.string().nullable(),
-    response: z.string().nullable(),
-    streamEvents: count.nullable(),
-    truncated: z.boolean(),
-  }).optional(),
+  bodies: z
+    .object({
+      request: z.string().nullable(),
+      response: z.string().nullable(),
+      streamEvents: count.nullable(),
+      truncated: z.boolean(),
+    })
+    .optional(),
 }) satisfies z.ZodType<RequestRecord>;
 
 /** Returns the record, or a message naming the first bad field. */

@@ -18,11 +18,22 @@ const percentiles = (values: number[] | null) => ({
   p99: values?.[2] === undefined || values[2] === null ? null : Math.round(values[2]),
 });
 
-export async function requestStats(db: Pool, accountId: number | undefined, query: StatsQuery, nowMs: number): Promise<Record<string, unknown>> {
+export async function requestStats(
+  db: Pool,
+  accountId: number | undefined,
+  query: StatsQuery,
+  nowMs: number,
+): Promise<Record<string, unknown>> {
   const until = query.until ?? new Date(nowMs);
   const since = query.since ?? new Date(until.getTime() - DAY_MS);
-  if (until.getTime() - since.getTime() > MAX_WINDOW_MS) throw new GatewayError('invalid_request', 'since: the window is at most 31 days', { param: 'since' });
-  const window: RecordStatsWindow = { since, until, accountId: accountId ?? query.account_id ?? null, by: query.by === 'model' ? 'model' : 'upstream_account_id' };
+  if (until.getTime() - since.getTime() > MAX_WINDOW_MS)
+    throw new GatewayError('invalid_request', 'since: the window is at most 31 days', { param: 'since' });
+  const window: RecordStatsWindow = {
+    since,
+    until,
+    accountId: accountId ?? query.account_id ?? null,
+    by: query.by === 'model' ? 'model' : 'upstream_account_id',
+  };
   const [groups, classes] = await Promise.all([recordStatsGroups(db, window), recordStatsErrorClasses(db, window)]);
   const byClass = new Map<string, Record<string, number>>();
   for (const row of classes) {
@@ -47,7 +58,8 @@ export async function requestStats(db: Pool, accountId: number | undefined, quer
       ttfb_ms: percentiles(row.ttfb),
       input_tokens: Number(row.input_tokens),
       output_tokens: Number(row.output_tokens),
-      output_tokens_per_second: Number(row.ok_duration_ms) > 0 ? Math.round((Number(row.ok_output_tokens) / Number(row.ok_duration_ms)) * 1000 * 10) / 10 : null,
+      output_tokens_per_second:
+        Number(row.ok_duration_ms) > 0 ? Math.round((Number(row.ok_output_tokens) / Number(row.ok_duration_ms)) * 1000 * 10) / 10 : null,
     })),
   };
 }

@@ -24,7 +24,11 @@ export function createRequestsRouter(deps: Dependencies, options: { managementAu
   const requireOperator = createRequireOperator(deps);
 
   /** accountId undefined: every account (operators). */
-  const list = (accountId: (res: express.Response) => number | undefined, schema: typeof requestsQuerySchema | typeof operatorRequestsQuerySchema): RequestHandler =>
+  const list =
+    (
+      accountId: (res: express.Response) => number | undefined,
+      schema: typeof requestsQuerySchema | typeof operatorRequestsQuerySchema,
+    ): RequestHandler =>
     async (req, res) => {
       const query = parseQuery(schema, req.query);
       const rows = await listRequestRecords(readPool(deps), accountId(res), query);
@@ -38,17 +42,21 @@ export function createRequestsRouter(deps: Dependencies, options: { managementAu
       });
     };
 
-  const stats = (accountId: (res: express.Response) => number | undefined): RequestHandler => async (req, res) => {
-    const query = parseQuery(statsQuerySchema, req.query);
-    res.json(await requestStats(readPool(deps), accountId(res), query, deps.clock.now()));
-  };
+  const stats =
+    (accountId: (res: express.Response) => number | undefined): RequestHandler =>
+    async (req, res) => {
+      const query = parseQuery(statsQuerySchema, req.query);
+      res.json(await requestStats(readPool(deps), accountId(res), query, deps.clock.now()));
+    };
 
-  const detail = (accountId: (res: express.Response) => number | undefined): RequestHandler => async (req, res) => {
-    const requestId = String(req.params.requestId);
-    const found = REQUEST_ID.test(requestId) ? await readRequestDetail(deps.db, requestId, accountId(res)) : undefined;
-    if (!found) throw new GatewayError('not_found', `no request ${requestId.slice(0, 200)} in the request log`, { param: 'request_id' });
-    res.json(found);
-  };
+  const detail =
+    (accountId: (res: express.Response) => number | undefined): RequestHandler =>
+    async (req, res) => {
+      const requestId = String(req.params.requestId);
+      const found = REQUEST_ID.test(requestId) ? await readRequestDetail(deps.db, requestId, accountId(res)) : undefined;
+      if (!found) throw new GatewayError('not_found', `no request ${requestId.slice(0, 200)} in the request log`, { param: 'request_id' });
+      res.json(found);
+    };
 
   const own = (res: express.Response) => managementPrincipal(res).accountId;
   const anyAccount = () => undefined;

@@ -44,9 +44,10 @@ export function refusalWithoutCandidates(scope: RoutingScope, skipped: readonly 
   const earliest = Math.min(...cooling);
   const retryAfterSeconds = Math.max(1, Math.ceil((earliest - now) / 1000));
   const back = `the earliest is back at ${new Date(earliest).toISOString()}`;
-  const message = disabled === 0
-    ? `${PREFIX}: ${all} ${skipped.length === 1 ? 'is' : 'are'} cooling down after failures; ${back}`
-    : `${PREFIX}: ${all} are unavailable: ${cooling.length} cooling down after failures (${back}), ${disabled} disabled`;
+  const message =
+    disabled === 0
+      ? `${PREFIX}: ${all} ${skipped.length === 1 ? 'is' : 'are'} cooling down after failures; ${back}`
+      : `${PREFIX}: ${all} are unavailable: ${cooling.length} cooling down after failures (${back}), ${disabled} disabled`;
   return new GatewayError('no_available_account', message, { retryAfterSeconds });
 }
 
@@ -57,9 +58,10 @@ export function refusalWithoutCandidates(scope: RoutingScope, skipped: readonly 
  */
 export function refusalAfterFailures(scope: RoutingScope, failures: readonly AttemptFailure[], servingCount: number): GatewayError {
   const last = failures[failures.length - 1].error;
-  const tried = failures.length === servingCount
-    ? `all ${plural(failures.length, 'account')} serving model ${scope.model} in group ${scope.groupName}`
-    : `the ${plural(failures.length, 'account')} tried of ${servingCount} serving model ${scope.model} in group ${scope.groupName}`;
+  const tried =
+    failures.length === servingCount
+      ? `all ${plural(failures.length, 'account')} serving model ${scope.model} in group ${scope.groupName}`
+      : `the ${plural(failures.length, 'account')} tried of ${servingCount} serving model ${scope.model} in group ${scope.groupName}`;
   const each = failures.map((failure) => `account #${failure.account.id}: ${failureClass(failure.error)}`).join('; ');
   // A rate limit or an overload keeps the upstream's own words after the list: clients act on them.
   const said = (last.kind === 'rate_limit' || last.kind === 'overloaded') && last.upstream !== undefined ? `: ${last.message}` : '';

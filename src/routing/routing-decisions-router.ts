@@ -16,7 +16,11 @@ export function createRoutingDecisionsRouter(deps: Pick<Dependencies, 'db'>, opt
     const requestId = String(req.params.requestId);
     const decision = await findRoutingDecision(deps.db, managementPrincipal(res).accountId, requestId);
     if (!decision) {
-      throw new GatewayError('not_found', `no routing record for request ${requestId}: it ran on its first account, or it is not one of this account's requests`, { param: 'request_id' });
+      throw new GatewayError(
+        'not_found',
+        `no routing record for request ${requestId}: it ran on its first account, or it is not one of this account's requests`,
+        { param: 'request_id' },
+      );
     }
     res.json(decision);
   });

@@ -53,7 +53,12 @@ export async function findRoutingDecision(db: Pool, accountId: number, requestId
   const found = await findRoutingDecisionRecord(db, accountId, requestId);
   if (!found) return undefined;
   return {
-    object: 'routing_decision', request_id: found.requestId, api_key_id: found.apiKeyId,
-    model: found.model, outcome: found.outcome, steps: found.steps, created_at: found.createdAt.toISOString(),
+    object: 'routing_decision',
+    request_id: found.requestId,
+    api_key_id: found.apiKeyId,
+    model: found.model,
+    outcome: found.outcome,
+    steps: found.steps,
+    created_at: found.createdAt.toISOString(),
   };
 }

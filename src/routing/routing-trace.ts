@@ -23,7 +23,11 @@ export class RoutingTrace {
   private readonly failures: AttemptFailure[] = [];
   private readonly outcomes = new Map<number, RoutingStep>();
 
-  constructor(private readonly scope: RoutingScope, private readonly offered: readonly AccountRef[], private readonly skipped: readonly SkippedAccount[]) {}
+  constructor(
+    private readonly scope: RoutingScope,
+    private readonly offered: readonly AccountRef[],
+    private readonly skipped: readonly SkippedAccount[],
+  ) {}
 
   failed(account: AccountRef, error: GatewayError): void {
     this.failures.push({ account, error });
@@ -51,9 +55,11 @@ export class RoutingTrace {
   }
 
   steps(): RoutingStep[] {
-    const skipped: RoutingStep[] = this.skipped.map((entry) => entry.reason === 'cooling_down'
-      ? { ...ref(entry.account), outcome: 'skipped', reason: 'cooling_down', until: new Date(entry.until).toISOString() }
-      : { ...ref(entry.account), outcome: 'skipped', reason: 'disabled' });
+    const skipped: RoutingStep[] = this.skipped.map((entry) =>
+      entry.reason === 'cooling_down'
+        ? { ...ref(entry.account), outcome: 'skipped', reason: 'cooling_down', until: new Date(entry.until).toISOString() }
+        : { ...ref(entry.account), outcome: 'skipped', reason: 'disabled' },
+    );
     const offered = this.offered.map((account): RoutingStep => this.outcomes.get(account.id) ?? { ...ref(account), outcome: 'not_tried' });
     return [...offered, ...skipped];
   }

@@ -47,7 +47,13 @@ function digest(...parts: string[]): string {
   return hash.digest('hex').slice(0, 32);
 }
 
-export function sessionIdentity(sources: SessionSources, rawBody: Record<string, unknown>, request: IrRequest, keyId: number, headers: HeaderBag = {}): SessionIdentity {
+export function sessionIdentity(
+  sources: SessionSources,
+  rawBody: Record<string, unknown>,
+  request: IrRequest,
+  keyId: number,
+  headers: HeaderBag = {},
+): SessionIdentity {
   for (const name of sources.headers) {
     const value = readHeader(headers, name);
     if (value !== undefined) return { id: digest(String(keyId), `header:${name}`, value), source: `header ${name}` };
@@ -57,6 +63,9 @@ export function sessionIdentity(sources: SessionSources, rawBody: Record<string,
     if (value !== undefined) return { id: digest(String(keyId), path.join('.'), value), source: path.join('.') };
   }
   // Cache markers move from turn to turn (clients mark the newest messages): not part of the identity.
-  const prefix = canonicalJson({ system: request.system, tools: request.tools, builtinTools: request.builtinTools, first: request.turns[0] ?? null }, ['cacheHint']);
+  const prefix = canonicalJson(
+    { system: request.system, tools: request.tools, builtinTools: request.builtinTools, first: request.turns[0] ?? null },
+    ['cacheHint'],
+  );
   return { id: digest(String(keyId), 'prefix', request.model, prefix), source: 'prefix' };
 }

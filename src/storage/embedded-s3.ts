@@ -11,10 +11,13 @@ export interface EmbeddedS3 {
   close(): Promise<void>;
 }
 
-export const EMBEDDED_S3_IN_PRODUCTION = 'the embedded S3 server (s3rver) does not check signatures and is refused with NODE_ENV=production: set S3_ENDPOINT, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY to a real S3-compatible store';
+export const EMBEDDED_S3_IN_PRODUCTION =
+  'the embedded S3 server (s3rver) does not check signatures and is refused with NODE_ENV=production: set S3_ENDPOINT, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY to a real S3-compatible store';
 
 export async function startEmbeddedS3(options: {
-  port: number; directory: string; host?: string;
+  port: number;
+  directory: string;
+  host?: string;
   /** `config.env` (NODE_ENV): production refuses to start it. */
   environment: 'development' | 'production' | 'test';
 }): Promise<EmbeddedS3> {

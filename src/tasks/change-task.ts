@@ -45,34 +45,63 @@ const jsonColumn = (value: object | null | undefined): string | null | undefined
   value === undefined ? undefined : value === null ? null : storableJson(value);
 
 /** What the settlement of a terminal change writes: the event, the hold released, the charge. */
-function taskSettlement(row: TaskRow, event: TaskEvent | undefined, releasedCredits: number, charge: UsageEvent | undefined): TaskSettlement {
+function taskSettlement(
+  row: TaskRow,
+  event: TaskEvent | undefined,
+  releasedCredits: number,
+  charge: UsageEvent | undefined,
+): TaskSettlement {
   return {
-    taskId: row.id, eventSeq: row.event_seq, status: row.status, eventJson: event ? storableJson(event.task) : null,
-    accountId: row.account_id, apiKeyId: row.api_key_id, releasedCredits, chargeCredits: charge?.credits ?? 0,
-    releaseDescription: `hold released: task ${row.status}`, chargeDescription: `${row.model} (${charge?.protocol ?? 'tasks'})`,
+    taskId: row.id,
+    eventSeq: row.event_seq,
+    status: row.status,
+    eventJson: event ? storableJson(event.task) : null,
+    accountId: row.account_id,
+    apiKeyId: row.api_key_id,
+    releasedCredits,
+    chargeCredits: charge?.credits ?? 0,
+    releaseDescription: `hold released: task ${row.status}`,
+    chargeDescription: `${row.model} (${charge?.protocol ?? 'tasks'})`,
     writesUsage: charge !== undefined,
     usage: {
-      model: charge?.model ?? row.model, protocol: charge?.protocol ?? 'tasks', upstreamAccountId: charge?.upstreamAccountId ?? null,
-      images: charge?.images ?? 0, videoSeconds: charge?.videoSeconds ?? 0, startedAtMs: charge?.startedAt ?? 0,
+      model: charge?.model ?? row.model,
+      protocol: charge?.protocol ?? 'tasks',
+      upstreamAccountId: charge?.upstreamAccountId ?? null,
+      images: charge?.images ?? 0,
+      videoSeconds: charge?.videoSeconds ?? 0,
+      startedAtMs: charge?.startedAt ?? 0,
     },
   };
 }
 
-export async function changeTask(db: Pool, id: string, change: TaskChange, options: { accountId?: number } = {}): Promise<TaskChangeOutcome | null> {
+export async function changeTask(
+  db: Pool,
+  id: string,
+  change: TaskChange,
+  options: { accountId?: number } = {},
+): Promise<TaskChangeOutcome | null> {
   const terminal = isTerminalStatus(change.status);
   return inTransaction(db, async (client) => {
     const row = await updateTask<TaskRow>(client, {
-      id, from: change.from, status: change.status, finishes: terminal, appendsEvent: !change.silent,
+      id,
+      from: change.from,
+      status: change.status,
+      finishes: terminal,
+      appendsEvent: !change.silent,
       ...(options.accountId !== undefined ? { accountId: options.accountId } : {}),
       ...(change.progress !== undefined ? { progress: change.progress } : {}),
-      ...(change.providerRef !== undefined ? { provider: { ref: change.providerRef, upstreamAccountId: change.upstreamAccountId ?? null } } : {}),
+      ...(change.providerRef !== undefined
+        ? { provider: { ref: change.providerRef, upstreamAccountId: change.upstreamAccountId ?? null } }
+        : {}),
       ...(change.actualCredits !== undefined ? { actualCredits: change.actualCredits } : {}),
-      resultJson: jsonColumn(change.result), errorJson: jsonColumn(change.error),
+      resultJson: jsonColumn(change.result),
+      errorJson: jsonColumn(change.error),
     });
     if (!row) return null;
     const event: TaskEvent | undefined = change.silent ? undefined : { seq: row.event_seq, task: toTaskView(row) };
     if (!terminal) {
-      if (event) await insertTaskEvent(client, { taskId: row.id, seq: event.seq, status: row.status, payloadJson: storableJson(event.task) });
+      if (event)
+        await insertTaskEvent(client, { taskId: row.id, seq: event.seq, status: row.status, payloadJson: storableJson(event.task) });
       return event ? { row, event, walletDeltaCredits: 0 } : { row, walletDeltaCredits: 0 };
     }
     // The event, the hold released, and on success the charge with its usage row and the key's

@@ -26,12 +26,14 @@ export const videoOperationSchema = z.looseObject({
   done: z.boolean().nullish(),
   metadata: z.looseObject({ progressPercent: z.number().nullish(), progress: z.number().nullish() }).nullish(),
   error: z.looseObject({ code: z.number().nullish(), message: z.string().nullish(), status: z.string().nullish() }).nullish(),
-  response: z.looseObject({
-    generateVideoResponse: videoResponseSchema.nullish(),
-    generatedVideos: z.array(sampleSchema).nullish(),
-    generatedSamples: z.array(sampleSchema).nullish(),
-    raiMediaFilteredReasons: z.array(z.string()).nullish(),
-  }).nullish(),
+  response: z
+    .looseObject({
+      generateVideoResponse: videoResponseSchema.nullish(),
+      generatedVideos: z.array(sampleSchema).nullish(),
+      generatedSamples: z.array(sampleSchema).nullish(),
+      raiMediaFilteredReasons: z.array(z.string()).nullish(),
+    })
+    .nullish(),
 });
 
 export interface ProducedVideo {
@@ -52,7 +54,9 @@ export function normalizeVideoOperation(body: unknown): VideoOperationState {
   const operation = parsed.data;
   if (operation.done !== true) {
     const progress = operation.metadata?.progressPercent ?? operation.metadata?.progress;
-    return typeof progress === 'number' && progress >= 0 && progress <= 100 ? { state: 'running', progress: Math.floor(progress) } : { state: 'running' };
+    return typeof progress === 'number' && progress >= 0 && progress <= 100
+      ? { state: 'running', progress: Math.floor(progress) }
+      : { state: 'running' };
   }
   if (operation.error) {
     const message = operation.error.message || `provider error ${operation.error.status ?? operation.error.code ?? ''}`.trim();
@@ -68,12 +72,17 @@ export function normalizeVideoOperation(body: unknown): VideoOperationState {
     if (!video) continue;
     const mimeType = video.mimeType ?? video.encoding ?? 'video/mp4';
     if (video.uri) videos.push({ uri: video.uri, mimeType });
-    else if (video.bytesBase64Encoded ?? video.videoBytes) videos.push({ inlineData: (video.bytesBase64Encoded ?? video.videoBytes)!, mimeType });
+    else if (video.bytesBase64Encoded ?? video.videoBytes)
+      videos.push({ inlineData: (video.bytesBase64Encoded ?? video.videoBytes)!, mimeType });
   }
   if (videos.length > 0) return { state: 'succeeded', videos };
   const reasons = inner?.raiMediaFilteredReasons ?? response?.raiMediaFilteredReasons ?? [];
   if (reasons.length > 0 || (inner?.raiMediaFilteredCount ?? 0) > 0) {
-    return { state: 'failed', code: 'content_filtered', message: reasons.length > 0 ? `the provider filtered the video: ${reasons.join('; ')}` : 'the provider filtered the video' };
+    return {
+      state: 'failed',
+      code: 'content_filtered',
+      message: reasons.length > 0 ? `the provider filtered the video: ${reasons.join('; ')}` : 'the provider filtered the video',
+    };
   }
   return { state: 'failed', code: 'provider_error', message: 'the provider finished without a video' };
 }

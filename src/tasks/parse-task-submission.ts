@@ -44,13 +44,20 @@ const videoSchema = z.looseObject({
 
 const imageBatchSchema = z.looseObject({
   model: z.string(),
-  prompts: z.array(prompt).min(1, 'must list at least one prompt').max(MAX_BATCH_PROMPTS, `at most ${MAX_BATCH_PROMPTS} prompts per task`).optional(),
+  prompts: z
+    .array(prompt)
+    .min(1, 'must list at least one prompt')
+    .max(MAX_BATCH_PROMPTS, `at most ${MAX_BATCH_PROMPTS} prompts per task`)
+    .optional(),
   prompt: prompt.optional(),
   n: z.number().int().min(1).max(MAX_IMAGES_PER_CALL).default(1),
-  size: z.string().default(DEFAULT_IMAGE_SIZE).superRefine((size, context) => {
-    const parsed = parseImageSize(size);
-    if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
-  }),
+  size: z
+    .string()
+    .default(DEFAULT_IMAGE_SIZE)
+    .superRefine((size, context) => {
+      const parsed = parseImageSize(size);
+      if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+    }),
   quality: z.string().optional(),
   style: z.enum(['vivid', 'natural']).optional(),
   output_format: z.enum(['png', 'jpeg', 'webp']).optional(),
@@ -66,7 +73,8 @@ export interface TaskSubmission {
 
 function oneOf(field: string, value: string | undefined, allowed: readonly string[], model: CatalogModel): string {
   if (value === undefined) return allowed[0];
-  if (!allowed.includes(value)) throw new GatewayError('invalid_request', `${field}: model ${model.id} accepts ${allowed.join(', ')}; got ${value}`, { param: field });
+  if (!allowed.includes(value))
+    throw new GatewayError('invalid_request', `${field}: model ${model.id} accepts ${allowed.join(', ')}; got ${value}`, { param: field });
   return value;
 }
 
@@ -75,7 +83,10 @@ function initialImage(source: z.infer<typeof imageSourceSchema>, maxBytes: numbe
   let data: string;
   if (typeof source === 'string') {
     const parsed = parseDataUrl(source);
-    if (!parsed) throw new GatewayError('invalid_request', 'image: must be a data URL (data:image/png;base64,...) or {data, mime_type}', { param: 'image' });
+    if (!parsed)
+      throw new GatewayError('invalid_request', 'image: must be a data URL (data:image/png;base64,...) or {data, mime_type}', {
+        param: 'image',
+      });
     data = parsed.data;
   } else {
     const base64 = source.data ?? source.b64_json;
@@ -86,12 +97,19 @@ function initialImage(source: z.infer<typeof imageSourceSchema>, maxBytes: numbe
   if (bytes.length === 0) throw new GatewayError('invalid_request', 'image: the image is empty or not base64', { param: 'image' });
   if (bytes.length > maxBytes) throw new GatewayError('invalid_request', `image: larger than ${maxBytes} bytes`, { param: 'image' });
   const sniffed = sniffImageType(bytes);
-  if (sniffed === undefined || sniffed === 'image/gif') throw new GatewayError('invalid_request', 'image: must be a PNG, JPEG or WEBP image', { param: 'image' });
+  if (sniffed === undefined || sniffed === 'image/gif')
+    throw new GatewayError('invalid_request', 'image: must be a PNG, JPEG or WEBP image', { param: 'image' });
   return { mediaType: sniffed, data: bytes.toString('base64') };
 }
 
-export function parseTaskSubmission(catalog: Catalog, body: unknown, group: RoutingGroup, options: { maxImageBytes: number }): TaskSubmission {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request', 'the request body must be a JSON object');
+export function parseTaskSubmission(
+  catalog: Catalog,
+  body: unknown,
+  group: RoutingGroup,
+  options: { maxImageBytes: number },
+): TaskSubmission {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new GatewayError('invalid_request', 'the request body must be a JSON object');
   const slug = (body as { model?: unknown }).model;
   if (typeof slug !== 'string' || slug === '') throw new GatewayError('invalid_request', 'model: required', { param: 'model' });
   const model = resolveMediaModel(catalog, slug, ['video', 'image'], '/v1/tasks/submit');
@@ -104,7 +122,11 @@ export function parseTaskSubmission(catalog: Catalog, body: unknown, group: Rout
     const input = parsed.data;
     const durationSeconds = input.duration_seconds ?? limits.maxDurationSeconds;
     if (durationSeconds > limits.maxDurationSeconds) {
-      throw new GatewayError('invalid_request', `duration_seconds: model ${model.id} makes at most ${limits.maxDurationSeconds} seconds; got ${durationSeconds}`, { param: 'duration_seconds' });
+      throw new GatewayError(
+        'invalid_request',
+        `duration_seconds: model ${model.id} makes at most ${limits.maxDurationSeconds} seconds; got ${durationSeconds}`,
+        { param: 'duration_seconds' },
+      );
     }
     const resolution = oneOf('resolution', input.resolution, limits.resolutions, model);
     const aspectRatio = oneOf('aspect_ratio', input.aspect_ratio, limits.aspectRatios, model);
@@ -112,7 +134,12 @@ export function parseTaskSubmission(catalog: Catalog, body: unknown, group: Rout
       throw new GatewayError('unsupported_feature', `model ${model.id} does not start from an image`, { param: 'image' });
     }
     const request: TaskRequest = {
-      kind: 'video', prompt: input.prompt, durationSeconds, resolution, aspectRatio, group,
+      kind: 'video',
+      prompt: input.prompt,
+      durationSeconds,
+      resolution,
+      aspectRatio,
+      group,
       ...(input.negative_prompt !== undefined ? { negativePrompt: input.negative_prompt } : {}),
       ...(input.seed !== undefined ? { seed: input.seed } : {}),
       ...(input.image !== undefined ? { image: initialImage(input.image, options.maxImageBytes) } : {}),
@@ -130,15 +157,25 @@ export function parseTaskSubmission(catalog: Catalog, body: unknown, group: Rout
   if (!prompts) throw new GatewayError('invalid_request', 'prompts: an image task needs a list of prompts', { param: 'prompts' });
   const qualities = model.image?.qualities ?? [];
   if (input.quality !== undefined && !qualities.includes(input.quality)) {
-    throw new GatewayError('invalid_request', `quality: model ${model.id} accepts ${qualities.join(', ')}; got ${input.quality}`, { param: 'quality' });
+    throw new GatewayError('invalid_request', `quality: model ${model.id} accepts ${qualities.join(', ')}; got ${input.quality}`, {
+      param: 'quality',
+    });
   }
   const request: TaskRequest = {
-    kind: 'image_batch', prompts, n: input.n, size: input.size, group,
+    kind: 'image_batch',
+    prompts,
+    n: input.n,
+    size: input.size,
+    group,
     ...(input.quality !== undefined ? { quality: input.quality } : {}),
     ...(input.style !== undefined ? { style: input.style } : {}),
     ...(input.output_format !== undefined ? { outputFormat: input.output_format } : {}),
     ...(input.output_compression !== undefined ? { outputCompression: input.output_compression } : {}),
     ...(input.background !== undefined ? { background: input.background } : {}),
   };
-  return { model, request, estimatedCredits: computeImageCost(model.prices, input.size, billedQuality(input.quality), prompts.length * input.n) };
+  return {
+    model,
+    request,
+    estimatedCredits: computeImageCost(model.prices, input.size, billedQuality(input.quality), prompts.length * input.n),
+  };
 }

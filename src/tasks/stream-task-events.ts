@@ -62,7 +62,8 @@ export async function streamTaskEvents(res: Response, options: TaskStreamOptions
   res.on('close', finish);
   stopWatchingKey = options.onKeyInvalidated(() => {
     if (closed) return;
-    if (res.headersSent && !res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify(renderOpenAiStyleError(keyInvalidatedError()).body)}\n\n`);
+    if (res.headersSent && !res.writableEnded)
+      res.write(`event: error\ndata: ${JSON.stringify(renderOpenAiStyleError(keyInvalidatedError()).body)}\n\n`);
     finish();
   });
 
@@ -85,14 +86,16 @@ export async function streamTaskEvents(res: Response, options: TaskStreamOptions
       return;
     }
     // Serialized: a catch-up read must not interleave with a later live event.
-    chain = chain.then(async () => {
-      if (closed || event.seq <= lastSent) return;
-      if (event.seq > lastSent + 1) await catchUp();
-      write(event);
-    }).catch((error: unknown) => {
-      options.logger.warn({ err: error, taskId: task.id }, 'task stream catch-up failed');
-      finish();
-    });
+    chain = chain
+      .then(async () => {
+        if (closed || event.seq <= lastSent) return;
+        if (event.seq > lastSent + 1) await catchUp();
+        write(event);
+      })
+      .catch((error: unknown) => {
+        options.logger.warn({ err: error, taskId: task.id }, 'task stream catch-up failed');
+        finish();
+      });
   };
 
   unsubscribe = await options.hub.listen(task.id, onEvent);

@@ -36,7 +36,10 @@ export function createTaskEventHub(subscriber: Redis, keys: RedisKeys): TaskEven
       if (!set) {
         set = new Set();
         listeners.set(channel, set);
-        pending.set(channel, subscriber.subscribe(channel).finally(() => pending.delete(channel)));
+        pending.set(
+          channel,
+          subscriber.subscribe(channel).finally(() => pending.delete(channel)),
+        );
       }
       set.add(listener);
       try {

@@ -73,15 +73,17 @@ export function toTaskView(row: TaskRow): TaskView {
     finished_at: row.finished_at ? seconds(row.finished_at) : null,
     updated_at: seconds(row.updated_at),
     deadline_at: seconds(row.deadline_at),
-    result: items ? {
-      urls: items.map((item) => item.url),
-      items: items.map((item) => ({
-        url: item.url,
-        content_type: item.contentType,
-        ...(item.promptIndex !== undefined ? { prompt_index: item.promptIndex } : {}),
-        ...(item.revisedPrompt !== undefined ? { revised_prompt: item.revisedPrompt } : {}),
-      })),
-    } : null,
+    result: items
+      ? {
+          urls: items.map((item) => item.url),
+          items: items.map((item) => ({
+            url: item.url,
+            content_type: item.contentType,
+            ...(item.promptIndex !== undefined ? { prompt_index: item.promptIndex } : {}),
+            ...(item.revisedPrompt !== undefined ? { revised_prompt: item.revisedPrompt } : {}),
+          })),
+        }
+      : null,
     error: row.error ? { code: row.error.code, message: row.error.message } : null,
     estimated_credits: row.estimated_credits,
     actual_credits: row.actual_credits,

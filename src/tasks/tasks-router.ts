@@ -52,7 +52,11 @@ class TaskRoutes {
   private readonly wallet: WalletCache;
   private readonly paid: PaidCallServices;
 
-  constructor(private readonly deps: Dependencies, private readonly services: TaskServices, private readonly options: TasksRouterOptions) {
+  constructor(
+    private readonly deps: Dependencies,
+    private readonly services: TaskServices,
+    private readonly options: TasksRouterOptions,
+  ) {
     this.caller = createCallerAuthentication(services.authenticator, deps.config.trustedProxies);
     this.queue = createTaskQueue(deps);
     this.hub = createTaskEventHub(deps.subscriber, deps.redisKeys);
@@ -66,16 +70,33 @@ class TaskRoutes {
     const requestId = locals(res).requestId ?? newRequestId();
     let submission: TaskSubmission;
     try {
-      submission = parseTaskSubmission(this.deps.catalog, req.body, { groupId: key.groupId, groupName: key.groupName, groupFamily: key.groupFamily }, { maxImageBytes: this.deps.config.imageFetch.maxBytes });
+      submission = parseTaskSubmission(
+        this.deps.catalog,
+        req.body,
+        { groupId: key.groupId, groupName: key.groupName, groupFamily: key.groupFamily },
+        { maxImageBytes: this.deps.config.imageFetch.maxBytes },
+      );
       assertModelAllowed(key, submission.model.id);
       await routeMediaModel(this.services.upstreams, key, submission.model);
     } catch (error) {
       locals(res).accountingHeaders = await this.services.admission.peekHeaders(key).catch(() => ({}));
       throw error;
     }
-    const admission = { key, clientIp: this.caller.clientIp(req), requestId, reserveCredits: submission.estimatedCredits, takesLease: true };
-    await runPaidCall(this.paid, admission, () => this.insertSubmitted(key, submission, res),
-      (admitted) => { locals(res).accountingHeaders = admitted.headers(); });
+    const admission = {
+      key,
+      clientIp: this.caller.clientIp(req),
+      requestId,
+      reserveCredits: submission.estimatedCredits,
+      takesLease: true,
+    };
+    await runPaidCall(
+      this.paid,
+      admission,
+      () => this.insertSubmitted(key, submission, res),
+      (admitted) => {
+        locals(res).accountingHeaders = admitted.headers();
+      },
+    );
   };
 
   readonly query = async (req: Request, res: Response): Promise<void> => {
@@ -88,10 +109,17 @@ class TaskRoutes {
     const key = await this.freeCall(req, res);
     const taskId = taskIdFrom(req.body);
     if (!looksLikeTaskId(taskId)) throw notFound(taskId);
-    const outcome = await commitTaskChange({ ...this.deps, wallet: this.wallet }, taskId, {
-      from: ['queued', 'running'], status: 'cancelled', actualCredits: 0,
-      error: { code: 'cancelled', message: 'cancelled by the caller' },
-    }, { accountId: key.accountId });
+    const outcome = await commitTaskChange(
+      { ...this.deps, wallet: this.wallet },
+      taskId,
+      {
+        from: ['queued', 'running'],
+        status: 'cancelled',
+        actualCredits: 0,
+        error: { code: 'cancelled', message: 'cancelled by the caller' },
+      },
+      { accountId: key.accountId },
+    );
     if (!outcome) {
       const row = await this.accountTask(key, taskId);
       throw new GatewayError('conflict', `task ${taskId} is already ${row.status} and cannot be cancelled`, { param: 'task_id' });
@@ -104,7 +132,10 @@ class TaskRoutes {
     const key = await this.freeCall(req, res);
     const row = await this.accountTask(key, String(req.params.taskId));
     await streamTaskEvents(res, {
-      db: this.deps.db, hub: this.hub, logger: this.deps.logger, task: row,
+      db: this.deps.db,
+      hub: this.hub,
+      logger: this.deps.logger,
+      task: row,
       lastEventId: parseLastEventId(req.headers['last-event-id'] ?? req.query.last_event_id),
       heartbeatMs: this.options.heartbeatMs ?? this.deps.config.streamKeepaliveMs,
       onKeyInvalidated: (listener) => this.services.authenticator.onInvalidated(key.secretHmac, listener),
@@ -124,11 +155,20 @@ class TaskRoutes {
   private async insertSubmitted(key: AuthenticatedKey, submission: TaskSubmission, res: Response): Promise<CallEnding> {
     const deps = this.deps;
     const taskId = newTaskId();
-    await insertTask(deps.db, {
-      id: taskId, accountId: key.accountId, apiKeyId: key.keyId, kind: submission.request.kind, model: submission.model.id,
-      request: submission.request, estimatedCredits: submission.estimatedCredits,
-      deadlineAt: new Date(deps.clock.now() + deps.config.taskDeadlineMs),
-    }, new Date(deps.clock.now()));
+    await insertTask(
+      deps.db,
+      {
+        id: taskId,
+        accountId: key.accountId,
+        apiKeyId: key.keyId,
+        kind: submission.request.kind,
+        model: submission.model.id,
+        request: submission.request,
+        estimatedCredits: submission.estimatedCredits,
+        deadlineAt: new Date(deps.clock.now() + deps.config.taskDeadlineMs),
+      },
+      new Date(deps.clock.now()),
+    );
     return {
       kind: 'settle',
       charge: { credits: submission.estimatedCredits },
@@ -153,7 +193,10 @@ class TaskRoutes {
     if (!row.provider_ref || row.upstream_account_id === null) return;
     const accounts = await this.services.upstreams.accountsOfGroup(row.request.group.groupId).catch(() => []);
     const account = accounts.find((candidate) => candidate.id === row.upstream_account_id);
-    if (account) await this.video.cancel(account, row.provider_ref).catch((error: unknown) => this.deps.logger.warn({ err: error, taskId }, 'provider cancel failed; the operation is abandoned'));
+    if (account)
+      await this.video
+        .cancel(account, row.provider_ref)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, taskId }, 'provider cancel failed; the operation is abandoned'));
   }
 
   /** Free endpoints still carry the accounting headers, errors included. */
@@ -171,11 +214,18 @@ class TaskRoutes {
   }
 }
 
-export function createTasksRouter(deps: Dependencies, services: TaskServices, options: TasksRouterOptions = {}): Router & { close(): Promise<void> } {
+export function createTasksRouter(
+  deps: Dependencies,
+  services: TaskServices,
+  options: TasksRouterOptions = {},
+): Router & { close(): Promise<void> } {
   const routes = new TaskRoutes(deps, services, options);
   const router = Router();
   const json = jsonBody(deps.config.maxBodyBytes);
-  const idempotent = createIdempotentRoute(deps, { authenticate: (req) => routes.caller.authenticate(req), peekHeaders: (key) => services.admission.peekHeaders(key) }); // issue 17
+  const idempotent = createIdempotentRoute(deps, {
+    authenticate: (req) => routes.caller.authenticate(req),
+    peekHeaders: (key) => services.admission.peekHeaders(key),
+  }); // issue 17
   router.post('/v1/tasks/submit', json, idempotent('wait', routes.submit)); // issue 17: Idempotency-Key
   router.post('/v1/tasks/query', json, routes.query);
   router.post('/v1/tasks/cancel', json, routes.cancel);

@@ -27,7 +27,10 @@ export interface VideoOperations {
 
 function requireGenerateContent(account: UpstreamAccount): void {
   if (account.protocol !== 'generate-content') {
-    throw new GatewayError('upstream_error', `upstream account ${account.id} speaks ${account.protocol}, which has no long-running video operations`);
+    throw new GatewayError(
+      'upstream_error',
+      `upstream account ${account.id} speaks ${account.protocol}, which has no long-running video operations`,
+    );
   }
 }
 
@@ -50,29 +53,46 @@ export function createVideoOperations(client: UpstreamClient, options: { pollTim
       const instance: Record<string, unknown> = { prompt: request.prompt };
       if (request.image) instance.image = { bytesBase64Encoded: request.image.data, mimeType: request.image.mediaType };
       const parameters: Record<string, unknown> = {
-        aspectRatio: request.aspectRatio, resolution: request.resolution, durationSeconds: request.durationSeconds, sampleCount: 1,
+        aspectRatio: request.aspectRatio,
+        resolution: request.resolution,
+        durationSeconds: request.durationSeconds,
+        sampleCount: 1,
       };
       if (request.negativePrompt !== undefined) parameters.negativePrompt = request.negativePrompt;
       if (request.seed !== undefined) parameters.seed = request.seed;
       const upstreamModel = model.upstreamModel ?? model.id;
       const response = await client.call({
         url: `${account.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:predictLongRunning`,
-        method: 'POST', headers: headersFor(account), body: JSON.stringify({ instances: [instance], parameters }),
+        method: 'POST',
+        headers: headersFor(account),
+        body: JSON.stringify({ instances: [instance], parameters }),
         firstByteTimeoutMs: options.pollTimeoutMs,
       });
       const body = await readUpstreamJson('generate-content', response);
       const name = (body as { name?: unknown } | null)?.name;
-      if (typeof name !== 'string' || name === '') throw new GatewayError('upstream_error', 'the provider accepted the video without an operation name');
+      if (typeof name !== 'string' || name === '')
+        throw new GatewayError('upstream_error', 'the provider accepted the video without an operation name');
       return name;
     },
     async poll(account, operation) {
       requireGenerateContent(account);
-      const response = await client.call({ url: operationUrl(account, operation), method: 'GET', headers: headersFor(account), firstByteTimeoutMs: options.pollTimeoutMs });
+      const response = await client.call({
+        url: operationUrl(account, operation),
+        method: 'GET',
+        headers: headersFor(account),
+        firstByteTimeoutMs: options.pollTimeoutMs,
+      });
       return normalizeVideoOperation(await readUpstreamJson('generate-content', response));
     },
     async cancel(account, operation) {
       requireGenerateContent(account);
-      const response = await client.call({ url: operationUrl(account, operation, ':cancel'), method: 'POST', headers: headersFor(account), body: '{}', firstByteTimeoutMs: options.pollTimeoutMs });
+      const response = await client.call({
+        url: operationUrl(account, operation, ':cancel'),
+        method: 'POST',
+        headers: headersFor(account),
+        body: '{}',
+        firstByteTimeoutMs: options.pollTimeoutMs,
+      });
       await readUpstreamJson('generate-content', response);
     },
     async open(account, video) {
@@ -86,12 +106,17 @@ export function createVideoOperations(client: UpstreamClient, options: { pollTim
       const target = new URL(video.uri);
       const sameOrigin = target.origin === new URL(account.baseUrl).origin;
       const response = await client.call({
-        url: target.toString(), method: 'GET', headers: sameOrigin ? { 'x-goog-api-key': account.credential } : {},
-        firstByteTimeoutMs: options.pollTimeoutMs, connectTo,
+        url: target.toString(),
+        method: 'GET',
+        headers: sameOrigin ? { 'x-goog-api-key': account.credential } : {},
+        firstByteTimeoutMs: options.pollTimeoutMs,
+        connectTo,
       });
       if (response.status < 200 || response.status >= 300) {
         const text = await readUpstreamText(response).catch(() => '');
-        throw new GatewayError('upstream_error', `downloading the video failed (HTTP ${response.status})`, { upstream: { status: response.status, body: text.slice(0, 500) } });
+        throw new GatewayError('upstream_error', `downloading the video failed (HTTP ${response.status})`, {
+          upstream: { status: response.status, body: text.slice(0, 500) },
+        });
       }
       const declared = response.headers['content-type'];
       const header = (Array.isArray(declared) ? declared[0] : declared)?.split(';')[0]?.trim();

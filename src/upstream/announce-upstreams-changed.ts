@@ -14,7 +14,9 @@ export async function announceUpstreamsChanged(redis: Redis, redisKeys: RedisKey
     // Redis away must not hold the change up: the periodic refresh will carry it.
     await Promise.race([
       redis.publish(redisKeys.upstreamsChangedChannel(), 'changed'),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer')), ANNOUNCE_TIMEOUT_MS); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer')), ANNOUNCE_TIMEOUT_MS);
+      }),
     ]);
     return true;
   } catch {

@@ -33,24 +33,54 @@ export interface ProviderPreset {
 }
 
 const openaiStyle = (name: string, label: string, defaultBaseUrl: string | undefined, exampleModel: string): ProviderPreset => ({
-  name, label, protocol: 'chat', protocols: ['chat'], defaultBaseUrl, credentialHeader: 'authorization', paths: 'standard',
-  versionSegments: ['/v1'], modelList: '/v1/models', exampleModel,
+  name,
+  label,
+  protocol: 'chat',
+  protocols: ['chat'],
+  defaultBaseUrl,
+  credentialHeader: 'authorization',
+  paths: 'standard',
+  versionSegments: ['/v1'],
+  modelList: '/v1/models',
+  exampleModel,
 });
 
 export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   {
-    name: 'anthropic', label: 'Anthropic', protocol: 'messages', protocols: ['messages'], defaultBaseUrl: 'https://api.anthropic.com', credentialHeader: 'x-api-key',
-    paths: 'standard', versionSegments: ['/v1'], modelList: '/v1/models?limit=1000', exampleModel: 'claude-sonnet-4-5',
+    name: 'anthropic',
+    label: 'Anthropic',
+    protocol: 'messages',
+    protocols: ['messages'],
+    defaultBaseUrl: 'https://api.anthropic.com',
+    credentialHeader: 'x-api-key',
+    paths: 'standard',
+    versionSegments: ['/v1'],
+    modelList: '/v1/models?limit=1000',
+    exampleModel: 'claude-sonnet-4-5',
   },
   { ...openaiStyle('openai', 'OpenAI', 'https://api.openai.com', 'gpt-4.1'), protocol: 'responses', protocols: ['responses', 'chat'] },
   {
-    name: 'gemini', label: 'Google AI Studio (Gemini)', protocol: 'generate-content', protocols: ['generate-content'], defaultBaseUrl: 'https://generativelanguage.googleapis.com',
-    credentialHeader: 'x-goog-api-key', paths: 'standard', versionSegments: ['/v1beta', '/v1'], modelList: '/v1beta/models?pageSize=1000',
+    name: 'gemini',
+    label: 'Google AI Studio (Gemini)',
+    protocol: 'generate-content',
+    protocols: ['generate-content'],
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+    credentialHeader: 'x-goog-api-key',
+    paths: 'standard',
+    versionSegments: ['/v1beta', '/v1'],
+    modelList: '/v1beta/models?pageSize=1000',
     exampleModel: 'gemini-2.5-flash',
   },
   {
-    name: 'azure-openai', label: 'Azure OpenAI', protocol: 'chat', protocols: ['chat'], credentialHeader: 'api-key', paths: 'deployments',
-    versionSegments: ['/openai/v1', '/openai'], defaultApiVersion: '2024-10-21', exampleModel: 'gpt-4.1',
+    name: 'azure-openai',
+    label: 'Azure OpenAI',
+    protocol: 'chat',
+    protocols: ['chat'],
+    credentialHeader: 'api-key',
+    paths: 'deployments',
+    versionSegments: ['/openai/v1', '/openai'],
+    defaultApiVersion: '2024-10-21',
+    exampleModel: 'gpt-4.1',
   },
   openaiStyle('deepseek', 'DeepSeek', 'https://api.deepseek.com', 'deepseek-v3.2'),
   openaiStyle('mistral', 'Mistral', 'https://api.mistral.ai', 'mistral-large'),
@@ -73,7 +103,10 @@ export function presetForProtocol(protocol: Protocol): ProviderPreset {
 }
 
 export class UpstreamConfigError extends Error {
-  constructor(message: string, readonly param: string) {
+  constructor(
+    message: string,
+    readonly param: string,
+  ) {
     super(message);
     this.name = 'UpstreamConfigError';
   }
@@ -95,7 +128,10 @@ export interface ResolvedUpstream {
  * default when omitted) normalised to what the codec's paths follow, and Azure's api-version.
  */
 export function resolveUpstream(input: {
-  provider?: string; protocol?: Protocol; baseUrl?: string; apiVersion?: string;
+  provider?: string;
+  protocol?: Protocol;
+  baseUrl?: string;
+  apiVersion?: string;
   /** A change's stored api-version: kept unless the change names one or pastes one in its base URL. */
   keptApiVersion?: string;
 }): ResolvedUpstream {
@@ -115,10 +151,22 @@ export function resolveUpstream(input: {
   const given = input.baseUrl?.trim() || preset.defaultBaseUrl;
   if (given === undefined) throw new UpstreamConfigError(`provider ${preset.name} needs a base URL (there is no default)`, 'base_url');
   const normalised = normaliseBaseUrl(preset, given);
-  const apiVersion = preset.paths === 'deployments' ? input.apiVersion ?? normalised.apiVersion ?? input.keptApiVersion ?? preset.defaultApiVersion : undefined;
-  if (input.apiVersion !== undefined && preset.paths !== 'deployments') throw new UpstreamConfigError(`an api-version is only taken by azure-openai`, 'api_version');
-  if (apiVersion !== undefined && !/^[0-9A-Za-z.-]{1,40}$/.test(apiVersion)) throw new UpstreamConfigError(`api-version "${apiVersion}" is not a version (e.g. 2024-10-21)`, 'api_version');
-  return { preset, provider: input.provider === undefined ? undefined : preset.name, protocol: preset.protocol, baseUrl: normalised.baseUrl, apiVersion, notes: normalised.notes };
+  const apiVersion =
+    preset.paths === 'deployments'
+      ? (input.apiVersion ?? normalised.apiVersion ?? input.keptApiVersion ?? preset.defaultApiVersion)
+      : undefined;
+  if (input.apiVersion !== undefined && preset.paths !== 'deployments')
+    throw new UpstreamConfigError(`an api-version is only taken by azure-openai`, 'api_version');
+  if (apiVersion !== undefined && !/^[0-9A-Za-z.-]{1,40}$/.test(apiVersion))
+    throw new UpstreamConfigError(`api-version "${apiVersion}" is not a version (e.g. 2024-10-21)`, 'api_version');
+  return {
+    preset,
+    provider: input.provider === undefined ? undefined : preset.name,
+    protocol: preset.protocol,
+    baseUrl: normalised.baseUrl,
+    apiVersion,
+    notes: normalised.notes,
+  };
 }
 
 function normaliseBaseUrl(preset: ProviderPreset, given: string): { baseUrl: string; apiVersion?: string; notes: string[] } {
@@ -128,8 +176,10 @@ function normaliseBaseUrl(preset: ProviderPreset, given: string): { baseUrl: str
   } catch {
     throw new UpstreamConfigError(`base URL "${given}" is not a URL`, 'base_url');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UpstreamConfigError(`base URL "${given}" must be http(s)`, 'base_url');
-  if (url.username || url.password) throw new UpstreamConfigError('the base URL must not carry a user or password; give the credential as the API key', 'base_url');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UpstreamConfigError(`base URL "${given}" must be http(s)`, 'base_url');
+  if (url.username || url.password)
+    throw new UpstreamConfigError('the base URL must not carry a user or password; give the credential as the API key', 'base_url');
   const notes: string[] = [];
   const apiVersion = url.searchParams.get('api-version') ?? undefined;
   if (url.search) notes.push(`dropped the query ${url.search}${apiVersion ? ` (api-version ${apiVersion} kept)` : ''}`);
@@ -152,7 +202,11 @@ function normaliseBaseUrl(preset: ProviderPreset, given: string): { baseUrl: str
 }
 
 /** The URL of one call: the codec's path after the base URL, or Azure's deployment path. */
-export function upstreamUrl(account: { baseUrl: string; provider?: string; apiVersion?: string }, path: string, upstreamModel: string): string {
+export function upstreamUrl(
+  account: { baseUrl: string; provider?: string; apiVersion?: string },
+  path: string,
+  upstreamModel: string,
+): string {
   const preset = findPreset(account.provider);
   if (preset?.paths !== 'deployments') return account.baseUrl + path;
   const [pathname, query] = path.split('?', 2);

@@ -34,7 +34,12 @@ export interface UpstreamClient {
   close(): Promise<void>;
 }
 
-export function createUpstreamClient(options: { connectTimeoutMs: number; firstByteTimeoutMs: number; idleTimeoutMs: number; connections?: number }): UpstreamClient {
+export function createUpstreamClient(options: {
+  connectTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  idleTimeoutMs: number;
+  connections?: number;
+}): UpstreamClient {
   const agent = new Agent({
     connections: options.connections ?? 4096,
     keepAliveTimeout: 30_000,
@@ -44,7 +49,8 @@ export function createUpstreamClient(options: { connectTimeoutMs: number; firstB
   });
   return {
     async call(call) {
-      const pinned = call.connectTo === undefined ? undefined : createPinnedAgent(call.connectTo, { connectTimeoutMs: options.connectTimeoutMs });
+      const pinned =
+        call.connectTo === undefined ? undefined : createPinnedAgent(call.connectTo, { connectTimeoutMs: options.connectTimeoutMs });
       try {
         // Parsed once; the path comes from the parsed URL too, so a base URL with an upper-case host
         // or an explicit default port (whose origin is normalized) cannot shift it.
@@ -83,9 +89,13 @@ export async function readUpstreamText(response: UpstreamResponse): Promise<stri
 /** Transport failures (refused, reset, timeouts) → retryable GatewayErrors. */
 export function toUpstreamError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (error instanceof undiciErrors.HeadersTimeoutError) return new GatewayError('timeout', 'upstream did not answer in time', { cause: error, upstream: { status: 0 } });
-  if (error instanceof undiciErrors.BodyTimeoutError) return new GatewayError('timeout', 'upstream stream went silent', { cause: error, upstream: { status: 0 } });
-  if (error instanceof undiciErrors.ConnectTimeoutError) return new GatewayError('timeout', 'could not connect to upstream in time', { cause: error, upstream: { status: 0 } });
-  if ((error as { name?: string }).name === 'AbortError') return new GatewayError('upstream_error', 'upstream request aborted', { cause: error, upstream: { status: 0 } });
+  if (error instanceof undiciErrors.HeadersTimeoutError)
+    return new GatewayError('timeout', 'upstream did not answer in time', { cause: error, upstream: { status: 0 } });
+  if (error instanceof undiciErrors.BodyTimeoutError)
+    return new GatewayError('timeout', 'upstream stream went silent', { cause: error, upstream: { status: 0 } });
+  if (error instanceof undiciErrors.ConnectTimeoutError)
+    return new GatewayError('timeout', 'could not connect to upstream in time', { cause: error, upstream: { status: 0 } });
+  if ((error as { name?: string }).name === 'AbortError')
+    return new GatewayError('upstream_error', 'upstream request aborted', { cause: error, upstream: { status: 0 } });
   return new GatewayError('upstream_error', 'upstream connection failed', { cause: error, upstream: { status: 0 } });
 }

@@ -26,9 +26,7 @@ export type { AccountCooldown } from './upstream-health';
 /** What may be said about an account outside the process: never its credential or URL. */
 export type AccountRef = Pick<UpstreamAccount, 'id' | 'name' | 'protocol'>;
 
-export type SkippedAccount =
-  | { account: AccountRef; reason: 'cooling_down'; until: number }
-  | { account: AccountRef; reason: 'disabled' };
+export type SkippedAccount = { account: AccountRef; reason: 'cooling_down'; until: number } | { account: AccountRef; reason: 'disabled' };
 
 export interface Candidates {
   /** Ordered: try the first, fail over to the next. */
@@ -65,7 +63,11 @@ function serves(account: { protocol: Protocol; models: string[] }, model: string
 
 export function createUpstreamDirectory(options: {
   /** Decrypts the stored credentials (the auth folder's SecretCrypto). */
-  db: Pool; crypto: { decrypt(ciphertext: string): string }; clock: Clock; refreshMs?: number; random?: () => number;
+  db: Pool;
+  crypto: { decrypt(ciphertext: string): string };
+  clock: Clock;
+  refreshMs?: number;
+  random?: () => number;
   /** Reload when a change is announced on this channel (the subscriber connection is shared). */
   changes?: { subscriber: Redis; channel: string; onError?: (error: unknown) => void };
   health?: UpstreamHealth;
@@ -87,13 +89,24 @@ export function createUpstreamDirectory(options: {
       const credential = options.crypto.decrypt(row.credentialEncrypted);
       registerSecret(credential);
       if (row.status !== 'active') {
-        disabled.set(row.groupId, [...(disabled.get(row.groupId) ?? []), { id: row.id, name: row.name, protocol: row.protocol, models: row.models }]);
+        disabled.set(row.groupId, [
+          ...(disabled.get(row.groupId) ?? []),
+          { id: row.id, name: row.name, protocol: row.protocol, models: row.models },
+        ]);
         continue;
       }
       const account: UpstreamAccount = {
-        id: row.id, groupId: row.groupId, name: row.name, protocol: row.protocol, baseUrl: row.baseUrl,
-        credential: credential, models: row.models, priority: row.priority, weight: row.weight,
-        provider: row.provider ?? undefined, apiVersion: row.apiVersion ?? undefined,
+        id: row.id,
+        groupId: row.groupId,
+        name: row.name,
+        protocol: row.protocol,
+        baseUrl: row.baseUrl,
+        credential: credential,
+        models: row.models,
+        priority: row.priority,
+        weight: row.weight,
+        provider: row.provider ?? undefined,
+        apiVersion: row.apiVersion ?? undefined,
       };
       byGroup.set(row.groupId, [...(byGroup.get(row.groupId) ?? []), account]);
     }
@@ -102,10 +115,14 @@ export function createUpstreamDirectory(options: {
 
   function startLoad(): Promise<Directory> {
     const seq = ++started;
-    const promise = load().then((loaded) => {
-      if (!cache || cache.seq < seq) cache = { loadedAt: options.clock.now(), seq, directory: loaded };
-      return loaded;
-    }).finally(() => { if (loading?.seq === seq) loading = undefined; });
+    const promise = load()
+      .then((loaded) => {
+        if (!cache || cache.seq < seq) cache = { loadedAt: options.clock.now(), seq, directory: loaded };
+        return loaded;
+      })
+      .finally(() => {
+        if (loading?.seq === seq) loading = undefined;
+      });
     loading = { seq, promise };
     return promise;
   }
@@ -173,11 +190,16 @@ export function createUpstreamDirectory(options: {
       const now = options.clock.now();
       const { serving } = found;
       const ready = serving.filter((a) => health.until(a.id) <= now);
-      const skipped: SkippedAccount[] = serving.filter((a) => !ready.includes(a)).map((a) => ({
-        account: { id: a.id, name: a.name, protocol: a.protocol }, reason: 'cooling_down', until: health.until(a.id),
-      }));
+      const skipped: SkippedAccount[] = serving
+        .filter((a) => !ready.includes(a))
+        .map((a) => ({
+          account: { id: a.id, name: a.name, protocol: a.protocol },
+          reason: 'cooling_down',
+          until: health.until(a.id),
+        }));
       for (const account of found.disabled) {
-        if (serves(account, model, protocols)) skipped.push({ account: { id: account.id, name: account.name, protocol: account.protocol }, reason: 'disabled' });
+        if (serves(account, model, protocols))
+          skipped.push({ account: { id: account.id, name: account.name, protocol: account.protocol }, reason: 'disabled' });
       }
       return { accounts: weightedOrder(ready), coolingDown: serving.length - ready.length, skipped };
     },

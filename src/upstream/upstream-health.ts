@@ -9,7 +9,10 @@
 import type { Dependencies } from '../dependencies';
 import { loadRedisScript, runRedisScript } from '../redis/redis-script';
 
-export interface AccountCooldown { accountId: number; coolingDownUntil: number }
+export interface AccountCooldown {
+  accountId: number;
+  coolingDownUntil: number;
+}
 
 export interface HealthMinute {
   /** Start of the minute, epoch ms. */
@@ -43,7 +46,9 @@ export function createLocalUpstreamHealth(clock: Dependencies['clock']): Upstrea
   const cooling = new Map<number, number>();
   return {
     until: (accountId) => cooling.get(accountId) ?? 0,
-    failed(accountId, cooldownMs) { cooling.set(accountId, Math.max(cooling.get(accountId) ?? 0, clock.now() + cooldownMs)); },
+    failed(accountId, cooldownMs) {
+      cooling.set(accountId, Math.max(cooling.get(accountId) ?? 0, clock.now() + cooldownMs));
+    },
     cooldowns: () => running(cooling, clock.now()),
     sharedCooldowns: async () => running(cooling, clock.now()),
     history: async () => [],
@@ -69,11 +74,17 @@ export function createUpstreamHealth(deps: HealthDependencies, options: { refres
   const readShared = async (): Promise<AccountCooldown[]> => {
     const now = deps.clock.now();
     const all = await deps.redis.hgetall(deps.redisKeys.upstreamCooldowns());
-    return Object.entries(all).map(([id, until]) => ({ accountId: Number(id), coolingDownUntil: Number(until) })).filter((c) => c.coolingDownUntil > now);
+    return Object.entries(all)
+      .map(([id, until]) => ({ accountId: Number(id), coolingDownUntil: Number(until) }))
+      .filter((c) => c.coolingDownUntil > now);
   };
   const refresh = () => {
-    readShared().then((shared) => { for (const c of shared) learn(c.accountId, c.coolingDownUntil); },
-      (error: unknown) => deps.logger.debug({ err: error }, 'upstream health refresh failed; routing keeps its own view'));
+    readShared().then(
+      (shared) => {
+        for (const c of shared) learn(c.accountId, c.coolingDownUntil);
+      },
+      (error: unknown) => deps.logger.debug({ err: error }, 'upstream health refresh failed; routing keeps its own view'),
+    );
   };
   deps.subscriber.on('message', onMessage);
   deps.subscriber.subscribe(channel).catch((error: unknown) => deps.logger.warn({ err: error }, 'upstream health: subscribe failed'));
@@ -88,9 +99,14 @@ export function createUpstreamHealth(deps: HealthDependencies, options: { refres
       const until = now + cooldownMs;
       learn(accountId, until);
       const minute = Math.floor(now / MINUTE_MS);
-      runRedisScript(deps.redis, failureScript, [deps.redisKeys.upstreamCooldowns(), deps.redisKeys.upstreamFailuresMinute(minute)],
-        [accountId, until, reason.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40), channel, MINUTES_KEPT_SECONDS])
-        .catch((error: unknown) => deps.logger.warn({ err: error, upstreamAccount: accountId }, 'could not share an upstream cooldown; this process keeps it'));
+      runRedisScript(
+        deps.redis,
+        failureScript,
+        [deps.redisKeys.upstreamCooldowns(), deps.redisKeys.upstreamFailuresMinute(minute)],
+        [accountId, until, reason.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40), channel, MINUTES_KEPT_SECONDS],
+      ).catch((error: unknown) =>
+        deps.logger.warn({ err: error, upstreamAccount: accountId }, 'could not share an upstream cooldown; this process keeps it'),
+      );
     },
     cooldowns: () => running(cooling, deps.clock.now()),
     sharedCooldowns: readShared,

@@ -58,10 +58,14 @@ it('Alerts: adds a rule and a webhook, sends a signed test, and shows a fired al
   expect(JSON.parse(test!.body)).toMatchObject({ type: 'webhook.test' });
   expect(verifyWebhookSignature(secret, String(test!.headers['webhook-signature']), test!.body)).toBe(true);
   const log = page.getByRole('table', { name: 'Webhook deliveries' });
-  await eventually(async () => {
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    return (await log.getByText('delivered').count()) === 1 ? true : undefined;
-  }, 20_000, 'the test delivery in the log');
+  await eventually(
+    async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await log.getByText('delivered').count()) === 1 ? true : undefined;
+    },
+    20_000,
+    'the test delivery in the log',
+  );
   await world.shot(page, 'alerts-01-test-delivered');
 
   await world.gateway.deps.db.query('UPDATE accounts SET balance_credits = 20000000 WHERE id = $1', [world.gateway.accountId]);
@@ -71,9 +75,15 @@ it('Alerts: adds a rule and a webhook, sends a signed test, and shows a fired al
   await world.go(page, '/alerts', 'Alerts');
   await rules.getByText('firing').waitFor();
   await rules.getByText('$20.00').waitFor();
-  await eventually(async () => {
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    return (await log.getByText('alert.wallet_below').count()) === 1 && (await log.getByText('delivered').count()) === 2 ? true : undefined;
-  }, 20_000, 'the alert delivery in the log');
+  await eventually(
+    async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await log.getByText('alert.wallet_below').count()) === 1 && (await log.getByText('delivered').count()) === 2
+        ? true
+        : undefined;
+    },
+    20_000,
+    'the alert delivery in the log',
+  );
   await world.shot(page, 'alerts-02-fired');
 });

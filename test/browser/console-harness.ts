@@ -43,13 +43,19 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
   const gateway = await startTestGateway({ s3: true, simulator: { videoMs: 3_000 } });
   await gateway.deps.storage.ensureBucket();
   const member = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: MEMBER.email, password: MEMBER.password });
-  const operator = await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: OPERATOR.email, password: OPERATOR.password });
+  const operator = await createConsoleUser(gateway.deps.db, {
+    accountId: gateway.accountId,
+    email: OPERATOR.email,
+    password: OPERATOR.password,
+  });
   await gateway.deps.db.query("UPDATE console_users SET role = 'operator' WHERE id = $1", [operator]);
   void member;
   // The worker logs its warnings (a usage event it could not settle, say): kept, and shown by a test
   // that times out waiting for what the worker writes.
   const worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers', 'index.ts')], {
-    cwd: ROOT, env: { ...process.env, ...gateway.deps.env, LOG_LEVEL: 'warn', WORKER_QUEUES: 'billing,tasks' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...gateway.deps.env, LOG_LEVEL: 'warn', WORKER_QUEUES: 'billing,tasks' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const workerLines: string[] = [];
   const keepLines = (chunk: Buffer) => {
@@ -70,7 +76,10 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
     workerLog: () => workerLines.join('\n') || '(the worker logged nothing)',
     pageErrors,
     async newPage(options = {}) {
-      const context = await browser.newContext({ baseURL: gateway.url, viewport: { width: options.width ?? 1280, height: options.height ?? 900 } });
+      const context = await browser.newContext({
+        baseURL: gateway.url,
+        viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+      });
       const page = await context.newPage();
       page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
       page.setDefaultTimeout(20_000);
@@ -95,8 +104,14 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
       worker.kill('SIGTERM');
       await new Promise<void>((resolve) => {
         if (worker.exitCode !== null || worker.signalCode !== null) return resolve();
-        const timer = setTimeout(() => { worker.kill('SIGKILL'); resolve(); }, 5_000);
-        worker.once('exit', () => { clearTimeout(timer); resolve(); });
+        const timer = setTimeout(() => {
+          worker.kill('SIGKILL');
+          resolve();
+        }, 5_000);
+        worker.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
       await gateway.close();
     },

@@ -86,10 +86,20 @@ describe('the console', () => {
     await form.getByLabel('7-day limit (USD)').fill('40');
     await form.getByLabel('Expires in (days)').fill('30');
     await form.getByRole('button', { name: 'Create' }).click();
-    const secret = await page.getByTestId('secret-value').textContent() ?? '';
+    const secret = (await page.getByTestId('secret-value').textContent()) ?? '';
     expect(secret).toMatch(/^sk-svc-/);
     await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
-    const listed = await (await fetch(`${world.gateway.url}/api/v1/keys`, { headers: { 'x-api-key': secret } })).json() as { data: Array<{ id: number; name: string; key: string; ip_blacklist: string[]; rate_limit_7d: number; quota: number; expires_at: string | null }> };
+    const listed = (await (await fetch(`${world.gateway.url}/api/v1/keys`, { headers: { 'x-api-key': secret } })).json()) as {
+      data: Array<{
+        id: number;
+        name: string;
+        key: string;
+        ip_blacklist: string[];
+        rate_limit_7d: number;
+        quota: number;
+        expires_at: string | null;
+      }>;
+    };
     const key = listed.data.find((k) => k.name === 'browser key')!;
     expect(key).toMatchObject({ ip_blacklist: ['192.0.2.0/24'], rate_limit_7d: 40, quota: 50 });
     expect(key.expires_at).not.toBeNull();
@@ -113,11 +123,17 @@ describe('the console', () => {
     // The call is made after the filters were applied: pressing Apply again (same filters) reloads.
     const call = await chat(createdKey.secret);
     expect(call.status).toBe(200);
-    await eventually(async () => {
-      await page.getByRole('button', { name: 'Apply' }).click();
-      const text = await page.getByRole('table', { name: 'Usage rows' }).textContent();
-      return text?.includes(call.requestId!) ? true : undefined;
-    }, 30_000, 'the usage row').catch((error: Error) => { throw new Error(`${error.message}; worker log:\n${world.workerLog()}`); });
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Apply' }).click();
+        const text = await page.getByRole('table', { name: 'Usage rows' }).textContent();
+        return text?.includes(call.requestId!) ? true : undefined;
+      },
+      30_000,
+      'the usage row',
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; worker log:\n${world.workerLog()}`);
+    });
     const row = page.getByTestId('usage-row').filter({ hasText: call.requestId! });
     await expect(row.textContent()).resolves.toContain('gpt-4.1');
     await world.shot(page, '03-usage');
@@ -156,7 +172,7 @@ describe('the console', () => {
     await expect(dialog.textContent()).resolves.toContain('The old secret stops working at once');
     await world.shot(page, '04-keys-rotate-confirm');
     await dialog.getByRole('button', { name: 'Rotate now' }).click();
-    const rotated = await page.getByTestId('secret-value').textContent() ?? '';
+    const rotated = (await page.getByTestId('secret-value').textContent()) ?? '';
     expect(rotated).toMatch(/^sk-svc-/);
     expect(rotated).not.toBe(createdKey.secret);
     expect((await chat(createdKey.secret)).status).toBe(401);
@@ -185,7 +201,7 @@ describe('the console', () => {
     await create.getByLabel('Name').fill('doomed');
     await create.getByLabel('Routing group').selectOption({ label: 'default (every model)' });
     await create.getByRole('button', { name: 'Create' }).click();
-    const doomed = await page.getByTestId('secret-value').textContent() ?? '';
+    const doomed = (await page.getByTestId('secret-value').textContent()) ?? '';
     await page.getByRole('button', { name: 'Hide' }).click();
     await page.getByRole('button', { name: 'Delete doomed' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete now' }).click();
@@ -218,7 +234,7 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Send (billed)' }).click();
     await page.getByTestId('pg-done').waitFor({ timeout: 30_000 });
     const toolCall = page.getByTestId('pg-tool-call');
-    const answer = `${await page.getByTestId('pg-output').textContent()}${await toolCall.count() ? await toolCall.textContent() : ''}`;
+    const answer = `${await page.getByTestId('pg-output').textContent()}${(await toolCall.count()) ? await toolCall.textContent() : ''}`;
     expect(answer.length).toBeGreaterThan(0);
   });
 
@@ -227,7 +243,9 @@ describe('the console', () => {
     await page.getByLabel('Model').selectOption('claude-sonnet-4-5');
     await page.getByLabel('Protocol').selectOption('chat');
     await page.getByLabel('Prompt').fill('What is in this picture?');
-    await page.getByLabel('Image (optional)').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(ONE_PIXEL_PNG, 'base64') });
+    await page
+      .getByLabel('Image (optional)')
+      .setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(ONE_PIXEL_PNG, 'base64') });
     world.gateway.sim.clearRequests();
     await page.getByRole('button', { name: 'Send (billed)' }).click();
     await page.getByTestId('pg-done').waitFor({ timeout: 30_000 });
@@ -277,7 +295,10 @@ describe('the console', () => {
   it('Tasks: cancels a running video task', async () => {
     await page.getByLabel('Model').selectOption('veo-3');
     await page.getByRole('button', { name: 'Submit (billed)' }).click();
-    await page.getByTestId('task-status').filter({ hasText: /queued|running/ }).waitFor();
+    await page
+      .getByTestId('task-status')
+      .filter({ hasText: /queued|running/ })
+      .waitFor();
     await page.getByRole('button', { name: 'Cancel task' }).click();
     await page.getByTestId('task-status').filter({ hasText: 'cancelled' }).waitFor();
   });
@@ -302,8 +323,10 @@ describe('the console', () => {
     await world.shot(page, '09-billing');
   });
 
-  it('Operator: a top-up with a reason reaches the member\'s balance and ledger; accounts, routing and catalog pages work', async () => {
-    const member = await (await fetch(`${world.gateway.url}/api/v1/me/account`, { headers: { 'x-api-key': createdKey.secret } })).json() as { balance_credits: number };
+  it("Operator: a top-up with a reason reaches the member's balance and ledger; accounts, routing and catalog pages work", async () => {
+    const member = (await (
+      await fetch(`${world.gateway.url}/api/v1/me/account`, { headers: { 'x-api-key': createdKey.secret } })
+    ).json()) as { balance_credits: number };
     const { page: operatorPage, context } = await world.newPage();
     await world.login(operatorPage, OPERATOR);
     await world.go(operatorPage, '/operator/accounts', 'Accounts');
@@ -327,7 +350,10 @@ describe('the console', () => {
     await world.go(operatorPage, '/operator/upstreams', 'Routing');
     const firstUpstream = operatorPage.locator('[data-testid^="upstream-row-"]').first();
     await firstUpstream.getByRole('button', { name: /^Test upstream/ }).click();
-    await operatorPage.getByRole('status').filter({ hasText: /: OK \(.*HTTP 200/ }).waitFor();
+    await operatorPage
+      .getByRole('status')
+      .filter({ hasText: /: OK \(.*HTTP 200/ })
+      .waitFor();
     await world.go(operatorPage, '/operator/catalog', 'Catalog');
     await operatorPage.getByTestId('catalog-gpt-5').waitFor();
     await context.close();
@@ -379,7 +405,10 @@ describe('the console', () => {
     await preset.getByLabel('Provider API key').fill('sim-key');
     await preset.getByLabel(/^Models/).fill('gpt-4.1');
     await preset.getByRole('button', { name: 'Add' }).click();
-    await operatorPage.getByRole('status').filter({ hasText: /^Upstream \d+ added: verified, credential accepted; gpt-4\.1 listed.*removed the version segment \/v1/ }).waitFor();
+    await operatorPage
+      .getByRole('status')
+      .filter({ hasText: /^Upstream \d+ added: verified, credential accepted; gpt-4\.1 listed.*removed the version segment \/v1/ })
+      .waitFor();
     await preset.getByLabel('Group').selectOption({ label: 'default' });
     await preset.getByLabel(/^Base URL/).fill(world.gateway.sim.url);
     await preset.getByLabel('Provider API key').fill('wrong-key');
@@ -390,7 +419,10 @@ describe('the console', () => {
     const group = operatorPage.getByRole('form', { name: 'Create routing group' });
     await group.getByLabel('Name').fill('failing-group');
     await group.getByRole('button', { name: 'Create' }).click();
-    await operatorPage.getByRole('status').filter({ hasText: /^Group \d+ created/ }).waitFor();
+    await operatorPage
+      .getByRole('status')
+      .filter({ hasText: /^Group \d+ created/ })
+      .waitFor();
     const add = operatorPage.getByRole('form', { name: 'Add upstream account' });
     await add.getByLabel('Group').selectOption({ label: 'failing-group' });
     await add.getByLabel('Name').fill('always-503');
@@ -402,22 +434,37 @@ describe('the console', () => {
     await add.getByLabel('Provider API key').fill('sim-key');
     await add.getByLabel(/^Models/).fill('gpt-4.1');
     await add.getByRole('button', { name: 'Add' }).click();
-    const created = await operatorPage.getByRole('status').filter({ hasText: /^Upstream \d+ added/ }).textContent();
+    const created = await operatorPage
+      .getByRole('status')
+      .filter({ hasText: /^Upstream \d+ added/ })
+      .textContent();
     const upstreamId = Number(/^Upstream (\d+)/.exec(created!)![1]);
     await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: 'healthy' }).waitFor();
 
-    const groupId = Number((await world.gateway.deps.db.query<{ id: string }>("SELECT id FROM routing_groups WHERE name = 'failing-group'")).rows[0]!.id);
-    const key = await insertApiKey(world.gateway.deps.db, world.gateway.deps.crypto, { accountId: world.gateway.accountId, groupId, name: 'failing' });
+    const groupId = Number(
+      (await world.gateway.deps.db.query<{ id: string }>("SELECT id FROM routing_groups WHERE name = 'failing-group'")).rows[0]!.id,
+    );
+    const key = await insertApiKey(world.gateway.deps.db, world.gateway.deps.crypto, {
+      accountId: world.gateway.accountId,
+      groupId,
+      name: 'failing',
+    });
     expect((await chat(key.secret)).status).toBeGreaterThanOrEqual(500);
     await operatorPage.getByRole('button', { name: 'Refresh health' }).click();
     await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: 'cooling down until' }).waitFor();
     await expect(operatorPage.getByText('shared by every API process').count()).resolves.toBe(1);
-    await operatorPage.getByTestId(`upstream-health-${upstreamId}`).filter({ hasText: /1 failure in \d+ min/ }).waitFor();
+    await operatorPage
+      .getByTestId(`upstream-health-${upstreamId}`)
+      .filter({ hasText: /1 failure in \d+ min/ })
+      .waitFor();
     await operatorPage.getByRole('button', { name: 'Refresh history' }).click();
     await operatorPage.getByTestId('health-history-table').getByText('503: 1').waitFor({ state: 'attached' });
 
     await operatorPage.getByRole('button', { name: `Test upstream ${upstreamId}` }).click();
-    await operatorPage.getByRole('status').filter({ hasText: /FAILED \(gpt-4\.1, HTTP 503/ }).waitFor();
+    await operatorPage
+      .getByRole('status')
+      .filter({ hasText: /FAILED \(gpt-4\.1, HTTP 503/ })
+      .waitFor();
     await world.shot(operatorPage, '11-operator-routing');
     await context.close();
   });
@@ -432,7 +479,12 @@ describe('the console', () => {
   it('is usable at phone width: one column, nothing wider than the screen, every control labelled', async () => {
     const { page: phone, context } = await world.newPage({ width: 390, height: 844 });
     await world.login(phone, MEMBER);
-    for (const [route, heading] of [['/overview', 'Overview'], ['/keys', 'Keys'], ['/playground', 'Playground'], ['/usage', 'Usage']] as const) {
+    for (const [route, heading] of [
+      ['/overview', 'Overview'],
+      ['/keys', 'Keys'],
+      ['/playground', 'Playground'],
+      ['/usage', 'Usage'],
+    ] as const) {
       await world.go(phone, route, heading);
       // Evaluated in the page (strings: the test program is typed without the DOM library).
       const overflow = await phone.evaluate<number>('document.body.scrollWidth - window.innerWidth');

@@ -14,21 +14,31 @@ let page: Page;
 
 async function chat(secret: string, body: Record<string, unknown>): Promise<string> {
   const response = await fetch(`${world.gateway.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   await response.text();
   return response.headers.get('x-request-id')!;
 }
 
 async function recorded(requestId: string): Promise<void> {
-  await eventually(async () => ((await world.gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = $1 AND NOT provisional', [requestId])).rowCount ? true : undefined),
-    30_000, `record ${requestId}`);
+  await eventually(
+    async () =>
+      (await world.gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = $1 AND NOT provisional', [requestId])).rowCount
+        ? true
+        : undefined,
+    30_000,
+    `record ${requestId}`,
+  );
 }
 
 beforeAll(async () => {
   world = await startConsoleWorld();
   ({ page } = await world.newPage());
-  await world.gateway.deps.db.query('UPDATE accounts SET request_bodies_allowed = true, keep_request_bodies = true WHERE id = $1', [world.gateway.accountId]);
+  await world.gateway.deps.db.query('UPDATE accounts SET request_bodies_allowed = true, keep_request_bodies = true WHERE id = $1', [
+    world.gateway.accountId,
+  ]);
 }, 120_000);
 
 afterEach(() => {
@@ -43,14 +53,24 @@ describe('the Requests page', () => {
   it('lists successes and refusals, filters by status, opens a request with its bodies and a curl without the secret; live tail; per-model figures', async () => {
     // A fresh key: its settings (bodies kept) are read on first use.
     const groupId = (await findGroupId(world.gateway.deps.db, 'default'))!;
-    const key = await insertApiKey(world.gateway.deps.db, world.gateway.deps.crypto, { accountId: world.gateway.accountId, groupId, name: 'requests page' });
-    const ok = await chat(key.secret, { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hello, my token is Bearer abcdefghijklmnopqrstu' }] });
+    const key = await insertApiKey(world.gateway.deps.db, world.gateway.deps.crypto, {
+      accountId: world.gateway.accountId,
+      groupId,
+      name: 'requests page',
+    });
+    const ok = await chat(key.secret, {
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'Hello, my token is Bearer abcdefghijklmnopqrstu' }],
+    });
     const refused = await chat(key.secret, { model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] });
     await recorded(ok);
     await recorded(refused);
 
     await world.login(page, MEMBER);
-    await page.getByRole('table', { name: 'Error rate and latency per model' }).getByRole('cell', { name: 'gpt-4.1', exact: true }).waitFor();
+    await page
+      .getByRole('table', { name: 'Error rate and latency per model' })
+      .getByRole('cell', { name: 'gpt-4.1', exact: true })
+      .waitFor();
 
     await world.go(page, '/requests', 'Requests');
     const table = page.getByRole('table', { name: 'Requests' });

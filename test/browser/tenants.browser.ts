@@ -39,7 +39,10 @@ it('operator: a private group granted from the Group access panel; member: key f
   await access.getByLabel('Group').selectOption({ label: 'tenant-private (private)' });
   await access.getByLabel('Account id').fill(String(world.gateway.accountId));
   await access.getByRole('button', { name: 'Grant' }).click();
-  await access.getByRole('table', { name: 'Grants of tenant-private' }).getByRole('button', { name: `Revoke account ${world.gateway.accountId}` }).waitFor();
+  await access
+    .getByRole('table', { name: 'Grants of tenant-private' })
+    .getByRole('button', { name: `Revoke account ${world.gateway.accountId}` })
+    .waitFor();
   await world.shot(operator, 'tenants-01-group-access');
 
   const member = await loggedIn(MEMBER);
@@ -52,9 +55,14 @@ it('operator: a private group granted from the Group access panel; member: key f
   await form.getByRole('alert').filter({ hasText: 'not a model slug or prefix* pattern: bad*pattern' }).waitFor();
   await form.getByLabel('Allowed models').fill('gpt-4.1\nclaude-haiku*');
   await form.getByRole('button', { name: 'Create' }).click();
-  const secret = await member.getByTestId('secret-value').textContent() ?? '';
-  const key = await (await fetch(`${world.gateway.url}/api/v1/keys`, { headers: { 'x-api-key': secret } })).json() as { data: Array<{ name: string; group_name: string; allowed_models: string[] }> };
-  expect(key.data.find((k) => k.name === 'limited key')).toMatchObject({ group_name: 'tenant-private', allowed_models: ['gpt-4.1', 'claude-haiku*'] });
+  const secret = (await member.getByTestId('secret-value').textContent()) ?? '';
+  const key = (await (await fetch(`${world.gateway.url}/api/v1/keys`, { headers: { 'x-api-key': secret } })).json()) as {
+    data: Array<{ name: string; group_name: string; allowed_models: string[] }>;
+  };
+  expect(key.data.find((k) => k.name === 'limited key')).toMatchObject({
+    group_name: 'tenant-private',
+    allowed_models: ['gpt-4.1', 'claude-haiku*'],
+  });
   await member.getByRole('button', { name: 'Hide' }).click();
 
   await world.go(member, '/activity', 'Activity');
@@ -63,6 +71,10 @@ it('operator: a private group granted from the Group access panel; member: key f
 
   await world.go(operator, '/operator/audit', 'Audit log');
   await operator.getByLabel('Show').selectOption({ label: 'Group grants' });
-  await eventually(async () => ((await operator.getByTestId('audit-row').filter({ hasText: 'grant.create' }).count()) > 0 ? true : undefined), 20_000, 'the grant in the audit log');
+  await eventually(
+    async () => ((await operator.getByTestId('audit-row').filter({ hasText: 'grant.create' }).count()) > 0 ? true : undefined),
+    20_000,
+    'the grant in the audit log',
+  );
   await world.shot(operator, 'tenants-03-audit');
 });

@@ -17,8 +17,9 @@ import { startPassThroughRelay, type PassThroughRelay } from '../support/capture
 import { sdkErrorForEnvelope, sdkErrorForStream } from '../support/capture-sdk-error';
 import { decodeContext, deterministicContext } from '../support/sdk-responses';
 
-const OPENAI_MESSAGE = 'You exceeded your current quota, please check your plan and billing details. For more information on this error, '
-  + 'read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.';
+const OPENAI_MESSAGE =
+  'You exceeded your current quota, please check your plan and billing details. For more information on this error, ' +
+  'read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.';
 const GOOGLE_MESSAGE = 'You exceeded your current quota, please check your plan.';
 
 interface ErrorCase {
@@ -45,22 +46,30 @@ function streamedError(): GatewayError {
  * `retry-after`; the second case adds one to show it is carried over.
  */
 const CASES: ErrorCase[] = [
-  { name: 'responses/openai-error.1.json (HTTP 429, no retry hint)', decode: () => CODECS.responses.upstream.decodeError(429, readCaptureText('responses', 'openai-error.1.json'), {}), message: OPENAI_MESSAGE },
+  {
+    name: 'responses/openai-error.1.json (HTTP 429, no retry hint)',
+    decode: () => CODECS.responses.upstream.decodeError(429, readCaptureText('responses', 'openai-error.1.json'), {}),
+    message: OPENAI_MESSAGE,
+  },
   {
     name: 'responses/openai-error.1.json (HTTP 429, retry-after: 7)',
     decode: () => CODECS.responses.upstream.decodeError(429, readCaptureText('responses', 'openai-error.1.json'), { 'retry-after': '7' }),
-    message: OPENAI_MESSAGE, retryAfterSeconds: 7,
+    message: OPENAI_MESSAGE,
+    retryAfterSeconds: 7,
   },
   {
     name: 'responses/openai-error.1.json from a Chat upstream (same OpenAI envelope, retry-after-ms: 2500)',
     decode: () => CODECS.chat.upstream.decodeError(429, readCaptureText('responses', 'openai-error.1.json'), { 'retry-after-ms': '2500' }),
-    message: OPENAI_MESSAGE, retryAfterSeconds: 2.5,
+    message: OPENAI_MESSAGE,
+    retryAfterSeconds: 2.5,
   },
   { name: 'responses/openai-error.1.chunks.txt (the quota error mid-stream)', decode: streamedError, message: OPENAI_MESSAGE },
   {
     name: 'generate-content/google-429-retry-info.json (RetryInfo 34.4s)',
-    decode: () => CODECS['generate-content'].upstream.decodeError(429, readCaptureText('generate-content', 'google-429-retry-info.json'), {}),
-    message: GOOGLE_MESSAGE, retryAfterSeconds: 34.4,
+    decode: () =>
+      CODECS['generate-content'].upstream.decodeError(429, readCaptureText('generate-content', 'google-429-retry-info.json'), {}),
+    message: GOOGLE_MESSAGE,
+    retryAfterSeconds: 34.4,
   },
 ];
 
@@ -100,7 +109,10 @@ function expectSdkRateLimit(protocol: Protocol, error: unknown, message: string)
 
 /** A stream that had started answering, then failed: start, a text block with "Partial", then `fail`. */
 function failedStreamFrames(protocol: Protocol, error: GatewayError): { frames: string[]; afterFail: string[] } {
-  const encoder = CODECS[protocol].inbound.createStreamEncoder({ model: 'capture-error-model', sse: true, includeUsage: true }, deterministicContext());
+  const encoder = CODECS[protocol].inbound.createStreamEncoder(
+    { model: 'capture-error-model', sse: true, includeUsage: true },
+    deterministicContext(),
+  );
   const frames = [
     ...encoder.push({ type: 'start', id: 'msg_capture', model: 'capture-error-model' }),
     ...encoder.push({ type: 'block_start', index: 0, block: { kind: 'text' } }),
@@ -112,14 +124,20 @@ function failedStreamFrames(protocol: Protocol, error: GatewayError): { frames: 
 }
 
 if (!capturesPresent('capture error suite')) {
-  describe.skip('error captures (../shared/captures absent)', () => { it('needs the captures', () => undefined); });
+  describe.skip('error captures (../shared/captures absent)', () => {
+    it('needs the captures', () => undefined);
+  });
 } else {
   describe('error captures', () => {
     describe.each(CASES.map((testCase) => [testCase.name, testCase] as const))('%s', (_name, testCase) => {
       it('maps to the gateway rate_limit error (429) with the provider message and its retry hint', () => {
         const error = testCase.decode();
-        expect({ kind: error.kind, status: error.status, message: error.message, retryAfterSeconds: error.retryAfterSeconds })
-          .toEqual({ kind: 'rate_limit', status: 429, message: testCase.message, retryAfterSeconds: testCase.retryAfterSeconds });
+        expect({ kind: error.kind, status: error.status, message: error.message, retryAfterSeconds: error.retryAfterSeconds }).toEqual({
+          kind: 'rate_limit',
+          status: 429,
+          message: testCase.message,
+          retryAfterSeconds: testCase.retryAfterSeconds,
+        });
         // An upstream's rate limit lets the relay try another account before the first byte.
         expect(error.retryable).toBe(true);
       });
@@ -134,13 +152,14 @@ if (!capturesPresent('capture error suite')) {
         if (protocol === 'generate-content' && testCase.retryAfterSeconds !== undefined) {
           // Google's own form of the hint, which Generate-Content clients read.
           expect((rendered.body.error as { details?: unknown }).details).toContainEqual({
-            '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${testCase.retryAfterSeconds}s`,
+            '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+            retryDelay: `${testCase.retryAfterSeconds}s`,
           });
         }
         expectSdkRateLimit(protocol, await sdkErrorForEnvelope(protocol, rendered), testCase.message);
       });
 
-      it.each(PROTOCOLS)('ends a started %s stream with the protocol\'s error frame, which the SDK raises', async (protocol) => {
+      it.each(PROTOCOLS)("ends a started %s stream with the protocol's error frame, which the SDK raises", async (protocol) => {
         const error = testCase.decode();
         const { frames, afterFail } = failedStreamFrames(protocol, error);
         expect(afterFail).toEqual([]);
@@ -174,8 +193,12 @@ if (!capturesPresent('capture error suite')) {
 
     describe('the recorded error stream on the native pass-through path', () => {
       let relay: PassThroughRelay;
-      beforeAll(async () => { relay = await startPassThroughRelay(); });
-      afterAll(async () => { await relay.close(); });
+      beforeAll(async () => {
+        relay = await startPassThroughRelay();
+      });
+      afterAll(async () => {
+        await relay.close();
+      });
       const capture = () => {
         const found = streamCaptures('responses').find((candidate) => candidate.name === 'openai-error.1');
         if (found === undefined) throw new Error('responses/openai-error.1.chunks.txt is missing');
@@ -192,12 +215,18 @@ if (!capturesPresent('capture error suite')) {
       it('after the first byte, reaches the client as the recorded frames then an error the SDK raises, billed nothing', async () => {
         const sse = capture().sse;
         const errorAt = sse.indexOf('event: error');
-        const result = await relay.run({ protocol: 'responses', stream: true, upstreamPieces: [Buffer.from(sse.slice(0, errorAt)), Buffer.from(sse.slice(errorAt))] });
+        const result = await relay.run({
+          protocol: 'responses',
+          stream: true,
+          upstreamPieces: [Buffer.from(sse.slice(0, errorAt)), Buffer.from(sse.slice(errorAt))],
+        });
         expect(result.status).toBe(200);
         expect(result.body.startsWith(sse.slice(0, errorAt))).toBe(true);
         expect(result.body).not.toContain('response.completed');
         // Still one Responses stream: one `response.created`, increasing sequence numbers, one terminal `response.failed`.
-        const events = new SseParser().push(result.body).map((event) => JSON.parse(event.data) as { type: string; sequence_number: number });
+        const events = new SseParser()
+          .push(result.body)
+          .map((event) => JSON.parse(event.data) as { type: string; sequence_number: number });
         expect(events.filter((event) => event.type === 'response.created')).toHaveLength(1);
         expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
         expect(events.filter((event) => event.type === 'response.failed')).toHaveLength(1);

@@ -17,7 +17,11 @@ import { bodyCaptures, capturesPresent, replayAsSse, streamCaptures } from '../s
 import { startPassThroughRelay, type PassThroughRelay } from '../support/capture-relay';
 import { decodeContext, seededRandom, splitBytesRandomly } from '../support/sdk-responses';
 
-const ERROR_CAPTURES = ['responses/openai-error.1.chunks.txt', 'responses/openai-error.1.json', 'generate-content/google-429-retry-info.json'];
+const ERROR_CAPTURES = [
+  'responses/openai-error.1.chunks.txt',
+  'responses/openai-error.1.json',
+  'generate-content/google-429-retry-info.json',
+];
 
 /** UTF-8 bytes cut at seeded random offsets (inside multi-byte characters too), as sockets deliver them. */
 function bytePieces(text: string, seed: number): Buffer[] {
@@ -39,29 +43,49 @@ function isUsageOnlyChunk(line: string): boolean {
 }
 
 if (!capturesPresent('capture pass-through suite')) {
-  describe.skip('capture pass-through (../shared/captures absent)', () => { it('needs the captures', () => undefined); });
+  describe.skip('capture pass-through (../shared/captures absent)', () => {
+    it('needs the captures', () => undefined);
+  });
 } else {
-  const streams = PROTOCOLS.flatMap((protocol) => streamCaptures(protocol)).filter((capture) => !ERROR_CAPTURES.includes(capture.label.replace(/#\d+$/, '')));
+  const streams = PROTOCOLS.flatMap((protocol) => streamCaptures(protocol)).filter(
+    (capture) => !ERROR_CAPTURES.includes(capture.label.replace(/#\d+$/, '')),
+  );
   const bodies = PROTOCOLS.flatMap((protocol) => bodyCaptures(protocol)).filter((capture) => !ERROR_CAPTURES.includes(capture.label));
 
   describe('native pass-through of the captures', () => {
     let relay: PassThroughRelay;
-    beforeAll(async () => { relay = await startPassThroughRelay(); });
-    afterAll(async () => { await relay.close(); });
+    beforeAll(async () => {
+      relay = await startPassThroughRelay();
+    });
+    afterAll(async () => {
+      await relay.close();
+    });
 
     describe.each(streams.map((capture) => [capture.label, capture] as const))('stream %s', (_label, capture) => {
-      const totals = rawTotals(capture.protocol, capture.lines.map((line) => JSON.parse(line) as unknown));
+      const totals = rawTotals(
+        capture.protocol,
+        capture.lines.map((line) => JSON.parse(line) as unknown),
+      );
 
-      it('reaches the client byte for byte and is billed exactly the provider\'s usage', async () => {
-        const result = await relay.run({ protocol: capture.protocol, stream: true, upstreamPieces: bytePieces(capture.sse, capture.lines.length) });
+      it("reaches the client byte for byte and is billed exactly the provider's usage", async () => {
+        const result = await relay.run({
+          protocol: capture.protocol,
+          stream: true,
+          upstreamPieces: bytePieces(capture.sse, capture.lines.length),
+        });
         expect(result.status).toBe(200);
         expect(result.contentType).toMatch(/^text\/event-stream/);
         expect(result.body).toBe(capture.sse);
         expect(result.usageEvents).toHaveLength(1);
-        expect(result.usageEvents[0]).toMatchObject({ promptTokens: totals.input, completionTokens: totals.output, status: 'ok', stream: true });
+        expect(result.usageEvents[0]).toMatchObject({
+          promptTokens: totals.input,
+          completionTokens: totals.output,
+          status: 'ok',
+          stream: true,
+        });
       });
 
-      it('is read exactly by the codec\'s pass-through meter, in pieces cut anywhere', () => {
+      it("is read exactly by the codec's pass-through meter, in pieces cut anywhere", () => {
         const meter = CODECS[capture.protocol].createPassThroughMeter(true);
         for (const piece of splitBytesRandomly(capture.sse, seededRandom(capture.label.length), 31)) meter.push(piece);
         const reading = meter.end();
@@ -88,7 +112,7 @@ if (!capturesPresent('capture pass-through suite')) {
         }
       });
 
-      it('counts an abandoned stream\'s output as the stream decoder does (billing of a client that left, issue 13)', () => {
+      it("counts an abandoned stream's output as the stream decoder does (billing of a client that left, issue 13)", () => {
         // Cut after the first half of the frames: what a client that left then was sent.
         const half = replayAsSse(capture.protocol, capture.lines.slice(0, Math.ceil(capture.lines.length / 2)));
         const meter = CODECS[capture.protocol].createPassThroughMeter(true);
@@ -110,8 +134,18 @@ if (!capturesPresent('capture pass-through suite')) {
 
       if (capture.protocol === 'chat') {
         it('without include_usage, reaches the client minus the usage-only chunk and is still billed exactly', async () => {
-          const result = await relay.run({ protocol: 'chat', stream: true, includeUsage: false, upstreamPieces: bytePieces(capture.sse, 5) });
-          expect(result.body).toBe(replayAsSse('chat', capture.lines.filter((line) => !isUsageOnlyChunk(line))));
+          const result = await relay.run({
+            protocol: 'chat',
+            stream: true,
+            includeUsage: false,
+            upstreamPieces: bytePieces(capture.sse, 5),
+          });
+          expect(result.body).toBe(
+            replayAsSse(
+              'chat',
+              capture.lines.filter((line) => !isUsageOnlyChunk(line)),
+            ),
+          );
           expect(result.usageEvents[0]).toMatchObject({ promptTokens: totals.input, completionTokens: totals.output });
         });
       }
@@ -120,16 +154,21 @@ if (!capturesPresent('capture pass-through suite')) {
     describe.each(bodies.map((capture) => [capture.label, capture] as const))('body %s', (_label, capture) => {
       const totals = rawTotals(capture.protocol, [capture.body]);
 
-      it('reaches the client byte for byte and is billed exactly the provider\'s usage', async () => {
+      it("reaches the client byte for byte and is billed exactly the provider's usage", async () => {
         const result = await relay.run({ protocol: capture.protocol, stream: false, upstreamPieces: bytePieces(capture.text, 3) });
         expect(result.status).toBe(200);
         expect(result.contentType).toMatch(/^application\/json/);
         expect(result.body).toBe(capture.text);
         expect(result.usageEvents).toHaveLength(1);
-        expect(result.usageEvents[0]).toMatchObject({ promptTokens: totals.input, completionTokens: totals.output, status: 'ok', stream: false });
+        expect(result.usageEvents[0]).toMatchObject({
+          promptTokens: totals.input,
+          completionTokens: totals.output,
+          status: 'ok',
+          stream: false,
+        });
       });
 
-      it('is read exactly by the codec\'s pass-through meter', () => {
+      it("is read exactly by the codec's pass-through meter", () => {
         const meter = CODECS[capture.protocol].createPassThroughMeter(false);
         for (const piece of splitBytesRandomly(capture.text, seededRandom(3), 64)) meter.push(piece);
         const reading = meter.end();

@@ -32,15 +32,30 @@ export function record(tally: Tally, surface: Surface, answer: ProbeAnswer, elap
 }
 
 /** One inference request per protocol, cheap and non-streamed, with the headers its protocol wants. */
-export const CALLS: Record<Exclude<Surface, 'gateway'>, (key: string) => { path: string; headers: Record<string, string>; body: string }> = {
-  messages: (key) => ({ path: '/v1/messages', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) }),
-  chat: (key) => ({ path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) }),
-  responses: (key) => ({ path: '/v1/responses', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1', max_output_tokens: 16, input: 'hi', store: false }) }),
-  'generate-content': (key) => ({ path: '/v1beta/models/gemini-2.5-flash:generateContent', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 16 } }) }),
+export const CALLS: Record<
+  Exclude<Surface, 'gateway'>,
+  (key: string) => { path: string; headers: Record<string, string>; body: string }
+> = {
+  messages: (key) => ({
+    path: '/v1/messages',
+    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+  }),
+  chat: (key) => ({
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+  }),
+  responses: (key) => ({
+    path: '/v1/responses',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4.1', max_output_tokens: 16, input: 'hi', store: false }),
+  }),
+  'generate-content': (key) => ({
+    path: '/v1beta/models/gemini-2.5-flash:generateContent',
+    headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 16 } }),
+  }),
 };
 
 export const PROTOCOLS = Object.keys(CALLS) as Array<keyof typeof CALLS>;
@@ -57,7 +72,7 @@ export const UPSTREAM_FOR: Record<keyof typeof CALLS, { protocol: Protocol; mode
 export function streamedCall(surface: keyof typeof CALLS, key: string): { path: string; headers: Record<string, string>; body: string } {
   const plain = CALLS[surface](key);
   if (surface === 'generate-content') return { ...plain, path: plain.path.replace(':generateContent', ':streamGenerateContent?alt=sse') };
-  return { ...plain, body: JSON.stringify({ ...JSON.parse(plain.body) as object, stream: true }) };
+  return { ...plain, body: JSON.stringify({ ...(JSON.parse(plain.body) as object), stream: true }) };
 }
 
 /** Sends one call and tallies it; a dropped connection counts as dropped, not as an answer. */
@@ -77,14 +92,18 @@ export async function call(baseUrl: string, key: string, surface: keyof typeof C
 /** Runs `connections` closed loops of calls, rotating protocols, until `stop()` resolves. */
 export async function load(baseUrl: () => string, key: string, connections: number, tally: Tally, until: Promise<void>): Promise<void> {
   let stopped = false;
-  void until.then(() => { stopped = true; });
-  await Promise.all(Array.from({ length: connections }, async (_, index) => {
-    let turn = index;
-    while (!stopped) {
-      const answer = await call(baseUrl(), key, PROTOCOLS[turn++ % PROTOCOLS.length]!, tally);
-      if (!answer) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }));
+  void until.then(() => {
+    stopped = true;
+  });
+  await Promise.all(
+    Array.from({ length: connections }, async (_, index) => {
+      let turn = index;
+      while (!stopped) {
+        const answer = await call(baseUrl(), key, PROTOCOLS[turn++ % PROTOCOLS.length]!, tally);
+        if (!answer) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }),
+  );
 }
 
 export interface LedgerFigures {
@@ -97,7 +116,9 @@ export async function ledgerFigures(db: Pool, accountId: number): Promise<Ledger
   const result = await db.query<{ balance: string; rows: string; credits: string }>(
     `SELECT (SELECT balance_credits FROM accounts WHERE id = $1) AS balance,
             (SELECT count(*) FROM usage_rows WHERE account_id = $1) AS rows,
-            (SELECT coalesce(sum(credits), 0) FROM usage_rows WHERE account_id = $1) AS credits`, [accountId]);
+            (SELECT coalesce(sum(credits), 0) FROM usage_rows WHERE account_id = $1) AS credits`,
+    [accountId],
+  );
   const row = result.rows[0]!;
   return { balance: Number(row.balance), usageRows: Number(row.rows), usageCredits: Number(row.credits) };
 }
@@ -111,8 +132,11 @@ export interface AccountingView {
 
 /** A free, refused Messages call (no `messages`): its accounting headers, without taking a lease. */
 export async function accountingView(baseUrl: string, key: string): Promise<AccountingView | undefined> {
-  const answer = await probe(baseUrl, { path: '/v1/messages', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 16 }) }).catch(() => undefined);
+  const answer = await probe(baseUrl, {
+    path: '/v1/messages',
+    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 16 }),
+  }).catch(() => undefined);
   const limit = Number(answer?.headers['x-ratelimit-limit-requests']);
   const remaining = Number(answer?.headers['x-ratelimit-remaining-requests']);
   const wallet = Number(answer?.headers['x-quota-remaining-credits']);
@@ -120,7 +144,12 @@ export async function accountingView(baseUrl: string, key: string): Promise<Acco
   return { leases: limit - remaining, cachedWallet: wallet };
 }
 
-export async function eventually<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<{ value: T; afterMs: number }> {
+export async function eventually<T>(
+  what: string,
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<{ value: T; afterMs: number }> {
   const startedAt = Date.now();
   let last: T | undefined;
   for (;;) {
@@ -138,10 +167,15 @@ export function printFigures(scenario: string, figures: Record<string, unknown>)
 
 /** The ledger once billing has gone quiet (two equal reads 1.5 s apart). */
 export async function settledFigures(db: Pool, accountId: number, timeoutMs = 60_000): Promise<LedgerFigures> {
-  const { value } = await eventually('billing settled', async () => {
-    const first = await ledgerFigures(db, accountId);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    return { first, second: await ledgerFigures(db, accountId) };
-  }, ({ first, second }) => first.usageRows === second.usageRows && first.balance === second.balance, timeoutMs);
+  const { value } = await eventually(
+    'billing settled',
+    async () => {
+      const first = await ledgerFigures(db, accountId);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return { first, second: await ledgerFigures(db, accountId) };
+    },
+    ({ first, second }) => first.usageRows === second.usageRows && first.balance === second.balance,
+    timeoutMs,
+  );
   return value.second;
 }

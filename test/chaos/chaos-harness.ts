@@ -78,9 +78,19 @@ export function startChild(command: string, args: string[], env: Record<string, 
             }
           }
         };
-        const onExit = () => { cleanup(); reject(new Error(`${args.join(' ')} exited before ${String(pattern)}:\n${output.slice(-20).join('\n')}`)); };
-        const timer = setTimeout(() => { cleanup(); reject(new Error(`timed out waiting for ${String(pattern)}:\n${output.slice(-20).join('\n')}`)); }, timeoutMs);
-        const cleanup = () => { clearTimeout(timer); listeners.delete(check); child.off('exit', onExit); };
+        const onExit = () => {
+          cleanup();
+          reject(new Error(`${args.join(' ')} exited before ${String(pattern)}:\n${output.slice(-20).join('\n')}`));
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${String(pattern)}:\n${output.slice(-20).join('\n')}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          child.off('exit', onExit);
+        };
         listeners.add(check);
         child.once('exit', onExit);
         check();
@@ -127,7 +137,14 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       port = await freePort();
     }
   }
-  return { url: `redis://127.0.0.1:${port}`, port, kill: async () => { await server?.kill('SIGKILL'); }, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill: async () => {
+      await server?.kill('SIGKILL');
+    },
+    start,
+  };
 }
 
 export interface ChaosWorld {
@@ -147,9 +164,16 @@ export interface ChaosWorld {
 }
 
 /** A routing group whose single upstream account is the simulator behind a control prefix (`/_fault/503`, `/_latency/800/0`). */
-export interface GroupSpec { name: string; prefix: string; protocol: Protocol; models: string[] }
+export interface GroupSpec {
+  name: string;
+  prefix: string;
+  protocol: Protocol;
+  models: string[];
+}
 
-export async function startChaosWorld(options: { databaseUrl?: string; env?: Record<string, string>; worker?: boolean; groups?: GroupSpec[] } = {}): Promise<ChaosWorld> {
+export async function startChaosWorld(
+  options: { databaseUrl?: string; env?: Record<string, string>; worker?: boolean; groups?: GroupSpec[] } = {},
+): Promise<ChaosWorld> {
   const redis = await startOwnRedis();
   let testDb: TestDatabase | undefined;
   if (!options.databaseUrl) testDb = await createTestDatabase();
@@ -178,7 +202,14 @@ export async function startChaosWorld(options: { databaseUrl?: string; env?: Rec
   const groupKeys: Record<string, string> = {};
   for (const group of options.groups ?? []) {
     const groupId = await createGroup(db, { name: group.name, family: null });
-    await addUpstreamAccount(db, crypto, { groupId, name: group.name, protocol: group.protocol, baseUrl: simUrl + group.prefix, apiKey: 'sim-key', models: group.models });
+    await addUpstreamAccount(db, crypto, {
+      groupId,
+      name: group.name,
+      protocol: group.protocol,
+      baseUrl: simUrl + group.prefix,
+      apiKey: 'sim-key',
+      models: group.models,
+    });
     groupKeys[group.name] = (await insertApiKey(db, crypto, { accountId: boot.accountId!, groupId, name: group.name })).secret;
   }
   const children: ChildHandle[] = [sim];
@@ -197,7 +228,16 @@ export async function startChaosWorld(options: { databaseUrl?: string; env?: Rec
     return worker;
   };
   const world: ChaosWorld = {
-    env, db, redis, simUrl, key: boot.key!, accountId: boot.accountId!, groupKeys, workers, startApi, startWorker,
+    env,
+    db,
+    redis,
+    simUrl,
+    key: boot.key!,
+    accountId: boot.accountId!,
+    groupKeys,
+    workers,
+    startApi,
+    startWorker,
     api: await startApi(),
     async close() {
       await Promise.all(children.map((child) => child.kill('SIGKILL')));

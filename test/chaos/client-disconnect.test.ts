@@ -13,9 +13,13 @@ type Protocol = (typeof PROTOCOLS)[number];
 const PREFIXES = { slow: '/_latency/1500/0', drip: '/_latency/0/150' };
 
 function groupsFor(): GroupSpec[] {
-  return Object.entries(PREFIXES).flatMap(([phase, prefix]) => PROTOCOLS.map((protocol) => ({
-    name: `${phase}-${protocol}`, prefix, ...UPSTREAM_FOR[protocol],
-  })));
+  return Object.entries(PREFIXES).flatMap(([phase, prefix]) =>
+    PROTOCOLS.map((protocol) => ({
+      name: `${phase}-${protocol}`,
+      prefix,
+      ...UPSTREAM_FOR[protocol],
+    })),
+  );
 }
 
 type Phase = 'during-body' | 'before-upstream-headers' | 'mid-stream' | 'after-complete';
@@ -24,12 +28,20 @@ type Phase = 'during-body' | 'before-upstream-headers' | 'mid-stream' | 'after-c
 function callAndDrop(baseUrl: string, call: { path: string; headers: Record<string, string>; body: string }, phase: Phase): Promise<void> {
   const url = new URL(baseUrl);
   return new Promise((resolve) => {
-    const req = request({ host: url.hostname, port: url.port, method: 'POST', path: call.path, agent: false,
-      headers: { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) } });
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: call.path,
+      agent: false,
+      headers: { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) },
+    });
     req.on('error', () => resolve());
     req.on('close', () => resolve());
     req.on('response', (res) => {
-      res.once('data', () => { if (phase === 'mid-stream') req.destroy(); });
+      res.once('data', () => {
+        if (phase === 'mid-stream') req.destroy();
+      });
       res.on('end', () => resolve());
       res.resume();
     });
@@ -45,8 +57,12 @@ function callAndDrop(baseUrl: string, call: { path: string; headers: Record<stri
 
 describe('chaos: client disconnects at every phase', () => {
   let world: ChaosWorld;
-  beforeAll(async () => { world = await startChaosWorld({ groups: groupsFor() }); });
-  afterAll(async () => { await world?.close(); });
+  beforeAll(async () => {
+    world = await startChaosWorld({ groups: groupsFor() });
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
 
   it('gives every lease back within 1 s and bills only what was delivered', async () => {
     const before = await ledgerFigures(world.db, world.accountId);
@@ -66,21 +82,36 @@ describe('chaos: client disconnects at every phase', () => {
         const baseline = (await accountingView(world.api.url, world.key))?.leases ?? 0;
         await callAndDrop(world.api.url, stream ? streamedCall(protocol, key) : CALLS[protocol](key), phase);
         const droppedAt = Date.now();
-        const back = await eventually('leases back', () => accountingView(world.api.url, world.key), (view) => view !== undefined && view.leases <= baseline, 1_000)
-          .then(() => Date.now() - droppedAt, () => null);
+        const back = await eventually(
+          'leases back',
+          () => accountingView(world.api.url, world.key),
+          (view) => view !== undefined && view.leases <= baseline,
+          1_000,
+        ).then(
+          () => Date.now() - droppedAt,
+          () => null,
+        );
         results.push({ protocol, phase, stream, leasesBackMs: back });
         if (back === null) await sleep(100);
       }
     }
-    const { value: after } = await eventually('billing settled', async () => {
-      const first = await ledgerFigures(world.db, world.accountId);
-      await sleep(1_500);
-      return { first, second: await ledgerFigures(world.db, world.accountId) };
-    }, ({ first, second }) => first.usageRows === second.usageRows && first.balance === second.balance, 30_000);
+    const { value: after } = await eventually(
+      'billing settled',
+      async () => {
+        const first = await ledgerFigures(world.db, world.accountId);
+        await sleep(1_500);
+        return { first, second: await ledgerFigures(world.db, world.accountId) };
+      },
+      ({ first, second }) => first.usageRows === second.usageRows && first.balance === second.balance,
+      30_000,
+    );
     const held = results.filter((result) => result.leasesBackMs === null);
     printFigures('client-disconnect', {
-      requests: results.length, leasesNotBackWithin1s: held.map((r) => `${r.protocol}/${r.phase}/${r.stream ? 'stream' : 'plain'}`),
-      walletDrop: before.balance - after.second.balance, usageRows: after.second.usageRows, usageCredits: after.second.usageCredits,
+      requests: results.length,
+      leasesNotBackWithin1s: held.map((r) => `${r.protocol}/${r.phase}/${r.stream ? 'stream' : 'plain'}`),
+      walletDrop: before.balance - after.second.balance,
+      usageRows: after.second.usageRows,
+      usageCredits: after.second.usageCredits,
     });
     expect(before.balance - after.second.balance).toBe(after.second.usageCredits - before.usageCredits);
     expect(held).toEqual([]);

@@ -30,7 +30,10 @@ function run(name: string, args: string[]): void {
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-chaos-pg-'));
   if (process.getuid?.() === 0) {
-    const { uid, gid } = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
+    const { uid, gid } = {
+      uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    };
     chownSync(dir, uid, gid);
   }
   const port = await freePort();
@@ -50,7 +53,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     stop,
     start,
     destroy() {
-      try { stop(); } catch { /* already stopped */ }
+      try {
+        stop();
+      } catch {
+        /* already stopped */
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

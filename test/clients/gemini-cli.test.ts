@@ -17,7 +17,13 @@ function summariseStream(stdout: string): { deltas: string[]; inputTokens: numbe
   const summary = { deltas: [] as string[], inputTokens: 0, outputTokens: 0 };
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{')) continue;
-    const event = JSON.parse(line) as { type?: string; role?: string; content?: string; delta?: boolean; stats?: { input_tokens?: number; output_tokens?: number } };
+    const event = JSON.parse(line) as {
+      type?: string;
+      role?: string;
+      content?: string;
+      delta?: boolean;
+      stats?: { input_tokens?: number; output_tokens?: number };
+    };
     if (event.type === 'message' && event.role === 'assistant' && event.delta === true) summary.deltas.push(event.content ?? '');
     if (event.type === 'result') {
       summary.inputTokens = event.stats?.input_tokens ?? 0;
@@ -38,24 +44,48 @@ describe('Gemini CLI', () => {
   for (const model of models) {
     const cell = (kind: string): CellName => ({ client: 'Gemini CLI', protocol: 'generate-content', model, kind });
 
-    test.concurrent(`Gemini CLI · generate-content · ${model} · plain`, async () => {
-      await runGemini(cell('plain'), ['-p', 'Reply to ping-8830 please'], (stdout) => {
-        check(stdout.includes('ping-8830'), 'the answer does not carry the prompt back', stdout);
-      });
-    }, CLI_TEST_TIMEOUT_MS);
+    test.concurrent(
+      `Gemini CLI · generate-content · ${model} · plain`,
+      async () => {
+        await runGemini(cell('plain'), ['-p', 'Reply to ping-8830 please'], (stdout) => {
+          check(stdout.includes('ping-8830'), 'the answer does not carry the prompt back', stdout);
+        });
+      },
+      CLI_TEST_TIMEOUT_MS,
+    );
 
-    test.concurrent(`Gemini CLI · generate-content · ${model} · streaming`, async () => {
-      await runGemini(cell('streaming'), ['-p', 'Stream back pong-3302 in pieces', '-o', 'stream-json'], (stdout) => {
-        const stream = summariseStream(stdout);
-        check(stream.deltas.length > 1 && stream.deltas.join('').includes('pong-3302'), `the deltas ${JSON.stringify(stream.deltas.slice(-5))} do not carry the answer`, stdout);
-        check(stream.inputTokens > 0 && stream.outputTokens > 0, `usage not reported: input ${stream.inputTokens}, output ${stream.outputTokens}`, stdout);
-      });
-    }, CLI_TEST_TIMEOUT_MS);
+    test.concurrent(
+      `Gemini CLI · generate-content · ${model} · streaming`,
+      async () => {
+        await runGemini(cell('streaming'), ['-p', 'Stream back pong-3302 in pieces', '-o', 'stream-json'], (stdout) => {
+          const stream = summariseStream(stdout);
+          check(
+            stream.deltas.length > 1 && stream.deltas.join('').includes('pong-3302'),
+            `the deltas ${JSON.stringify(stream.deltas.slice(-5))} do not carry the answer`,
+            stdout,
+          );
+          check(
+            stream.inputTokens > 0 && stream.outputTokens > 0,
+            `usage not reported: input ${stream.inputTokens}, output ${stream.outputTokens}`,
+            stdout,
+          );
+        });
+      },
+      CLI_TEST_TIMEOUT_MS,
+    );
 
-    test.concurrent(`Gemini CLI · generate-content · ${model} · tool (read_file)`, async () => {
-      await runGemini(cell('tool (read_file)'), ['-p', 'Use read_file on the example file', '--yolo'], (stdout, workspace) => {
-        check(stdout.includes(workspace.fileContent), `the final answer does not quote the file content ${workspace.fileContent}`, stdout);
-      });
-    }, CLI_TEST_TIMEOUT_MS);
+    test.concurrent(
+      `Gemini CLI · generate-content · ${model} · tool (read_file)`,
+      async () => {
+        await runGemini(cell('tool (read_file)'), ['-p', 'Use read_file on the example file', '--yolo'], (stdout, workspace) => {
+          check(
+            stdout.includes(workspace.fileContent),
+            `the final answer does not quote the file content ${workspace.fileContent}`,
+            stdout,
+          );
+        });
+      },
+      CLI_TEST_TIMEOUT_MS,
+    );
   }
 });

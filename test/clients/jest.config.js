@@ -8,7 +8,21 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/*.test.ts'],
-  transform: { '^.+\\.ts$': [require.resolve('ts-jest', { paths: [path.resolve(__dirname, '../..')] }), { diagnostics: false, tsconfig: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', isolatedModules: true, esModuleInterop: true } }] },
+  transform: {
+    '^.+\\.ts$': [
+      require.resolve('ts-jest', { paths: [path.resolve(__dirname, '../..')] }),
+      {
+        diagnostics: false,
+        tsconfig: {
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          ignoreDeprecations: '6.0',
+          isolatedModules: true,
+          esModuleInterop: true,
+        },
+      },
+    ],
+  },
   globalSetup: '<rootDir>/support/global-setup.ts',
   globalTeardown: '<rootDir>/support/global-teardown.ts',
   verbose: true,

@@ -16,7 +16,9 @@ import { representatives, type ListedModel, type Protocol } from './support/suit
 function cleanRefusal(seen: Observation, outcome: KindOutcome): string | undefined {
   if (seen.error === undefined) return `expected a clean 400 unsupported_feature, got an answer: ${JSON.stringify(seen)}`;
   if (seen.error.status !== 400) return `expected a clean 400, got ${seen.error.status ?? 'no status'}: ${seen.error.message}`;
-  return (outcome.firstProblem ?? '').includes('unsupported_feature') ? undefined : `the 400 is not unsupported_feature: ${outcome.firstProblem ?? seen.error.message}`;
+  return (outcome.firstProblem ?? '').includes('unsupported_feature')
+    ? undefined
+    : `the 400 is not unsupported_feature: ${outcome.firstProblem ?? seen.error.message}`;
 }
 
 function judge(kind: LibraryKind, model: ListedModel, outcome: KindOutcome, seen: Observation): string | undefined {
@@ -31,17 +33,25 @@ function judge(kind: LibraryKind, model: ListedModel, outcome: KindOutcome, seen
       if (!(seen.text ?? '').includes(PROMPTS.plainToken)) return `the text does not carry the prompt back: ${JSON.stringify(seen.text)}`;
       return usage ? undefined : `usage not reported: input ${seen.inputTokens}, output ${seen.outputTokens}`;
     case 'streaming':
-      if (!(seen.text ?? '').includes(PROMPTS.streamingToken)) return `the text does not carry the prompt back: ${JSON.stringify(seen.text)}`;
+      if (!(seen.text ?? '').includes(PROMPTS.streamingToken))
+        return `the text does not carry the prompt back: ${JSON.stringify(seen.text)}`;
       if ((seen.deltas ?? []).length < 2) return `expected several deltas, got ${JSON.stringify(seen.deltas)}`;
-      if ((seen.deltas ?? []).join('') !== seen.text) return `the deltas ${JSON.stringify(seen.deltas)} do not join to the text ${JSON.stringify(seen.text)}`;
+      if ((seen.deltas ?? []).join('') !== seen.text)
+        return `the deltas ${JSON.stringify(seen.deltas)} do not join to the text ${JSON.stringify(seen.text)}`;
       return usage ? undefined : `usage not reported: input ${seen.inputTokens}, output ${seen.outputTokens}`;
     case 'tool':
       if (seen.toolCalls !== 1) return `expected one call of ${PROMPTS.toolName}, got ${seen.toolCalls}`;
-      return (seen.text ?? '').includes(PROMPTS.toolOutput) ? undefined : `the second answer does not quote the tool output: ${JSON.stringify(seen.text)}`;
+      return (seen.text ?? '').includes(PROMPTS.toolOutput)
+        ? undefined
+        : `the second answer does not quote the tool output: ${JSON.stringify(seen.text)}`;
     case 'structured':
-      return JSON.stringify(seen.object) === JSON.stringify({ city: 'example', temperature: 1 }) ? undefined : `unexpected object ${JSON.stringify(seen.object)}`;
+      return JSON.stringify(seen.object) === JSON.stringify({ city: 'example', temperature: 1 })
+        ? undefined
+        : `unexpected object ${JSON.stringify(seen.object)}`;
     case 'vision':
-      return (seen.text ?? '').includes('[1 image: image/png]') ? undefined : `the answer does not acknowledge the image: ${JSON.stringify(seen.text)}`;
+      return (seen.text ?? '').includes('[1 image: image/png]')
+        ? undefined
+        : `the answer does not acknowledge the image: ${JSON.stringify(seen.text)}`;
   }
 }
 
@@ -52,15 +62,19 @@ for (const [variant, protocol] of Object.entries(VARIANTS)) {
     for (const model of representatives(protocol)) {
       for (const kind of LIBRARY_KINDS) {
         const cell: CellName = { client: variant, protocol, model: model.id, kind };
-        test.concurrent(cellTitle(cell), async () => {
-          const outcome = (await libraryGroup(variant, model.id))[kind];
-          if (outcome.observation === undefined) throw cellFailure(cell, outcome.crash ?? 'no observation', outcome);
-          const reason = judge(kind, model, outcome, outcome.observation);
-          if (reason !== undefined) throw cellFailure(cell, reason, outcome);
-          if (isNativePassThrough(protocol, model.id) && outcome.warnings.length > 0) {
-            throw cellFailure(cell, `a native pass-through reported translation warnings: ${outcome.warnings.join('; ')}`, outcome);
-          }
-        }, 200_000);
+        test.concurrent(
+          cellTitle(cell),
+          async () => {
+            const outcome = (await libraryGroup(variant, model.id))[kind];
+            if (outcome.observation === undefined) throw cellFailure(cell, outcome.crash ?? 'no observation', outcome);
+            const reason = judge(kind, model, outcome, outcome.observation);
+            if (reason !== undefined) throw cellFailure(cell, reason, outcome);
+            if (isNativePassThrough(protocol, model.id) && outcome.warnings.length > 0) {
+              throw cellFailure(cell, `a native pass-through reported translation warnings: ${outcome.warnings.join('; ')}`, outcome);
+            }
+          },
+          200_000,
+        );
       }
     }
   });

@@ -10,15 +10,19 @@ jest.setTimeout(60_000);
 
 describe('issue 25 item 7: Codex model catalog', () => {
   let gateway: TestGateway;
-  beforeAll(async () => { gateway = await startTestGateway(); });
-  afterAll(async () => { await gateway.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
   const list = async (query: string) => {
     const response = await fetch(`${gateway.url}/v1/models${query}`, { headers: { authorization: `Bearer ${gateway.key}` } });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
 
-  it('answers Codex\'s model-info list for the models Codex can call', async () => {
+  it("answers Codex's model-info list for the models Codex can call", async () => {
     const { status, body } = await list('?client_version=0.169.0');
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(['models']);
@@ -27,8 +31,12 @@ describe('issue 25 item 7: Codex model catalog', () => {
     const sonnet = body.models.find((m: { slug: string }) => m.slug === 'claude-sonnet-4-5');
     const catalog = DEFAULT_CATALOG.find((m) => m.id === 'claude-sonnet-4-5')!;
     expect(sonnet).toMatchObject({
-      display_name: 'claude-sonnet-4-5', context_window: catalog.contextWindow, visibility: 'list', supported_in_api: true,
-      shell_type: 'shell_command', truncation_policy: { mode: 'tokens', limit: expect.any(Number) },
+      display_name: 'claude-sonnet-4-5',
+      context_window: catalog.contextWindow,
+      visibility: 'list',
+      supported_in_api: true,
+      shell_type: 'shell_command',
+      truncation_policy: { mode: 'tokens', limit: expect.any(Number) },
     });
     expect(sonnet.input_modalities).toContain('text');
     expect(Array.isArray(sonnet.supported_reasoning_levels)).toBe(true);

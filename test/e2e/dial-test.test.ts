@@ -8,7 +8,13 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(60_000);
 
-interface Stage { stage: string; ok: boolean; detail: string; status?: number; latency_ms?: number }
+interface Stage {
+  stage: string;
+  ok: boolean;
+  detail: string;
+  status?: number;
+  latency_ms?: number;
+}
 
 describe('dial test', () => {
   let gateway: TestGateway;
@@ -20,18 +26,29 @@ describe('dial test', () => {
     gateway = await startTestGateway();
     await createConsoleUser(gateway.deps.db, { accountId: gateway.accountId, email: 'ops@example.com', password: 'correct horse battery' });
     const login = await fetch(`${gateway.url}/api/v1/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: 'correct horse battery' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ops@example.com', password: 'correct horse battery' }),
     });
     expect(login.status).toBe(200);
     cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
     csrf = ((await login.json()) as { csrf_token: string }).csrf_token;
     bootstrapKeyId = (await gateway.deps.db.query<{ id: number }>("SELECT id FROM api_keys WHERE name = 'bootstrap'")).rows[0].id;
   });
-  afterAll(async () => { await gateway.close(); });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
-  async function dial(body: unknown, headers: Record<string, string> = { cookie, 'x-csrf-token': csrf }): Promise<{ status: number; json: { ok?: boolean; stages?: Stage[]; error?: { message: string } } }> {
-    const response = await fetch(`${gateway.url}/api/v1/dial/test`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    return { status: response.status, json: await response.json() as never };
+  async function dial(
+    body: unknown,
+    headers: Record<string, string> = { cookie, 'x-csrf-token': csrf },
+  ): Promise<{ status: number; json: { ok?: boolean; stages?: Stage[]; error?: { message: string } } }> {
+    const response = await fetch(`${gateway.url}/api/v1/dial/test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as never };
   }
 
   const failing = (stages: Stage[] | undefined) => stages?.find((s) => !s.ok)?.stage;
@@ -43,7 +60,12 @@ describe('dial test', () => {
     expect(status).toBe(200);
     expect(json.ok).toBe(true);
     expect(json.stages!.map((s) => [s.stage, s.ok])).toEqual([
-      ['key', true], ['model', true], ['group', true], ['protocol', true], ['upstream_account', true], ['upstream', true],
+      ['key', true],
+      ['model', true],
+      ['group', true],
+      ['protocol', true],
+      ['upstream_account', true],
+      ['upstream', true],
     ]);
     const upstream = json.stages!.find((s) => s.stage === 'upstream')!;
     expect(upstream.status).toBe(200);
@@ -76,10 +98,24 @@ describe('dial test', () => {
 
   it('reports a group with no account for the model, and a failing upstream with its status', async () => {
     const empty = await createGroup(gateway.deps.db, { name: 'dial-empty' });
-    const emptyKey = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: empty, name: 'dial-empty' });
+    const emptyKey = await insertApiKey(gateway.deps.db, gateway.deps.crypto, {
+      accountId: gateway.accountId,
+      groupId: empty,
+      name: 'dial-empty',
+    });
     const broken = await createGroup(gateway.deps.db, { name: 'dial-broken' });
-    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId: broken, protocol: 'chat', baseUrl: `${gateway.sim.url}/_fault/500`, apiKey: 'sim-key', models: ['gpt-4.1'] });
-    const brokenKey = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: broken, name: 'dial-broken' });
+    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+      groupId: broken,
+      protocol: 'chat',
+      baseUrl: `${gateway.sim.url}/_fault/500`,
+      apiKey: 'sim-key',
+      models: ['gpt-4.1'],
+    });
+    const brokenKey = await insertApiKey(gateway.deps.db, gateway.deps.crypto, {
+      accountId: gateway.accountId,
+      groupId: broken,
+      name: 'dial-broken',
+    });
     gateway.services.upstreams.invalidate();
     expect(failing((await dial({ model: 'gpt-4.1', protocol: 'chat', keyId: emptyKey.id })).json.stages)).toBe('upstream_account');
     const { json } = await dial({ model: 'gpt-4.1', protocol: 'chat', keyId: brokenKey.id });
@@ -95,7 +131,7 @@ describe('dial test', () => {
     expect(invalid.json.error!.message).toMatch(/keyId/);
   });
 
-  it('cannot dial another account\'s key', async () => {
+  it("cannot dial another account's key", async () => {
     const other = await gateway.deps.db.query<{ id: number }>("INSERT INTO accounts (name, tier) VALUES ('other', 'pro') RETURNING id");
     const groupId = (await gateway.deps.db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0].id;
     const foreign = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: other.rows[0].id, groupId, name: 'foreign' });

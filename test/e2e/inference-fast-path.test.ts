@@ -14,15 +14,24 @@ jest.setTimeout(60_000);
 
 const CHAT_BODY = { model: 'gpt-4.1', max_tokens: 32, messages: [{ role: 'user', content: 'Hello' }] };
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; text: string }
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
 
 /** A raw HTTP request, so headers such as transfer-encoding and content-encoding are exactly as given. */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; chunks?: Array<Buffer | string> }): Promise<Answer> {
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; chunks?: Array<Buffer | string> },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers }, (response) => {
       let text = '';
       response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { text += chunk; });
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
     });
     request.on('error', reject);
@@ -38,7 +47,9 @@ describe('inference fast path', () => {
     gateway = await startTestGateway();
     auth = { authorization: `Bearer ${gateway.key}` };
   });
-  afterAll(async () => { await gateway.close(); });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
   it('matches the routes as express did: case-insensitive, one trailing slash, the query parsed', async () => {
     const body = JSON.stringify(CHAT_BODY);
@@ -51,7 +62,8 @@ describe('inference fast path', () => {
     const twoSlashes = await send(`${gateway.url}/v1/chat/completions//`, { headers: json, chunks: [body] });
     expect(twoSlashes.status).toBe(404);
     const generate = await send(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${gateway.key}`, {
-      headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] })],
+      headers: { 'content-type': 'application/json' },
+      chunks: [JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] })],
     });
     expect(generate.status).toBe(200);
     expect(JSON.parse(generate.text).candidates).toHaveLength(1);
@@ -66,11 +78,17 @@ describe('inference fast path', () => {
   });
 
   it('gives every answer its request id headers, errors included', async () => {
-    const ok = await send(`${gateway.url}/v1/chat/completions`, { headers: { ...auth, 'content-type': 'application/json' }, chunks: [JSON.stringify(CHAT_BODY)] });
+    const ok = await send(`${gateway.url}/v1/chat/completions`, {
+      headers: { ...auth, 'content-type': 'application/json' },
+      chunks: [JSON.stringify(CHAT_BODY)],
+    });
     expect(ok.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
     expect(ok.headers['request-id']).toBe(ok.headers['x-request-id']);
     expect(ok.headers['content-type']).toBe('application/json; charset=utf-8');
-    const refused = await send(`${gateway.url}/v1/chat/completions`, { headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify(CHAT_BODY)] });
+    const refused = await send(`${gateway.url}/v1/chat/completions`, {
+      headers: { 'content-type': 'application/json' },
+      chunks: [JSON.stringify(CHAT_BODY)],
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
     expect(JSON.parse(refused.text).error.type).toBe('authentication_error');
@@ -78,10 +96,16 @@ describe('inference fast path', () => {
 
   it('reads bodies as body-parser did: gzip, chunked, a BOM, empty, other charsets', async () => {
     const url = `${gateway.url}/v1/chat/completions`;
-    const gzipped = await send(url, { headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' }, chunks: [gzipSync(JSON.stringify(CHAT_BODY))] });
+    const gzipped = await send(url, {
+      headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      chunks: [gzipSync(JSON.stringify(CHAT_BODY))],
+    });
     expect(gzipped.status).toBe(200);
     const text = JSON.stringify(CHAT_BODY);
-    const chunked = await send(url, { headers: { ...auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, chunks: [text.slice(0, 10), text.slice(10)] });
+    const chunked = await send(url, {
+      headers: { ...auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      chunks: [text.slice(0, 10), text.slice(10)],
+    });
     expect(chunked.status).toBe(200);
     const bom = await send(url, { headers: { ...auth, 'content-type': 'application/json' }, chunks: [`\uFEFF${text}`] });
     expect(bom.status).toBe(200);
@@ -93,10 +117,14 @@ describe('inference fast path', () => {
     expect(latin1.status).toBe(400);
     expect(JSON.parse(latin1.text).error.message).toMatch(/encoding/);
     const messages = await send(`${gateway.url}/v1/messages`, {
-      headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, chunks: ['{"model": '],
+      headers: { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      chunks: ['{"model": '],
     });
     expect(messages.status).toBe(400);
-    expect(JSON.parse(messages.text)).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'request body is not valid JSON' } });
+    expect(JSON.parse(messages.text)).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'request body is not valid JSON' },
+    });
   });
 
   it('refuses a chunked body over the cap with 413 in the protocol envelope', async () => {
@@ -115,7 +143,10 @@ describe('inference fast path', () => {
   });
 
   it('counts inference requests in the metrics under the protocol route label', async () => {
-    await send(`${gateway.url}/v1/chat/completions`, { headers: { ...auth, 'content-type': 'application/json' }, chunks: [JSON.stringify(CHAT_BODY)] });
+    await send(`${gateway.url}/v1/chat/completions`, {
+      headers: { ...auth, 'content-type': 'application/json' },
+      chunks: [JSON.stringify(CHAT_BODY)],
+    });
     const metrics = await gateway.deps.metrics.registry.getSingleMetricAsString('gateway_http_requests_total');
     expect(metrics).toMatch(/gateway_http_requests_total\{route="chat",method="POST",status="200"\} [1-9]/);
   });

@@ -10,14 +10,18 @@ import { sdkClient, STOPS } from '../support/sdk-clients';
 
 jest.setTimeout(60_000);
 
-const cases: Array<[string, number, Protocol]> = DEFAULT_CATALOG
-  .filter((m) => m.kind === 'chat' && !m.retired)
-  .flatMap((m) => m.protocols.map((p): [string, number, Protocol] => [m.id, m.familyNumber, p]));
+const cases: Array<[string, number, Protocol]> = DEFAULT_CATALOG.filter((m) => m.kind === 'chat' && !m.retired).flatMap((m) =>
+  m.protocols.map((p): [string, number, Protocol] => [m.id, m.familyNumber, p]),
+);
 
 describe('inference through the gateway with the official SDKs', () => {
   let gateway: TestGateway;
-  beforeAll(async () => { gateway = await startTestGateway(); });
-  afterAll(async () => { await gateway.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
   it('covers all eight families', () => {
     expect(new Set(cases.map(([, family]) => family))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]));

@@ -11,11 +11,23 @@ jest.setTimeout(60_000);
 
 const MESSAGES_BODY = { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: Record<string, any>; headers: Headers }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: Record<string, any>; headers: Headers }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   let json: Record<string, any> = {};
-  try { json = JSON.parse(text); } catch { json = { raw: text }; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = { raw: text };
+  }
   return { status: response.status, json, headers: response.headers };
 }
 
@@ -24,13 +36,28 @@ describe('inference rules', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({ env: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500', UPSTREAM_COOLDOWN_MS: '60000' } });
   });
-  afterAll(async () => { await gateway.close(); });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
   /** A group whose accounts point at the simulator through fault/latency prefixes, and a key in it. */
-  async function groupWithAccounts(name: string, prefixes: string[], protocol: 'messages' | 'chat' = 'messages', models = ['claude-sonnet-4-5']): Promise<string> {
+  async function groupWithAccounts(
+    name: string,
+    prefixes: string[],
+    protocol: 'messages' | 'chat' = 'messages',
+    models = ['claude-sonnet-4-5'],
+  ): Promise<string> {
     const groupId = await createGroup(gateway.deps.db, { name, family: null });
     for (const [index, prefix] of prefixes.entries()) {
-      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${index}`, protocol, baseUrl: gateway.sim.url + prefix, apiKey: 'sim-key', models, priority: index });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        name: `${name}-${index}`,
+        protocol,
+        baseUrl: gateway.sim.url + prefix,
+        apiKey: 'sim-key',
+        models,
+        priority: index,
+      });
     }
     gateway.services.upstreams.invalidate();
     return (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret;
@@ -42,8 +69,20 @@ describe('inference rules', () => {
       const version = { 'anthropic-version': '2023-06-01' };
       expect((await post(url, MESSAGES_BODY, { ...version, 'x-api-key': gateway.key })).status).toBe(200);
       expect((await post(url, MESSAGES_BODY, { ...version, authorization: `Bearer ${gateway.key}` })).status).toBe(200);
-      expect((await post(url, MESSAGES_BODY, { ...version, 'x-api-key': gateway.key, authorization: 'Bearer sk-svc-wrongwrongwrongwrongwrongwrong' })).status).toBe(200);
-      const wrong = await post(url, MESSAGES_BODY, { ...version, 'x-api-key': 'sk-svc-wrongwrongwrongwrongwrongwrong', authorization: `Bearer ${gateway.key}` });
+      expect(
+        (
+          await post(url, MESSAGES_BODY, {
+            ...version,
+            'x-api-key': gateway.key,
+            authorization: 'Bearer sk-svc-wrongwrongwrongwrongwrongwrong',
+          })
+        ).status,
+      ).toBe(200);
+      const wrong = await post(url, MESSAGES_BODY, {
+        ...version,
+        'x-api-key': 'sk-svc-wrongwrongwrongwrongwrongwrong',
+        authorization: `Bearer ${gateway.key}`,
+      });
       expect(wrong.status).toBe(401);
       expect(wrong.json).toEqual({ type: 'error', error: { type: 'authentication_error', message: expect.any(String) } });
     });
@@ -69,41 +108,58 @@ describe('inference rules', () => {
     it('Chat accepts both headers and ignores the organisation and project headers', async () => {
       const url = `${gateway.url}/v1/chat/completions`;
       const body = { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hello' }] };
-      expect((await post(url, body, { authorization: `Bearer ${gateway.key}`, 'openai-organization': 'org-x', 'openai-project': 'proj-y' })).status).toBe(200);
+      expect(
+        (await post(url, body, { authorization: `Bearer ${gateway.key}`, 'openai-organization': 'org-x', 'openai-project': 'proj-y' }))
+          .status,
+      ).toBe(200);
       expect((await post(url, body, { 'x-api-key': gateway.key })).status).toBe(200);
     });
 
     it('Generate-Content accepts ?key= and x-goog-api-key, under /v1beta and /v1', async () => {
       const body = { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] };
       expect((await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${gateway.key}`, body, {})).status).toBe(200);
-      expect((await post(`${gateway.url}/v1/models/gemini-2.5-flash:generateContent`, body, { 'x-goog-api-key': gateway.key })).status).toBe(200);
+      expect(
+        (await post(`${gateway.url}/v1/models/gemini-2.5-flash:generateContent`, body, { 'x-goog-api-key': gateway.key })).status,
+      ).toBe(200);
       const missing = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, body, {});
       expect(missing.status).toBe(401);
       expect(missing.json.error.status).toBe('UNAUTHENTICATED');
     });
 
     it('never reads credentials from the body', async () => {
-      const response = await post(`${gateway.url}/v1/chat/completions`, { model: 'gpt-4.1', api_key: gateway.key, key: gateway.key, messages: [{ role: 'user', content: 'x' }] }, {});
+      const response = await post(
+        `${gateway.url}/v1/chat/completions`,
+        { model: 'gpt-4.1', api_key: gateway.key, key: gateway.key, messages: [{ role: 'user', content: 'x' }] },
+        {},
+      );
       expect(response.status).toBe(401);
     });
   });
 
-  describe('errors in the caller\'s envelope', () => {
-    const chat = (body: unknown, key = () => gateway.key) => post(`${gateway.url}/v1/chat/completions`, body, { authorization: `Bearer ${key()}` });
-    const messages = (body: unknown) => post(`${gateway.url}/v1/messages`, body, { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' });
+  describe("errors in the caller's envelope", () => {
+    const chat = (body: unknown, key = () => gateway.key) =>
+      post(`${gateway.url}/v1/chat/completions`, body, { authorization: `Bearer ${key()}` });
+    const messages = (body: unknown) =>
+      post(`${gateway.url}/v1/messages`, body, { 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' });
 
     it('unknown and retired slugs are 400 unsupported_model (Responses: model_not_found)', async () => {
       const unknownChat = await chat({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] });
       expect([unknownChat.status, unknownChat.json.error.code]).toEqual([400, 'unsupported_model']);
       const retired = await messages({ ...MESSAGES_BODY, model: 'claude-2.1' });
       expect([retired.status, retired.json.error.type]).toEqual([400, 'unsupported_model']);
-      const responses = await post(`${gateway.url}/v1/responses`, { model: 'no-such-model', input: 'x' }, { authorization: `Bearer ${gateway.key}` });
+      const responses = await post(
+        `${gateway.url}/v1/responses`,
+        { model: 'no-such-model', input: 'x' },
+        { authorization: `Bearer ${gateway.key}` },
+      );
       expect([responses.status, responses.json.error.code]).toEqual([400, 'model_not_found']);
     });
 
     it('a model outside the key\'s group is 503 "no available account"', async () => {
       const groupId = (await gateway.deps.db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'openai'")).rows[0].id;
-      const openaiKey = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'openai only' })).secret;
+      const openaiKey = (
+        await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'openai only' })
+      ).secret;
       const response = await chat({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'x' }] }, () => openaiKey);
       expect(response.status).toBe(503);
       expect(response.json.error.type).toBe('api_error');
@@ -115,14 +171,41 @@ describe('inference rules', () => {
       const response = await messages({ ...MESSAGES_BODY, model: 'mistral-large' });
       expect(response.status).toBe(400);
       expect(response.json.error.message).toMatch(/Chat Completions/);
-      const gc = await post(`${gateway.url}/v1beta/models/gpt-4.1:generateContent?key=${gateway.key}`, { contents: [{ role: 'user', parts: [{ text: 'x' }] }] }, {});
+      const gc = await post(
+        `${gateway.url}/v1beta/models/gpt-4.1:generateContent?key=${gateway.key}`,
+        { contents: [{ role: 'user', parts: [{ text: 'x' }] }] },
+        {},
+      );
       expect(gc.status).toBe(400);
       expect(gc.json.error.status).toBe('INVALID_ARGUMENT');
     });
 
     it.each([
-      ['an image to a text-only model', { model: 'deepseek-v3', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }] }, /image/],
-      ['json_schema to a model without it', { model: 'kimi-k2', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } } }, /json_schema/],
+      [
+        'an image to a text-only model',
+        {
+          model: 'deepseek-v3',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'x' },
+                { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+              ],
+            },
+          ],
+        },
+        /image/,
+      ],
+      [
+        'json_schema to a model without it',
+        {
+          model: 'kimi-k2',
+          messages: [{ role: 'user', content: 'x' }],
+          response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+        },
+        /json_schema/,
+      ],
       ['logprobs to a model without the tag', { model: 'gpt-5', messages: [{ role: 'user', content: 'x' }], logprobs: true }, /logprobs/],
     ])('capability gate: %s is 400 unsupported_feature', async (_name, body, message) => {
       const response = await chat(body);
@@ -154,9 +237,12 @@ describe('inference rules', () => {
       expect(response.status).toBe(413);
     });
 
-    it('an upstream 4xx is re-wrapped in the caller\'s envelope', async () => {
+    it("an upstream 4xx is re-wrapped in the caller's envelope", async () => {
       // A tool_result without a preceding tool_use is refused by the Messages upstream (the simulator is strict).
-      const response = await messages({ ...MESSAGES_BODY, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_missing', content: 'x' }] }] });
+      const response = await messages({
+        ...MESSAGES_BODY,
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_missing', content: 'x' }] }],
+      });
       expect(response.status).toBe(400);
       expect(response.json.type).toBe('error');
       expect(response.json.error.type).toBe('invalid_request_error');
@@ -175,9 +261,13 @@ describe('inference rules', () => {
     expect(sent).toContain('My name is Ada Lovelace');
     expect(sent).toContain(first.output_text);
     // A third link keeps the whole chain; a streamed link chains too.
-    const third = await client.responses.stream({ model: 'claude-sonnet-4-5', input: 'And again?', previous_response_id: second.id }).finalResponse();
+    const third = await client.responses
+      .stream({ model: 'claude-sonnet-4-5', input: 'And again?', previous_response_id: second.id })
+      .finalResponse();
     expect(third.status).toBe('completed');
-    const unknown = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'x', previous_response_id: 'resp_unknown' }).catch((e: unknown) => e);
+    const unknown = await client.responses
+      .create({ model: 'claude-sonnet-4-5', input: 'x', previous_response_id: 'resp_unknown' })
+      .catch((e: unknown) => e);
     expect((unknown as { status?: number }).status).toBe(400);
   });
 
@@ -191,17 +281,40 @@ describe('inference rules', () => {
       expect(gateway.sim.requests.map((r) => r.status)).toEqual([500, 200]);
     });
 
-    it('fails over when Google refuses the first account\'s key (400 API_KEY_INVALID), and never blames the caller', async () => {
+    it("fails over when Google refuses the first account's key (400 API_KEY_INVALID), and never blames the caller", async () => {
       const groupId = await createGroup(gateway.deps.db, { name: 'gc-wrong-key', family: null });
-      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, protocol: 'generate-content', baseUrl: gateway.sim.url, apiKey: 'wrong-key', models: ['gemini-2.5-flash'], priority: 0 });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        protocol: 'generate-content',
+        baseUrl: gateway.sim.url,
+        apiKey: 'wrong-key',
+        models: ['gemini-2.5-flash'],
+        priority: 0,
+      });
       const onlyWrong = await createGroup(gateway.deps.db, { name: 'gc-only-wrong-key', family: null });
-      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId: onlyWrong, protocol: 'generate-content', baseUrl: gateway.sim.url, apiKey: 'wrong-key', models: ['gemini-2.5-flash'] });
-      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, protocol: 'generate-content', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['gemini-2.5-flash'], priority: 1 });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId: onlyWrong,
+        protocol: 'generate-content',
+        baseUrl: gateway.sim.url,
+        apiKey: 'wrong-key',
+        models: ['gemini-2.5-flash'],
+      });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        protocol: 'generate-content',
+        baseUrl: gateway.sim.url,
+        apiKey: 'sim-key',
+        models: ['gemini-2.5-flash'],
+        priority: 1,
+      });
       gateway.services.upstreams.invalidate();
       const body = { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] };
-      const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'gc-wrong' })).secret;
+      const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'gc-wrong' }))
+        .secret;
       expect((await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${key}`, body, {})).status).toBe(200);
-      const lonely = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: onlyWrong, name: 'gc-lonely' })).secret;
+      const lonely = (
+        await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: onlyWrong, name: 'gc-lonely' })
+      ).secret;
       const refused = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?key=${lonely}`, body, {});
       expect(refused.status).toBe(502);
       expect(refused.json.error.status).toBe('INTERNAL');
@@ -209,7 +322,11 @@ describe('inference rules', () => {
 
     it('fails over when the first account hangs past the first-byte timeout', async () => {
       const key = await groupWithAccounts('failover-hang', ['/_fault/hang', '']);
-      const response = await post(`${gateway.url}/v1/messages`, { ...MESSAGES_BODY, stream: true }, { 'x-api-key': key, 'anthropic-version': '2023-06-01' });
+      const response = await post(
+        `${gateway.url}/v1/messages`,
+        { ...MESSAGES_BODY, stream: true },
+        { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      );
       expect(response.status).toBe(200);
       expect(response.json.raw).toContain('event: message_stop');
     });
@@ -223,10 +340,11 @@ describe('inference rules', () => {
       expect(second.json.error.message).toMatch(/cooling down/);
     });
 
-    it('a stream cut after the first byte ends with the protocol\'s error frame', async () => {
+    it("a stream cut after the first byte ends with the protocol's error frame", async () => {
       const key = await groupWithAccounts('cut', ['/_fault/cut', '']);
       const messagesCut = await fetch(`${gateway.url}/v1/messages`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
         body: JSON.stringify({ ...MESSAGES_BODY, stream: true, messages: [{ role: 'user', content: 'repeat:40:a long answer ' }] }),
       });
       const text = await messagesCut.text();
@@ -241,8 +359,15 @@ describe('inference rules', () => {
       gateway.sim.clearRequests();
       const controller = new AbortController();
       const response = await fetch(`${gateway.url}/v1/messages`, {
-        method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({ ...MESSAGES_BODY, stream: true, max_tokens: 2000, messages: [{ role: 'user', content: 'repeat:100:slow words ' }] }),
+        method: 'POST',
+        signal: controller.signal,
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          ...MESSAGES_BODY,
+          stream: true,
+          max_tokens: 2000,
+          messages: [{ role: 'user', content: 'repeat:100:slow words ' }],
+        }),
       });
       const reader = response.body!.getReader();
       await reader.read();

@@ -8,13 +8,26 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(60_000);
 
-interface Answer { status: number; json: Record<string, any>; headers: Headers; text: string }
+interface Answer {
+  status: number;
+  json: Record<string, any>;
+  headers: Headers;
+  text: string;
+}
 
 async function post(url: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let json: Record<string, any> = {};
-  try { json = JSON.parse(text); } catch { json = {}; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = {};
+  }
   return { status: response.status, json, headers: response.headers, text };
 }
 
@@ -29,14 +42,21 @@ describe('issue 12 defects through the gateway', () => {
     bearer = { authorization: `Bearer ${gateway.key}` };
     google = { 'x-goog-api-key': gateway.key };
   });
-  afterAll(async () => { await gateway.close(); });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
-  const messages = (body: Record<string, unknown>) => post(`${gateway.url}/v1/messages`, { messages: [{ role: 'user', content: 'Hello' }], ...body }, messagesHeaders);
+  const messages = (body: Record<string, unknown>) =>
+    post(`${gateway.url}/v1/messages`, { messages: [{ role: 'user', content: 'Hello' }], ...body }, messagesHeaders);
   const lastUpstreamBody = () => gateway.sim.requests.at(-1)?.body as Record<string, any>;
 
   describe('issue 12 defect 1: max_tokens above the catalog cap', () => {
-    it('passes Claude Code\'s 32,000 (budget 31,999) and the AI SDK\'s 64,000 to claude-sonnet-4-5 natively', async () => {
-      const claudeCode = await messages({ model: 'claude-sonnet-4-5', max_tokens: 32_000, thinking: { type: 'enabled', budget_tokens: 31_999 } });
+    it("passes Claude Code's 32,000 (budget 31,999) and the AI SDK's 64,000 to claude-sonnet-4-5 natively", async () => {
+      const claudeCode = await messages({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 32_000,
+        thinking: { type: 'enabled', budget_tokens: 31_999 },
+      });
       expect(claudeCode.status).toBe(200);
       expect((await messages({ model: 'claude-sonnet-4-5', max_tokens: 64_000 })).status).toBe(200);
     });
@@ -58,7 +78,10 @@ describe('issue 12 defects through the gateway', () => {
   describe('issue 12 defect 4: input tokens in message_start of a translated stream', () => {
     it('reports the request estimate first and the upstream count last', async () => {
       const answer = await messages({ model: 'deepseek-v3.2', max_tokens: 100, stream: true });
-      const events = answer.text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+      const events = answer.text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)));
       const start = events.find((event) => event.type === 'message_start');
       const delta = events.find((event) => event.type === 'message_delta');
       expect(start.message.usage.input_tokens).toBeGreaterThan(0);
@@ -68,7 +91,11 @@ describe('issue 12 defects through the gateway', () => {
 
   describe('issue 12 defect 5: Chat max_tokens to a reasoning model', () => {
     it('reaches gpt-5 as max_completion_tokens on pass-through', async () => {
-      const answer = await post(`${gateway.url}/v1/chat/completions`, { model: 'gpt-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] }, bearer);
+      const answer = await post(
+        `${gateway.url}/v1/chat/completions`,
+        { model: 'gpt-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] },
+        bearer,
+      );
       expect(answer.status).toBe(200);
       const upstream = lastUpstreamBody();
       expect(upstream.max_completion_tokens).toBe(100);
@@ -80,7 +107,11 @@ describe('issue 12 defects through the gateway', () => {
     const count = { role: 'user', content: 'How many tokens is this sentence?' };
 
     it('Messages count_tokens is counted by a Messages upstream', async () => {
-      const answer = await post(`${gateway.url}/v1/messages/count_tokens`, { model: 'claude-sonnet-4-5-20250929', messages: [count] }, messagesHeaders);
+      const answer = await post(
+        `${gateway.url}/v1/messages/count_tokens`,
+        { model: 'claude-sonnet-4-5-20250929', messages: [count] },
+        messagesHeaders,
+      );
       expect(answer.status).toBe(200);
       expect(answer.headers.get('x-gateway-token-count')).toBe('upstream');
       const billed = await messages({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [count] });
@@ -95,7 +126,11 @@ describe('issue 12 defects through the gateway', () => {
     });
 
     it('Generate-Content :countTokens and Responses input_tokens', async () => {
-      const gc = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:countTokens`, { contents: [{ role: 'user', parts: [{ text: 'count me' }] }] }, google);
+      const gc = await post(
+        `${gateway.url}/v1beta/models/gemini-2.5-flash:countTokens`,
+        { contents: [{ role: 'user', parts: [{ text: 'count me' }] }] },
+        google,
+      );
       expect(gc.status).toBe(200);
       expect(gc.headers.get('x-gateway-token-count')).toBe('upstream');
       expect(gc.json.totalTokens).toBeGreaterThan(0);
@@ -105,15 +140,23 @@ describe('issue 12 defects through the gateway', () => {
       expect(responses.json).toEqual({ object: 'response.input_tokens', input_tokens: expect.any(Number) });
     });
 
-    it('answers errors in the caller\'s envelope and never touches the wallet', async () => {
+    it("answers errors in the caller's envelope and never touches the wallet", async () => {
       const before = await gateway.deps.db.query('SELECT count(*)::int AS n FROM ledger_entries');
       const noKey = await post(`${gateway.url}/v1/messages/count_tokens`, { model: 'claude-sonnet-4-5', messages: [count] }, {});
       expect(noKey.status).toBe(401);
       expect(noKey.json).toEqual({ type: 'error', error: { type: 'authentication_error', message: expect.any(String) } });
-      const badBody = await post(`${gateway.url}/v1/messages/count_tokens`, { model: 'claude-sonnet-4-5', messages: 'nope' }, messagesHeaders);
+      const badBody = await post(
+        `${gateway.url}/v1/messages/count_tokens`,
+        { model: 'claude-sonnet-4-5', messages: 'nope' },
+        messagesHeaders,
+      );
       expect(badBody.status).toBe(400);
       expect(badBody.json.error.type).toBe('invalid_request_error');
-      const unknown = await post(`${gateway.url}/v1beta/models/gemini-9:countTokens`, { contents: [{ role: 'user', parts: [{ text: 'x' }] }] }, google);
+      const unknown = await post(
+        `${gateway.url}/v1beta/models/gemini-9:countTokens`,
+        { contents: [{ role: 'user', parts: [{ text: 'x' }] }] },
+        google,
+      );
       // As Google's own API answers an unknown model, and as inference does.
       expect(unknown.status).toBe(404);
       expect(unknown.json.error.status).toBe('NOT_FOUND');
@@ -126,9 +169,15 @@ describe('issue 12 defects through the gateway', () => {
     it('resolve to their catalog model on every protocol; the listing stays by slug', async () => {
       expect((await messages({ model: 'claude-sonnet-4-5-20250929', max_tokens: 10 })).status).toBe(200);
       expect((await messages({ model: 'claude-haiku-4-5-20251001', max_tokens: 10 })).status).toBe(200);
-      const gemini = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash-001:generateContent`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, google);
+      const gemini = await post(
+        `${gateway.url}/v1beta/models/gemini-2.5-flash-001:generateContent`,
+        { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+        google,
+      );
       expect(gemini.status).toBe(200);
-      const listing = await fetch(`${gateway.url}/v1/models`, { headers: bearer }).then((r) => r.json()) as { data: Array<{ id: string }> };
+      const listing = (await fetch(`${gateway.url}/v1/models`, { headers: bearer }).then((r) => r.json())) as {
+        data: Array<{ id: string }>;
+      };
       const ids = listing.data.map((model) => model.id);
       expect(ids).toContain('claude-sonnet-4-5');
       expect(ids).not.toContain('claude-sonnet-4-5-20250929');
@@ -142,7 +191,10 @@ describe('issue 12 defects through the gateway', () => {
       messages: [
         { role: 'user', content: 'weather?' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: {} }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'sunny', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'sunny', cache_control: { type: 'ephemeral' } }],
+        },
       ],
     };
 
@@ -162,9 +214,19 @@ describe('issue 12 defects through the gateway', () => {
 
   describe('issue 12 defect 10: the names each CLI asks for by default', () => {
     it.each([
-      'gemini-2.5-pro', 'gemini-3-pro-preview', 'gemini-3.1-pro-preview', 'gemini-3-flash-preview', 'gemini-3.5-flash', 'gemini-3.5-flash-lite', 'gemini-3.1-flash-lite',
+      'gemini-2.5-pro',
+      'gemini-3-pro-preview',
+      'gemini-3.1-pro-preview',
+      'gemini-3-flash-preview',
+      'gemini-3.5-flash',
+      'gemini-3.5-flash-lite',
+      'gemini-3.1-flash-lite',
     ])('Gemini CLI: %s', async (model) => {
-      const answer = await post(`${gateway.url}/v1beta/models/${model}:streamGenerateContent?alt=sse`, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, google);
+      const answer = await post(
+        `${gateway.url}/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+        { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+        google,
+      );
       expect(answer.status).toBe(200);
     });
 
@@ -173,8 +235,11 @@ describe('issue 12 defects through the gateway', () => {
       expect(answer.status).toBe(200);
     });
 
-    it.each(['claude-opus-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-5-20251101'])('Claude Code: %s', async (model) => {
-      expect((await messages({ model, max_tokens: 32_000 })).status).toBe(200);
-    });
+    it.each(['claude-opus-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-5-20251101'])(
+      'Claude Code: %s',
+      async (model) => {
+        expect((await messages({ model, max_tokens: 32_000 })).status).toBe(200);
+      },
+    );
   });
 });

@@ -36,7 +36,7 @@ interface JsonAnswer {
 }
 
 function envelope(body: unknown): ErrorEnvelope {
-  return typeof body === 'object' && body !== null ? body as ErrorEnvelope : {};
+  return typeof body === 'object' && body !== null ? (body as ErrorEnvelope) : {};
 }
 
 async function readJson(response: Response): Promise<unknown> {
@@ -48,7 +48,10 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-async function callJson(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<JsonAnswer> {
+async function callJson(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<JsonAnswer> {
   const response = await fetch(url, {
     method: init.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...init.headers },
@@ -95,11 +98,19 @@ interface ProtocolDriver {
 function deltaCounter(): { hit: () => void; open: (final: Promise<unknown>) => OpenStream } {
   let count = 0;
   let markStarted: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => { markStarted = resolve; });
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
   return {
-    hit: () => { count++; markStarted(); },
+    hit: () => {
+      count++;
+      markStarted();
+    },
     open(final) {
-      const outcome = final.then(() => 'completed', (error: unknown) => error);
+      const outcome = final.then(
+        () => 'completed',
+        (error: unknown) => error,
+      );
       return { started: Promise.race([started, outcome.then(() => undefined)]), deltas: () => count, outcome };
     },
   };
@@ -120,7 +131,11 @@ const messagesDriver: ProtocolDriver = {
   protocol: 'messages',
   openStream(baseUrl, secret) {
     const client = new Anthropic({ apiKey: secret, baseURL: baseUrl, maxRetries: 0 });
-    const stream = client.messages.stream({ model: 'claude-haiku-4-5', max_tokens: STREAM_CAP, messages: [{ role: 'user', content: LONG_PROMPT }] });
+    const stream = client.messages.stream({
+      model: 'claude-haiku-4-5',
+      max_tokens: STREAM_CAP,
+      messages: [{ role: 'user', content: LONG_PROMPT }],
+    });
     const counter = deltaCounter();
     stream.on('text', counter.hit);
     return counter.open(stream.finalMessage());
@@ -139,7 +154,11 @@ const chatDriver: ProtocolDriver = {
   protocol: 'chat',
   openStream(baseUrl, secret) {
     const client = new OpenAI({ apiKey: secret, baseURL: `${baseUrl}/v1`, maxRetries: 0 });
-    const stream = client.chat.completions.stream({ model: 'gpt-4.1', max_tokens: STREAM_CAP, messages: [{ role: 'user', content: LONG_PROMPT }] });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-4.1',
+      max_tokens: STREAM_CAP,
+      messages: [{ role: 'user', content: LONG_PROMPT }],
+    });
     const counter = deltaCounter();
     stream.on('content', counter.hit);
     return counter.open(stream.finalChatCompletion());
@@ -179,7 +198,11 @@ const generateContentDriver: ProtocolDriver = {
     const ai = new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl, apiVersion: 'v1beta' } });
     const counter = deltaCounter();
     const final = (async () => {
-      const stream = await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: LONG_PROMPT, config: { maxOutputTokens: STREAM_CAP } });
+      const stream = await ai.models.generateContentStream({
+        model: 'gemini-2.5-flash',
+        contents: LONG_PROMPT,
+        config: { maxOutputTokens: STREAM_CAP },
+      });
       for await (const chunk of stream) if (chunk.text) counter.hit();
     })();
     return counter.open(final);
@@ -210,7 +233,12 @@ describe('keys, authentication and admission through the inference relay', () =>
     slowGroupId = await createGroup(gateway.deps.db, { name: SLOW_GROUP, family: null });
     for (const protocol of ['messages', 'chat', 'responses', 'generate-content'] as const) {
       await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-        groupId: slowGroupId, name: `slow ${protocol}`, protocol, baseUrl: `${gateway.sim.url}/_latency/0/40`, apiKey: 'sim-key', models: ['*'],
+        groupId: slowGroupId,
+        name: `slow ${protocol}`,
+        protocol,
+        baseUrl: `${gateway.sim.url}/_latency/0/40`,
+        apiKey: 'sim-key',
+        models: ['*'],
       });
     }
     gateway.services.upstreams.invalidate();
@@ -290,18 +318,34 @@ describe('keys, authentication and admission through the inference relay', () =>
       // The upstream sends its headers only after 1 s (many providers answer headers with the first token).
       const groupId = await createGroup(gateway.deps.db, { name: 'late-headers', family: null });
       await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-        groupId, name: 'late headers', protocol: 'messages', baseUrl: `${gateway.sim.url}/_fault/slow-first-byte/_latency/1000/20`, apiKey: 'sim-key', models: ['*'],
+        groupId,
+        name: 'late headers',
+        protocol: 'messages',
+        baseUrl: `${gateway.sim.url}/_fault/slow-first-byte/_latency/1000/20`,
+        apiKey: 'sim-key',
+        models: ['*'],
       });
       gateway.services.upstreams.invalidate();
       const { id, secret } = await createKey({ name: 'deleted before the first byte', group_id: 'late-headers' });
       gateway.sim.clearRequests();
       const marker = 'late-headers-marker';
       const pending = fetch(`${gateway.url}/v1/messages`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret, ...VERSION },
-        body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 1_000, stream: true, messages: [{ role: 'user', content: `repeat:40:${marker} ` }] }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': secret, ...VERSION },
+        body: JSON.stringify({
+          model: 'claude-haiku-4-5',
+          max_tokens: 1_000,
+          stream: true,
+          messages: [{ role: 'user', content: `repeat:40:${marker} ` }],
+        }),
       });
       // Admitted and waiting on the upstream: the simulator has the request.
-      await eventually('the upstream request', async () => gateway.sim.requests.some((r) => JSON.stringify(r.body).includes(marker)), (seen) => seen, 5_000);
+      await eventually(
+        'the upstream request',
+        async () => gateway.sim.requests.some((r) => JSON.stringify(r.body).includes(marker)),
+        (seen) => seen,
+        5_000,
+      );
       expect((await manage(b, `/api/v1/keys/${id}`, 'DELETE')).status).toBe(200);
       const response = await pending;
       const text = await response.text();
@@ -322,7 +366,12 @@ describe('keys, authentication and admission through the inference relay', () =>
     }
 
     /** A Messages or Chat call from a loopback source address, optionally with X-Forwarded-For. */
-    async function callFrom(source: string, protocol: 'messages' | 'chat', secret: string, forwardedFor?: string): Promise<{ status: number; body: ErrorEnvelope; headers: Record<string, string | string[] | undefined> }> {
+    async function callFrom(
+      source: string,
+      protocol: 'messages' | 'chat',
+      secret: string,
+      forwardedFor?: string,
+    ): Promise<{ status: number; body: ErrorEnvelope; headers: Record<string, string | string[] | undefined> }> {
       const messages = protocol === 'messages';
       const response = await request(`${gateway.url}${messages ? '/v1/messages' : '/v1/chat/completions'}`, {
         method: 'POST',
@@ -332,9 +381,11 @@ describe('keys, authentication and admission through the inference relay', () =>
           ...(messages ? { 'x-api-key': secret, ...VERSION } : { authorization: `Bearer ${secret}` }),
           ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }),
         },
-        body: JSON.stringify(messages
-          ? { model: 'claude-haiku-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'from where?' }] }
-          : { model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'from where?' }] }),
+        body: JSON.stringify(
+          messages
+            ? { model: 'claude-haiku-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'from where?' }] }
+            : { model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'from where?' }] },
+        ),
       });
       return { status: response.statusCode, body: envelope(await response.body.json()), headers: response.headers };
     }
@@ -360,7 +411,12 @@ describe('keys, authentication and admission through the inference relay', () =>
     });
 
     it('the blacklist wins over the whitelist', async () => {
-      const { secret } = await createKey({ name: 'black beats white', group_id: 'default', ip_whitelist: ['127.0.0.0/8'], ip_blacklist: ['127.0.0.3'] });
+      const { secret } = await createKey({
+        name: 'black beats white',
+        group_id: 'default',
+        ip_whitelist: ['127.0.0.0/8'],
+        ip_blacklist: ['127.0.0.3'],
+      });
       expect((await callFrom('127.0.0.2', 'messages', secret)).status).toBe(200);
       const refused = await callFrom('127.0.0.3', 'messages', secret);
       expect(refused.status).toBe(403);
@@ -391,18 +447,34 @@ describe('keys, authentication and admission through the inference relay', () =>
       const accountId = await createAccount(gateway.deps.db, { name: 'free tier', tier: 'free' });
       await topUp(gateway.deps.db, accountId, 10_000_000, `free-${accountId}`);
       // A 5 h window, so the refusal can show that the window headers come without a reset time.
-      secret = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId, groupId: slowGroupId, name: 'free key', rateLimit5h: 10_000_000 })).secret;
+      secret = (
+        await insertApiKey(gateway.deps.db, gateway.deps.crypto, {
+          accountId,
+          groupId: slowGroupId,
+          name: 'free key',
+          rateLimit5h: 10_000_000,
+        })
+      ).secret;
     });
 
     /** A slow Messages stream (about 2 s); resolves at the response headers. */
-    const slowStream = () => fetch(`${gateway.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': secret, ...VERSION },
-      body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 1_000, stream: true, messages: [{ role: 'user', content: 'repeat:50:slow ' }] }),
-    });
-    const chat = () => callJson(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: { model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'one more' }] },
-    });
+    const slowStream = () =>
+      fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': secret, ...VERSION },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 1_000,
+          stream: true,
+          messages: [{ role: 'user', content: 'repeat:50:slow ' }],
+        }),
+      });
+    const chat = () =>
+      callJson(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}` },
+        body: { model: 'gpt-4.1', max_tokens: 16, messages: [{ role: 'user', content: 'one more' }] },
+      });
 
     it('6 simultaneous slow Messages streams: exactly one 429 concurrency refusal; afterwards calls pass', async () => {
       const responses = await Promise.all(Array.from({ length: 6 }, () => slowStream()));
@@ -443,10 +515,12 @@ describe('keys, authentication and admission through the inference relay', () =>
   describe('a rolling spend window through the relay', () => {
     const LIMIT_5H = 30_000; // $0.03
     const QUOTA = 1_000_000; // $1: the quota figure is then exact whatever the wallet holds
-    const messagesCall = (secret: string, body: Record<string, unknown> = {}) => callJson(`${gateway.url}/v1/messages`, {
-      method: 'POST', headers: { 'x-api-key': secret, ...VERSION },
-      body: { model: 'claude-sonnet-4-5', max_tokens: 1_000, messages: [{ role: 'user', content: 'repeat:500:abcd ' }], ...body },
-    });
+    const messagesCall = (secret: string, body: Record<string, unknown> = {}) =>
+      callJson(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': secret, ...VERSION },
+        body: { model: 'claude-sonnet-4-5', max_tokens: 1_000, messages: [{ role: 'user', content: 'repeat:500:abcd ' }], ...body },
+      });
 
     function expectMessagesFamily(headers: Headers): void {
       expect(headers.get('x-ratelimit-limit-requests')).toBe('25');
@@ -495,7 +569,10 @@ describe('keys, authentication and admission through the inference relay', () =>
       const resetIso = new Date(Number(reset) * 1000).toISOString();
       expect(envelope(refused.body)).toEqual({
         type: 'error',
-        error: { type: 'rate_limit_error', message: `rate_limit_5h exhausted: used $${usd(spent)} of $0.03 in the rolling 5-hour window; resets at ${resetIso}` },
+        error: {
+          type: 'rate_limit_error',
+          message: `rate_limit_5h exhausted: used $${usd(spent)} of $0.03 in the rolling 5-hour window; resets at ${resetIso}`,
+        },
       });
       expect(refused.headers.get('x-ratelimit-limit')).toBe('0.03');
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -509,10 +586,16 @@ describe('keys, authentication and admission through the inference relay', () =>
 
       // The Chat envelope of the same refusal, and a 400 refused before admission: headers on both, unchanged.
       const chat = await callJson(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: { model: 'gpt-4.1', messages: [{ role: 'user', content: 'x' }] },
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}` },
+        body: { model: 'gpt-4.1', messages: [{ role: 'user', content: 'x' }] },
       });
       expect(chat.status).toBe(429);
-      expect(envelope(chat.body).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', message: expect.stringContaining('rate_limit_5h') });
+      expect(envelope(chat.body).error).toMatchObject({
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        message: expect.stringContaining('rate_limit_5h'),
+      });
       expect(chat.headers.get('x-ratelimit-reset')).toBe(reset);
       // (A cap above the model's maximum is no longer refused by the gateway: issue 12.)
       const invalid = await messagesCall(secret, { temperature: 2 });
@@ -525,7 +608,13 @@ describe('keys, authentication and admission through the inference relay', () =>
     });
 
     it('the headers report the tightest bucket, here the 1 d window', async () => {
-      const { secret } = await createKey({ name: 'tightest', group_id: 'default', rate_limit_5h: 1, rate_limit_1d: 0.04, rate_limit_7d: 2 });
+      const { secret } = await createKey({
+        name: 'tightest',
+        group_id: 'default',
+        rate_limit_5h: 1,
+        rate_limit_1d: 0.04,
+        rate_limit_7d: 2,
+      });
       const answer = await messagesCall(secret);
       expect(answer.status).toBe(200);
       const cost = Number(answer.headers.get('x-request-cost-credits'));
@@ -533,7 +622,8 @@ describe('keys, authentication and admission through the inference relay', () =>
       expect(answer.headers.get('x-ratelimit-remaining')).toBe(usd(40_000 - cost));
       // The stream answer carries the figures as of admission: still the 1 d window.
       const streamed = await fetch(`${gateway.url}/v1/messages`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret, ...VERSION },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': secret, ...VERSION },
         body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(streamed.headers.get('x-ratelimit-limit')).toBe('0.04');
@@ -546,7 +636,9 @@ describe('keys, authentication and admission through the inference relay', () =>
 
   describe('the quota race through HTTP', () => {
     let worker: BillingWorker | undefined;
-    afterAll(async () => { await worker?.close(); });
+    afterAll(async () => {
+      await worker?.close();
+    });
 
     it('200 concurrent Chat calls against a quota for about 50: billed exceeds it by at most one call; refusals are 402', async () => {
       const { db, crypto } = gateway.deps;
@@ -556,7 +648,8 @@ describe('keys, authentication and admission through the inference relay', () =>
       const defaultGroup = (await db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0].id;
       // Output truncated to max_tokens: every call costs the same, and the reservation estimate covers it.
       const body = { model: 'gpt-4.1', max_tokens: 20, messages: [{ role: 'user', content: 'x'.repeat(400) }] };
-      const chat = (secret: string) => callJson(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
+      const chat = (secret: string) =>
+        callJson(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body });
 
       const probe = await insertApiKey(db, crypto, { accountId, groupId: defaultGroup, name: 'calibration' });
       const calibration = await chat(probe.secret);
@@ -578,15 +671,23 @@ describe('keys, authentication and admission through the inference relay', () =>
         expect(answer.headers.get('x-quota-remaining-credits')).toMatch(/^\d+$/);
       }
 
-      const rows = await eventually('the usage rows of every admitted call',
-        async () => (await db.query<{ n: number; credits: string | null }>(
-          'SELECT count(*)::int AS n, sum(credits)::text AS credits FROM usage_rows WHERE api_key_id = $1', [raced.id])).rows[0],
-        (row) => row !== undefined && row.n >= admitted.length);
+      const rows = await eventually(
+        'the usage rows of every admitted call',
+        async () =>
+          (
+            await db.query<{ n: number; credits: string | null }>(
+              'SELECT count(*)::int AS n, sum(credits)::text AS credits FROM usage_rows WHERE api_key_id = $1',
+              [raced.id],
+            )
+          ).rows[0],
+        (row) => row !== undefined && row.n >= admitted.length,
+      );
       expect(rows.n).toBe(admitted.length);
       const billed = Number(rows.credits);
       expect(billed).toBe(admitted.length * cost);
       expect(billed).toBeLessThanOrEqual(quota + cost);
-      const spent = (await db.query<{ spent_credits: string }>('SELECT spent_credits::text FROM api_keys WHERE id = $1', [raced.id])).rows[0];
+      const spent = (await db.query<{ spent_credits: string }>('SELECT spent_credits::text FROM api_keys WHERE id = $1', [raced.id]))
+        .rows[0];
       expect(Number(spent.spent_credits)).toBe(billed);
     });
   });

@@ -23,7 +23,15 @@ describe('request logs never carry a secret', () => {
   beforeAll(async () => {
     sim = await startSimulator({ port: 0 });
     deps = await createTestDependencies();
-    deps.logger = createLogger('debug', new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } }));
+    deps.logger = createLogger(
+      'debug',
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     key = (await bootstrap(deps.db, deps.crypto, deps.catalog, { simulatorUrl: sim.url, simulatorKey: 'sim-key' })).key!;
     services = createServices(deps);
     server = createApp(deps, services).listen(0, '127.0.0.1');
@@ -41,13 +49,31 @@ describe('request logs never carry a secret', () => {
   it('redacts keys in headers, query strings and bodies of successful and failed requests', async () => {
     const json = { 'content-type': 'application/json' };
     const wrong = `sk-svc-${'W'.repeat(40)}zzzz`;
-    await fetch(`${url}/v1/messages`, { method: 'POST', headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: `my key is ${key}` }], metadata: { user_id: 'u1' } }) });
-    await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { ...json, authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }) });
-    await fetch(`${url}/v1beta/models/gemini-2.5-flash:generateContent?key=${key}`, { method: 'POST', headers: json,
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) });
-    await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { ...json, authorization: `Bearer ${wrong}` }, body: '{"model":"gpt-4.1"}' });
+    await fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: `my key is ${key}` }],
+        metadata: { user_id: 'u1' },
+      }),
+    });
+    await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    await fetch(`${url}/v1beta/models/gemini-2.5-flash:generateContent?key=${key}`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    });
+    await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${wrong}` },
+      body: '{"model":"gpt-4.1"}',
+    });
     await fetch(`${url}/v1/models?key=${key}`, { headers: { 'x-api-key': key } });
     await fetch(`${url}/api/v1/keys`, { headers: { 'x-api-key': key } });
     await fetch(`${url}/v1/nowhere?key=${key}`, { headers: { 'x-goog-api-key': key } });

@@ -10,12 +10,20 @@ jest.setTimeout(60_000);
 
 describe('the headers client vendors require reach a native upstream', () => {
   let gateway: TestGateway;
-  beforeAll(async () => { gateway = await startTestGateway(); });
-  afterAll(async () => { await gateway?.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
 
   async function send(path: string, headers: Record<string, string>, body: unknown): Promise<Record<string, string>> {
     gateway.sim.clearRequests();
-    const response = await fetch(gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await fetch(gateway.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(200);
     await response.text();
     const entries = gateway.sim.requests;
@@ -46,21 +54,38 @@ describe('the headers client vendors require reach a native upstream', () => {
     expect(upstream.authorization).toBeUndefined();
   });
 
-  it('Responses: Codex\'s session_id, x-codex-* and OpenAI-Beta reach a native upstream, the client key never', async () => {
-    const upstream = await send('/v1/responses', {
-      authorization: `Bearer ${gateway.key}`,
+  it("Responses: Codex's session_id, x-codex-* and OpenAI-Beta reach a native upstream, the client key never", async () => {
+    const upstream = await send(
+      '/v1/responses',
+      {
+        authorization: `Bearer ${gateway.key}`,
+        session_id: 'codex-session-1',
+        'x-codex-turn-metadata': '{"turn":1}',
+        'openai-beta': 'responses=experimental',
+        connection: 'keep-alive',
+      },
+      { model: 'gpt-5', input: 'Hello', store: false },
+    );
+    expect(upstream).toMatchObject({
       session_id: 'codex-session-1',
       'x-codex-turn-metadata': '{"turn":1}',
       'openai-beta': 'responses=experimental',
-      connection: 'keep-alive',
-    }, { model: 'gpt-5', input: 'Hello', store: false });
-    expect(upstream).toMatchObject({ session_id: 'codex-session-1', 'x-codex-turn-metadata': '{"turn":1}', 'openai-beta': 'responses=experimental', authorization: 'Bearer sim-key' });
+      authorization: 'Bearer sim-key',
+    });
     expect(JSON.stringify(upstream)).not.toContain(gateway.key);
   });
 
   it('a translated call forwards none of them', async () => {
-    const upstream = await send('/v1/messages', { 'x-api-key': gateway.key, 'anthropic-version': '2026-10-21', 'anthropic-workspace-id': 'wrkspc_01abc', 'x-claude-code-session-id': 's' },
-      { ...messagesBody, model: 'gpt-4.1' });
+    const upstream = await send(
+      '/v1/messages',
+      {
+        'x-api-key': gateway.key,
+        'anthropic-version': '2026-10-21',
+        'anthropic-workspace-id': 'wrkspc_01abc',
+        'x-claude-code-session-id': 's',
+      },
+      { ...messagesBody, model: 'gpt-4.1' },
+    );
     expect(upstream['anthropic-workspace-id']).toBeUndefined();
     expect(upstream['x-claude-code-session-id']).toBeUndefined();
   });

@@ -9,13 +9,26 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(60_000);
 
-interface Answer { status: number; json: Record<string, any>; headers: Headers; text: string }
+interface Answer {
+  status: number;
+  json: Record<string, any>;
+  headers: Headers;
+  text: string;
+}
 
 async function post(url: string, body: unknown, key: string): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let json: Record<string, any> = {};
-  try { json = JSON.parse(text); } catch { json = {}; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = {};
+  }
   return { status: response.status, json, headers: response.headers, text };
 }
 
@@ -26,8 +39,12 @@ const HISTORY = [
 
 describe('issue 25 item 1: remote compaction', () => {
   let gateway: TestGateway;
-  beforeAll(async () => { gateway = await startTestGateway(); });
-  afterAll(async () => { await gateway.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
   const compact = (model: string, input: unknown[] = HISTORY, key = gateway.key) =>
     post(`${gateway.url}/v1/responses/compact`, { model, input, instructions: 'You are Codex.' }, key);
@@ -66,16 +83,23 @@ describe('issue 25 item 1: remote compaction', () => {
       expect(Number(answer.headers.get('x-request-cost-credits'))).toBeGreaterThan(0);
     });
 
-    it('compacts a history holding tool calls and their outputs, with the tools offered (Codex\'s shape)', async () => {
+    it("compacts a history holding tool calls and their outputs, with the tools offered (Codex's shape)", async () => {
       const history = [
         ...HISTORY,
         { type: 'function_call', call_id: 'call_1', name: 'shell', arguments: '{"command":"ls"}' },
         { type: 'function_call_output', call_id: 'call_1', output: 'parser.ts\nlexer.ts' },
       ];
-      const answer = await post(`${gateway.url}/v1/responses/compact`, {
-        model, input: history, instructions: 'You are Codex.', parallel_tool_calls: false,
-        tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
-      }, gateway.key);
+      const answer = await post(
+        `${gateway.url}/v1/responses/compact`,
+        {
+          model,
+          input: history,
+          instructions: 'You are Codex.',
+          parallel_tool_calls: false,
+          tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: { command: { type: 'string' } } } }],
+        },
+        gateway.key,
+      );
       expect(answer.status).toBe(200);
       expect(answer.json.output.map((item: { type: string }) => item.type)).toEqual(['compaction']);
       expect(JSON.stringify(gateway.sim.requests.at(-1)!.body)).toContain('lexer.ts');
@@ -85,9 +109,15 @@ describe('issue 25 item 1: remote compaction', () => {
       const item = (await compact(model)).json.output[0];
       const summaryAsked = JSON.stringify(gateway.sim.requests.at(-1)!.body);
       expect(summaryAsked).toContain('zebra-4412');
-      const next = await post(`${gateway.url}/v1/responses`, {
-        model, store: false, input: [item, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Continue please' }] }],
-      }, gateway.key);
+      const next = await post(
+        `${gateway.url}/v1/responses`,
+        {
+          model,
+          store: false,
+          input: [item, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Continue please' }] }],
+        },
+        gateway.key,
+      );
       expect(next.status).toBe(200);
       const upstream = JSON.stringify(gateway.sim.requests.at(-1)!.body);
       expect(upstream).toContain('Summary of the earlier conversation');
@@ -95,13 +125,27 @@ describe('issue 25 item 1: remote compaction', () => {
     });
 
     it('answers a compaction_trigger input item with exactly one compaction item, streamed as events', async () => {
-      const answer = await post(`${gateway.url}/v1/responses`, {
-        model, store: false, stream: true, input: [...HISTORY, { type: 'compaction_trigger' }],
-      }, gateway.key);
+      const answer = await post(
+        `${gateway.url}/v1/responses`,
+        {
+          model,
+          store: false,
+          stream: true,
+          input: [...HISTORY, { type: 'compaction_trigger' }],
+        },
+        gateway.key,
+      );
       expect(answer.status).toBe(200);
-      const events = answer.text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+      const events = answer.text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)));
       expect(events.map((event) => event.type)).toEqual([
-        'response.created', 'response.in_progress', 'response.output_item.added', 'response.output_item.done', 'response.completed',
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.output_item.done',
+        'response.completed',
       ]);
       const completed = events.at(-1).response;
       expect(completed.output).toHaveLength(1);
@@ -111,12 +155,16 @@ describe('issue 25 item 1: remote compaction', () => {
   });
 
   it('answers a compaction_trigger on a native model with one compaction item as well', async () => {
-    const answer = await post(`${gateway.url}/v1/responses`, { model: 'gpt-5', store: false, input: [...HISTORY, { type: 'compaction_trigger' }] }, gateway.key);
+    const answer = await post(
+      `${gateway.url}/v1/responses`,
+      { model: 'gpt-5', store: false, input: [...HISTORY, { type: 'compaction_trigger' }] },
+      gateway.key,
+    );
     expect(answer.status).toBe(200);
     expect(answer.json.output.map((item: { type: string }) => item.type)).toEqual(['compaction']);
   });
 
-  it('refuses an altered carrier in the caller\'s envelope, free', async () => {
+  it("refuses an altered carrier in the caller's envelope, free", async () => {
     const item = (await compact('claude-sonnet-4-5')).json.output[0];
     const tail = item.encrypted_content.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA';
     const altered = { ...item, encrypted_content: item.encrypted_content.slice(0, -4) + tail };

@@ -8,13 +8,38 @@ import type { TraceSummary } from '../../src/http/request-trace';
 
 jest.setTimeout(60_000);
 
-const COMPLETE = ['read', 'authenticated', 'decoded', 'admitted', 'routed', 'prepared', 'upstream', 'received', 'translated', 'settled', 'written', 'logged'];
-const STREAM = ['read', 'authenticated', 'decoded', 'admitted', 'routed', 'prepared', 'upstream', 'translated', 'written', 'logged', 'settled'];
+const COMPLETE = [
+  'read',
+  'authenticated',
+  'decoded',
+  'admitted',
+  'routed',
+  'prepared',
+  'upstream',
+  'received',
+  'translated',
+  'settled',
+  'written',
+  'logged',
+];
+const STREAM = [
+  'read',
+  'authenticated',
+  'decoded',
+  'admitted',
+  'routed',
+  'prepared',
+  'upstream',
+  'translated',
+  'written',
+  'logged',
+  'settled',
+];
 
 async function summary(gateway: TestGateway, traces: number): Promise<TraceSummary> {
   // A stream settles after its last byte: wait for the handler to end (never on a timing assertion).
   for (;;) {
-    const read = await (await fetch(`${gateway.url}/internal/trace`)).json() as TraceSummary;
+    const read = (await (await fetch(`${gateway.url}/internal/trace`)).json()) as TraceSummary;
     if (read.traces >= traces) return read;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -22,17 +47,25 @@ async function summary(gateway: TestGateway, traces: number): Promise<TraceSumma
 
 describe('request trace through the app', () => {
   let gateway: TestGateway;
-  beforeAll(async () => { gateway = await startTestGateway({ env: { GATEWAY_TRACE_SAMPLE: '1' } }); });
-  afterAll(async () => { await gateway.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway({ env: { GATEWAY_TRACE_SAMPLE: '1' } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
 
-  const chat = (stream: boolean) => fetch(`${gateway.url}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` },
-    body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 32, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-  });
-  const messages = (stream: boolean) => fetch(`${gateway.url}/v1/messages`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 32, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-  });
+  const chat = (stream: boolean) =>
+    fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` },
+      body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 32, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+  const messages = (stream: boolean) =>
+    fetch(`${gateway.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 32, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
 
   it('traces a whole answer, pass-through and translated, with every phase in order', async () => {
     await fetch(`${gateway.url}/internal/trace`, { method: 'DELETE' });
@@ -66,7 +99,11 @@ describe('request trace through the app', () => {
 
   it('marks a refused request as failed, and is not served with tracing off', async () => {
     await fetch(`${gateway.url}/internal/trace`, { method: 'DELETE' });
-    const refused = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const refused = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
     const read = await summary(gateway, 1);
     expect(read.sequences[0].phases).toEqual(['read', 'failed', 'logged']);

@@ -27,7 +27,11 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
   let wsUrl: string;
   let auth: Record<string, string>;
   const clients: Client[] = [];
-  const open = async (headers = auth) => { const client = await Client.open(wsUrl, headers); clients.push(client); return client; };
+  const open = async (headers = auth) => {
+    const client = await Client.open(wsUrl, headers);
+    clients.push(client);
+    return client;
+  };
   /** Charges recorded (the billing stream the worker reads): one per billed call. */
   const charges = () => chargesRecorded(gateway);
 
@@ -70,7 +74,7 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
     const real = await client.turn({ ...body, input: [], previous_response_id: warm.at(-1)!.response.id });
     expect(real.at(-1)!.type).toBe('response.completed');
     // Settled right after the last frame went out: wait for it.
-    while (await charges() === before) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await charges()) === before) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(JSON.stringify(gateway.sim.requests.at(-1)!.body)).toContain('heron-7720');
   });
 
@@ -88,7 +92,11 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
       expect(completed.usage.output_tokens).toBeGreaterThan(0);
 
       const second = await client.turn({
-        model, store: false, previous_response_id: completed.id, input: [userText('And now goodbye')], instructions: 'Be brief.',
+        model,
+        store: false,
+        previous_response_id: completed.id,
+        input: [userText('And now goodbye')],
+        instructions: 'Be brief.',
       });
       expect(second.at(-1)!.type).toBe('response.completed');
       const upstream = JSON.stringify(gateway.sim.requests.at(-1)!.body);
@@ -112,31 +120,66 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
 
   it('answers a prompt over the context window with error and response.failed (context_length_exceeded), free, and stays usable', async () => {
     const tiny = (id: string, family: string, native: CatalogModel['nativeProtocols']): CatalogModel => ({
-      ...structuredClone(gateway.deps.catalog.find('gpt-4.1')!), id, aliases: [], family, upstreamModel: 'sim-small-context', contextWindow: 8_192,
-      maxOutputTokens: 1_024, nativeProtocols: native, protocols: ['messages', 'responses', 'chat', 'generate-content'], capabilities: ['text', 'streaming', 'tool_use'],
+      ...structuredClone(gateway.deps.catalog.find('gpt-4.1')!),
+      id,
+      aliases: [],
+      family,
+      upstreamModel: 'sim-small-context',
+      contextWindow: 8_192,
+      maxOutputTokens: 1_024,
+      nativeProtocols: native,
+      protocols: ['messages', 'responses', 'chat', 'generate-content'],
+      capabilities: ['text', 'streaming', 'tool_use'],
     });
-    gateway.deps.catalog.replace([...gateway.deps.catalog.models, tiny('ws-tiny-gpt', 'openai', ['responses']), tiny('ws-tiny-claude', 'anthropic', ['messages'])]);
+    gateway.deps.catalog.replace([
+      ...gateway.deps.catalog.models,
+      tiny('ws-tiny-gpt', 'openai', ['responses']),
+      tiny('ws-tiny-claude', 'anthropic', ['messages']),
+    ]);
     const groupId = await createGroup(gateway.deps.db, { name: 'ws-tiny', family: null });
-    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: 'ws-tiny-responses', protocol: 'responses', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['ws-tiny-gpt'] });
-    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: 'ws-tiny-messages', protocol: 'messages', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['ws-tiny-claude'] });
-    gateway.services.upstreams.invalidate();
-    const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'ws-tiny' })).secret;
-    const client = await open({ authorization: `Bearer ${key}` });
-    await expectNothingCharged(gateway, async () => {
-      // Native pass-through (the upstream's own stream) and translated (Anthropic's 400, re-worded).
-      for (const model of ['ws-tiny-gpt', 'ws-tiny-claude']) {
-        const from = client.frames.length;
-        client.ws.send(JSON.stringify({ type: 'response.create', model, store: false, input: [userText(LONG)] }));
-        const frames = await client.until((frame) => frame.type === 'response.failed', from);
-        expect({ model, types: frames.map((frame) => frame.type).filter((type) => type !== 'response.in_progress') })
-          .toEqual({ model, types: ['response.created', 'error', 'response.failed'] });
-        expect(frames.find((frame) => frame.type === 'error')).toMatchObject({ code: 'context_length_exceeded', param: 'input' });
-        expect(frames.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'context_length_exceeded' } });
-      }
-    }, async () => {
-      // The same socket serves the next response (and that one is charged).
-      expect((await client.turn({ model: 'ws-tiny-claude', store: false, input: [userText('Hello')] })).at(-1)!.type).toBe('response.completed');
+    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+      groupId,
+      name: 'ws-tiny-responses',
+      protocol: 'responses',
+      baseUrl: gateway.sim.url,
+      apiKey: 'sim-key',
+      models: ['ws-tiny-gpt'],
     });
+    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+      groupId,
+      name: 'ws-tiny-messages',
+      protocol: 'messages',
+      baseUrl: gateway.sim.url,
+      apiKey: 'sim-key',
+      models: ['ws-tiny-claude'],
+    });
+    gateway.services.upstreams.invalidate();
+    const key = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'ws-tiny' }))
+      .secret;
+    const client = await open({ authorization: `Bearer ${key}` });
+    await expectNothingCharged(
+      gateway,
+      async () => {
+        // Native pass-through (the upstream's own stream) and translated (Anthropic's 400, re-worded).
+        for (const model of ['ws-tiny-gpt', 'ws-tiny-claude']) {
+          const from = client.frames.length;
+          client.ws.send(JSON.stringify({ type: 'response.create', model, store: false, input: [userText(LONG)] }));
+          const frames = await client.until((frame) => frame.type === 'response.failed', from);
+          expect({ model, types: frames.map((frame) => frame.type).filter((type) => type !== 'response.in_progress') }).toEqual({
+            model,
+            types: ['response.created', 'error', 'response.failed'],
+          });
+          expect(frames.find((frame) => frame.type === 'error')).toMatchObject({ code: 'context_length_exceeded', param: 'input' });
+          expect(frames.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'context_length_exceeded' } });
+        }
+      },
+      async () => {
+        // The same socket serves the next response (and that one is charged).
+        expect((await client.turn({ model: 'ws-tiny-claude', store: false, input: [userText('Hello')] })).at(-1)!.type).toBe(
+          'response.completed',
+        );
+      },
+    );
     expect(client.closed).toBeUndefined();
   });
 
@@ -149,7 +192,9 @@ describe('issue 25 item 3: Responses over WebSocket', () => {
 
   it('closes the socket with an error event when its key is deleted', async () => {
     const created = await fetch(`${gateway.url}/api/v1/keys`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': gateway.key }, body: JSON.stringify({ name: 'ws key', group_id: 'default' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': gateway.key },
+      body: JSON.stringify({ name: 'ws key', group_id: 'default' }),
     });
     const key = (await created.json()) as { id: number; key: string };
     expect(created.status).toBe(201);

@@ -21,10 +21,22 @@ async function fourAccountGroup(gateway: TestGateway, name: string): Promise<{ k
   const groupId = await createGroup(gateway.deps.db, { name, family: null });
   const accountIds: number[] = [];
   for (const [index, apiKey] of CREDENTIALS.entries()) {
-    accountIds.push(await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${index}`, protocol: 'messages', baseUrl: gateway.sim.url, apiKey, models: [MODEL] }));
+    accountIds.push(
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        name: `${name}-${index}`,
+        protocol: 'messages',
+        baseUrl: gateway.sim.url,
+        apiKey,
+        models: [MODEL],
+      }),
+    );
   }
   gateway.services.upstreams.invalidate();
-  return { key: (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret, accountIds };
+  return {
+    key: (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret,
+    accountIds,
+  };
 }
 
 /** Which credential served each conversation's turns, from the simulator's request log. */
@@ -48,14 +60,21 @@ describe('session affinity keeps prompt caches warm', () => {
       startTestGateway({ env: { SESSION_AFFINITY_TTL_SECONDS: '0' } }),
     ]);
     // 50 to 200 conversations at once: above the pro tier's concurrency cap.
-    for (const gateway of [on, off]) await gateway.deps.db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 500 WHERE id = $1", [gateway.accountId]);
+    for (const gateway of [on, off])
+      await gateway.deps.db.query("UPDATE accounts SET tier = 'enterprise', concurrency_cap = 500 WHERE id = $1", [gateway.accountId]);
   });
-  afterAll(async () => { await Promise.all([on?.close(), off?.close()]); });
+  afterAll(async () => {
+    await Promise.all([on?.close(), off?.close()]);
+  });
 
   it('bills >= 95 % of the repeated input as cache reads with affinity on, and shows the loss with it off', async () => {
     const [withAffinity, withoutAffinity] = await Promise.all([
-      fourAccountGroup(on, 'affinity-on').then(({ key }) => runConversations({ baseUrl: on.url, key, model: MODEL, conversations: 50, turns: 4, tag: 'on', withUserId: 25 })),
-      fourAccountGroup(off, 'affinity-off').then(({ key }) => runConversations({ baseUrl: off.url, key, model: MODEL, conversations: 50, turns: 4, tag: 'off', withUserId: 25 })),
+      fourAccountGroup(on, 'affinity-on').then(({ key }) =>
+        runConversations({ baseUrl: on.url, key, model: MODEL, conversations: 50, turns: 4, tag: 'on', withUserId: 25 }),
+      ),
+      fourAccountGroup(off, 'affinity-off').then(({ key }) =>
+        runConversations({ baseUrl: off.url, key, model: MODEL, conversations: 50, turns: 4, tag: 'off', withUserId: 25 }),
+      ),
     ]);
     console.log(`session affinity: on ${JSON.stringify(withAffinity)}; off ${JSON.stringify(withoutAffinity)}`);
     expect(withAffinity.errors).toBe(0);
@@ -74,14 +93,35 @@ describe('session affinity keeps prompt caches warm', () => {
 
   it('keeps the weights across sessions: a 3:1 pair gets about 3/4 of 200 new sessions, each staying put', async () => {
     const groupId = await createGroup(on.deps.db, { name: 'affinity-weights', family: null });
-    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.heavy', models: [MODEL], weight: 3 });
-    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.light', models: [MODEL], weight: 1 });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+      groupId,
+      protocol: 'messages',
+      baseUrl: on.sim.url,
+      apiKey: 'sim-key.heavy',
+      models: [MODEL],
+      weight: 3,
+    });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+      groupId,
+      protocol: 'messages',
+      baseUrl: on.sim.url,
+      apiKey: 'sim-key.light',
+      models: [MODEL],
+      weight: 1,
+    });
     on.services.upstreams.invalidate();
     const key = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-weights' })).secret;
-    const turn = (session: number) => fetch(`${on.url}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: MODEL, max_tokens: 8, metadata: { user_id: `weights-${session}` }, messages: [{ role: 'user', content: `weights ${session}` }] }),
-    }).then((response) => response.status);
+    const turn = (session: number) =>
+      fetch(`${on.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: MODEL,
+          max_tokens: 8,
+          metadata: { user_id: `weights-${session}` },
+          messages: [{ role: 'user', content: `weights ${session}` }],
+        }),
+      }).then((response) => response.status);
     const sessions = Array.from({ length: 200 }, (_, index) => index);
     for (let round = 0; round < 2; round++) {
       const statuses = await Promise.all(sessions.map(turn));
@@ -89,7 +129,9 @@ describe('session affinity keeps prompt caches warm', () => {
     }
     const served = new Map<string, string[]>();
     for (const entry of on.sim.requests) {
-      const match = /^weights (\d+)$/.exec(String((entry.body as { messages?: Array<{ content: unknown }> } | null)?.messages?.[0]?.content ?? ''));
+      const match = /^weights (\d+)$/.exec(
+        String((entry.body as { messages?: Array<{ content: unknown }> } | null)?.messages?.[0]?.content ?? ''),
+      );
       if (match) served.set(match[1], [...(served.get(match[1]) ?? []), entry.headers['x-api-key']]);
     }
     expect(served.size).toBe(200);
@@ -102,10 +144,17 @@ describe('session affinity keeps prompt caches warm', () => {
 
   it('moves a session to another account when its account fails, and keeps it there', async () => {
     const { key, accountIds } = await fourAccountGroup(on, 'affinity-failover');
-    const turn = (text: string) => fetch(`${on.url}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: MODEL, max_tokens: 16, metadata: { user_id: 'failover-session' }, messages: [{ role: 'user', content: text }] }),
-    });
+    const turn = (text: string) =>
+      fetch(`${on.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: MODEL,
+          max_tokens: 16,
+          metadata: { user_id: 'failover-session' },
+          messages: [{ role: 'user', content: text }],
+        }),
+      });
     const credentialOf = () => on.sim.requests.at(-1)!.headers['x-api-key'];
     expect((await turn('first')).status).toBe(200);
     const firstCredential = credentialOf();
@@ -128,14 +177,34 @@ describe('session affinity keeps prompt caches warm', () => {
 
   it('returns a session from a backup to its primary once the primary is healthy again (priority wins)', async () => {
     const groupId = await createGroup(on.deps.db, { name: 'affinity-priority', family: null });
-    const primary = await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.primary', models: [MODEL], priority: 0 });
-    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'messages', baseUrl: on.sim.url, apiKey: 'sim-key.backup', models: [MODEL], priority: 1 });
+    const primary = await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+      groupId,
+      protocol: 'messages',
+      baseUrl: on.sim.url,
+      apiKey: 'sim-key.primary',
+      models: [MODEL],
+      priority: 0,
+    });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+      groupId,
+      protocol: 'messages',
+      baseUrl: on.sim.url,
+      apiKey: 'sim-key.backup',
+      models: [MODEL],
+      priority: 1,
+    });
     on.services.upstreams.invalidate();
     const key = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-priority' })).secret;
     const turn = async () => {
       const response = await fetch(`${on.url}/v1/messages`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({ model: MODEL, max_tokens: 16, metadata: { user_id: 'priority-session' }, messages: [{ role: 'user', content: 'hi' }] }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: MODEL,
+          max_tokens: 16,
+          metadata: { user_id: 'priority-session' },
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
       });
       expect(response.status).toBe(200);
       return on.sim.requests.at(-1)!.headers['x-api-key'];
@@ -152,16 +221,28 @@ describe('session affinity keeps prompt caches warm', () => {
     expect(await turn()).toBe('sim-key.primary');
   });
 
-  it('keys a conversation by Claude Code\'s x-claude-code-session-id and Codex\'s session_id header, even when its prefix changes (issue 25)', async () => {
+  it("keys a conversation by Claude Code's x-claude-code-session-id and Codex's session_id header, even when its prefix changes (issue 25)", async () => {
     const { key } = await fourAccountGroup(on, 'affinity-header');
     const groupId = await createGroup(on.deps.db, { name: 'affinity-header-codex', family: null });
     for (const [index, apiKey] of CREDENTIALS.entries()) {
-      await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, name: `affinity-header-codex-${index}`, protocol: 'responses', baseUrl: on.sim.url, apiKey, models: ['gpt-5'] });
+      await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+        groupId,
+        name: `affinity-header-codex-${index}`,
+        protocol: 'responses',
+        baseUrl: on.sim.url,
+        apiKey,
+        models: ['gpt-5'],
+      });
     }
     on.services.upstreams.invalidate();
-    const codexKey = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-header-codex' })).secret;
+    const codexKey = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-header-codex' }))
+      .secret;
     const served = async (url: string, headers: Record<string, string>, body: unknown, credentialHeader: string): Promise<string> => {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
       expect(response.status).toBe(200);
       await response.text();
       const credential = on.sim.requests.at(-1)!.headers[credentialHeader];
@@ -172,10 +253,22 @@ describe('session affinity keeps prompt caches warm', () => {
       const codex: string[] = [];
       // Each turn starts differently (a compacted or rewritten history): only the header ties them.
       for (let turn = 0; turn < 4; turn += 1) {
-        claude.push(await served(`${on.url}/v1/messages`, { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': `cc-${session}` },
-          { model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: `session ${session} rewritten at turn ${turn}` }] }, 'x-api-key'));
-        codex.push(await served(`${on.url}/v1/responses`, { authorization: `Bearer ${codexKey}`, session_id: `codex-${session}` },
-          { model: 'gpt-5', store: false, input: `session ${session} rewritten at turn ${turn}` }, 'authorization'));
+        claude.push(
+          await served(
+            `${on.url}/v1/messages`,
+            { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': `cc-${session}` },
+            { model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: `session ${session} rewritten at turn ${turn}` }] },
+            'x-api-key',
+          ),
+        );
+        codex.push(
+          await served(
+            `${on.url}/v1/responses`,
+            { authorization: `Bearer ${codexKey}`, session_id: `codex-${session}` },
+            { model: 'gpt-5', store: false, input: `session ${session} rewritten at turn ${turn}` },
+            'authorization',
+          ),
+        );
       }
       expect(new Set(claude).size).toBe(1);
       expect(new Set(codex).size).toBe(1);
@@ -184,15 +277,33 @@ describe('session affinity keeps prompt caches warm', () => {
 
   it('sends the session as prompt_cache_key when translating to Chat and Responses', async () => {
     const groupId = await createGroup(on.deps.db, { name: 'affinity-cache-key', family: null });
-    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'chat', baseUrl: on.sim.url, apiKey: 'sim-key', models: ['gpt-4.1'] });
-    await addUpstreamAccount(on.deps.db, on.deps.crypto, { groupId, protocol: 'responses', baseUrl: on.sim.url, apiKey: 'sim-key', models: ['gpt-5'] });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+      groupId,
+      protocol: 'chat',
+      baseUrl: on.sim.url,
+      apiKey: 'sim-key',
+      models: ['gpt-4.1'],
+    });
+    await addUpstreamAccount(on.deps.db, on.deps.crypto, {
+      groupId,
+      protocol: 'responses',
+      baseUrl: on.sim.url,
+      apiKey: 'sim-key',
+      models: ['gpt-5'],
+    });
     on.services.upstreams.invalidate();
     const key = (await insertApiKey(on.deps.db, on.deps.crypto, { accountId: on.accountId, groupId, name: 'affinity-cache-key' })).secret;
     const keys: unknown[] = [];
     for (const model of ['gpt-4.1', 'gpt-4.1', 'gpt-5']) {
       const response = await fetch(`${on.url}/v1/messages`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({ model, max_tokens: 16, metadata: { user_id: 'cache-key-session' }, messages: [{ role: 'user', content: `hello ${model}` }] }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model,
+          max_tokens: 16,
+          metadata: { user_id: 'cache-key-session' },
+          messages: [{ role: 'user', content: `hello ${model}` }],
+        }),
       });
       expect(response.status).toBe(200);
       keys.push((on.sim.requests.at(-1)!.body as { prompt_cache_key?: unknown }).prompt_cache_key);
@@ -200,15 +311,21 @@ describe('session affinity keeps prompt caches warm', () => {
     expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(new Set(keys).size).toBe(1);
   });
-  it('costs one Redis round trip for routing and admission together: the session read leaves in admission\'s write (issue 13)', async () => {
+  it("costs one Redis round trip for routing and admission together: the session read leaves in admission's write (issue 13)", async () => {
     const { key } = await fourAccountGroup(on, 'affinity-round-trips');
     const writes = countSocketWrites(on.deps.redis);
     const perRequest: number[] = [];
     for (let i = 0; i < 6; i++) {
       const before = writes();
       const response = await fetch(`${on.url}/v1/messages`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({ model: MODEL, max_tokens: 16, metadata: { user_id: 'round-trips' }, messages: [{ role: 'user', content: 'Hello' }] }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: MODEL,
+          max_tokens: 16,
+          metadata: { user_id: 'round-trips' },
+          messages: [{ role: 'user', content: 'Hello' }],
+        }),
       });
       expect(response.status).toBe(200);
       await response.text();

@@ -16,7 +16,13 @@ jest.setTimeout(60_000);
 const CHAT_BODY = { model: 'gpt-4.1', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Standing { leases: number; reservations: number; reserved: number; wallet: number; recorded: number }
+interface Standing {
+  leases: number;
+  reservations: number;
+  reserved: number;
+  wallet: number;
+  recorded: number;
+}
 
 describe('one owner of the admission ticket', () => {
   let gateway: TestGateway;
@@ -30,11 +36,20 @@ describe('one owner of the admission ticket', () => {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
-      const timer = setTimeout(() => res.end(JSON.stringify({
-        id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4.1',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
-      })), 400);
+      const timer = setTimeout(
+        () =>
+          res.end(
+            JSON.stringify({
+              id: 'chatcmpl-1',
+              object: 'chat.completion',
+              created: 1,
+              model: 'gpt-4.1',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+            }),
+          ),
+        400,
+      );
       res.on('close', () => clearTimeout(timer));
     });
     slowBody.listen(0, '127.0.0.1');
@@ -48,12 +63,22 @@ describe('one owner of the admission ticket', () => {
   });
 
   /** A fresh account (100 USD) with a key in a group of one upstream account: its counters are this test's alone. */
-  async function keyFor(name: string, baseUrl: string, protocol: 'chat' | 'messages' = 'chat'): Promise<{ secret: string; keyId: number; accountId: number }> {
+  async function keyFor(
+    name: string,
+    baseUrl: string,
+    protocol: 'chat' | 'messages' = 'chat',
+  ): Promise<{ secret: string; keyId: number; accountId: number }> {
     const accountId = await createAccount(gateway.deps.db, { name, tier: 'pro', concurrencyCap: 50 });
     await topUp(gateway.deps.db, accountId, 100_000_000);
     const groupId = await createGroup(gateway.deps.db, { name, family: null });
     await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-      groupId, name, protocol, baseUrl, apiKey: 'sim-key', models: protocol === 'chat' ? ['gpt-4.1'] : ['claude-sonnet-4-5'], priority: 0,
+      groupId,
+      name,
+      protocol,
+      baseUrl,
+      apiKey: 'sim-key',
+      models: protocol === 'chat' ? ['gpt-4.1'] : ['claude-sonnet-4-5'],
+      priority: 0,
     });
     gateway.services.upstreams.invalidate();
     const inserted = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId, groupId, name });
@@ -69,7 +94,13 @@ describe('one owner of the admission ticket', () => {
       redis.zcard(redisKeys.accountReservations(accountId)),
       redis.hmget(redisKeys.account(accountId), 'reserved', 'wallet'),
     ]);
-    return { leases, reservations, reserved: Number(fields[0] ?? 0), wallet: Number(fields[1] ?? 0), recorded: (gateway.services.usage as UsageRecorderHandle).stats().pending };
+    return {
+      leases,
+      reservations,
+      reserved: Number(fields[0] ?? 0),
+      wallet: Number(fields[1] ?? 0),
+      recorded: (gateway.services.usage as UsageRecorderHandle).stats().pending,
+    };
   }
 
   /** Waits (up to 1 s) until nothing is held; returns the standing then. */
@@ -84,26 +115,44 @@ describe('one owner of the admission ticket', () => {
   }
 
   function expectFree(after: Standing, before: Standing): void {
-    expect({ leases: after.leases, reservations: after.reservations, reserved: after.reserved }).toEqual({ leases: 0, reservations: 0, reserved: 0 });
+    expect({ leases: after.leases, reservations: after.reservations, reserved: after.reserved }).toEqual({
+      leases: 0,
+      reservations: 0,
+      reserved: 0,
+    });
     expect(after.wallet).toBe(before.wallet);
     expect(after.recorded).toBe(before.recorded);
   }
 
   function expectBilled(after: Standing, before: Standing): void {
-    expect({ leases: after.leases, reservations: after.reservations, reserved: after.reserved }).toEqual({ leases: 0, reservations: 0, reserved: 0 });
+    expect({ leases: after.leases, reservations: after.reservations, reserved: after.reserved }).toEqual({
+      leases: 0,
+      reservations: 0,
+      reserved: 0,
+    });
     expect(after.wallet).toBeLessThan(before.wallet);
     expect(after.recorded).toBe(before.recorded + 1);
   }
 
   function postChat(secret: string): Promise<Response> {
-    return fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(CHAT_BODY) });
+    return fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify(CHAT_BODY),
+    });
   }
 
   /** Sends a raw request and destroys the socket after `afterMs` (or after `afterBytes` of the answer). */
   function postAndLeave(path: string, secret: string, body: unknown, leave: { afterMs?: number; afterBytes?: number }): Promise<void> {
     const url = new URL(gateway.url + path);
     return new Promise((resolve) => {
-      const req = http.request({ host: url.hostname, port: url.port, path, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` } });
+      const req = http.request({
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      });
       req.on('error', () => resolve());
       req.on('close', () => resolve());
       if (leave.afterMs !== undefined) setTimeout(() => req.destroy(), leave.afterMs);
@@ -131,9 +180,14 @@ describe('one owner of the admission ticket', () => {
     const admission = gateway.services.admission;
     const admit = admission.admit;
     let clientLeft: () => void = () => undefined;
-    const left = new Promise<void>((resolve) => { clientLeft = resolve; });
+    const left = new Promise<void>((resolve) => {
+      clientLeft = resolve;
+    });
     // Admission answers only once the client is gone (a loaded machine's slow admission, made certain).
-    admission.admit = async (request) => { await left; return admit(request); };
+    admission.admit = async (request) => {
+      await left;
+      return admit(request);
+    };
     try {
       const before = await standing(accountId);
       const upstreamBefore = gateway.sim.requests.length;
@@ -164,7 +218,12 @@ describe('one owner of the admission ticket', () => {
   it('client gone mid-stream: back at once, the usage until the abort is billed', async () => {
     const { secret, accountId } = await keyFor('gone-mid-stream', `${gateway.sim.url}/_latency/0/50`);
     const before = await standing(accountId);
-    await postAndLeave('/v1/chat/completions', secret, { ...CHAT_BODY, max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'repeat:100:slow words ' }] }, { afterBytes: 1 });
+    await postAndLeave(
+      '/v1/chat/completions',
+      secret,
+      { ...CHAT_BODY, max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'repeat:100:slow words ' }] },
+      { afterBytes: 1 },
+    );
     expectBilled(await settledWithinOneSecond(accountId), before);
   });
 
@@ -173,7 +232,10 @@ describe('one owner of the admission ticket', () => {
     const before = await standing(accountId);
     const pending = postChat(secret);
     await sleep(150);
-    const deleted = await fetch(`${gateway.url}/api/v1/keys/${keyId}`, { method: 'DELETE', headers: { authorization: `Bearer ${secret}` } });
+    const deleted = await fetch(`${gateway.url}/api/v1/keys/${keyId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(deleted.status).toBe(200);
     const response = await pending;
     expect(response.status).toBe(401);
@@ -194,7 +256,8 @@ describe('one owner of the admission ticket', () => {
     const { secret, accountId } = await keyFor('thrown', gateway.sim.url);
     const before = await standing(accountId);
     const response = await fetch(`${gateway.url}/v1/responses`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
       body: JSON.stringify({ model: 'gpt-4.1', input: 'Hello', previous_response_id: 'resp_doesnotexist' }),
     });
     expect(response.status).toBeGreaterThanOrEqual(400);
@@ -226,6 +289,10 @@ describe('one owner of the admission ticket', () => {
     };
     await Promise.all(Array.from({ length: 20 }, lane));
     const after = await settledWithinOneSecond(accountId);
-    expect({ leases: after.leases, reservations: after.reservations, reserved: after.reserved }).toEqual({ leases: 0, reservations: 0, reserved: 0 });
+    expect({ leases: after.leases, reservations: after.reservations, reserved: after.reserved }).toEqual({
+      leases: 0,
+      reservations: 0,
+      reserved: 0,
+    });
   });
 });

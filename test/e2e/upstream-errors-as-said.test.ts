@@ -14,38 +14,70 @@ import { startTestGateway, type TestGateway } from '../support/gateway';
 
 jest.setTimeout(90_000);
 
-interface Answer { status: number; text: string; json: any; headers: Headers }
+interface Answer {
+  status: number;
+  text: string;
+  json: any;
+  headers: Headers;
+}
 
 async function post(url: string, headers: Record<string, string>, body: unknown): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: response.status, text, json, headers: response.headers };
 }
 
 describe('upstream errors reach the client as the upstream said them', () => {
   let gateway: TestGateway;
-  beforeAll(async () => { gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '1' } }); });
-  afterAll(async () => { await gateway?.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '1' } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
 
   /** A group whose accounts (one per base-URL suffix) all speak `protocol`, and a key in it. */
   async function keyFor(name: string, protocol: Protocol, models: string[], prefixes: string[], apiKey = 'sim-key'): Promise<string> {
     const groupId = await createGroup(gateway.deps.db, { name, family: null });
     for (const [index, prefix] of prefixes.entries()) {
-      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${index}`, protocol, baseUrl: gateway.sim.url + prefix, apiKey, models, priority: index });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        name: `${name}-${index}`,
+        protocol,
+        baseUrl: gateway.sim.url + prefix,
+        apiKey,
+        models,
+        priority: index,
+      });
     }
     gateway.services.upstreams.invalidate();
     return (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret;
   }
 
-  const messages = (key: string, body: Record<string, unknown>) => post(`${gateway.url}/v1/messages`, { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }], ...body });
+  const messages = (key: string, body: Record<string, unknown>) =>
+    post(
+      `${gateway.url}/v1/messages`,
+      { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }], ...body },
+    );
   /** A call on the same account, through the bootstrap key's healthy group: charged. */
-  const control = async () => { expect((await messages(gateway.key, {})).status).toBe(200); };
+  const control = async () => {
+    expect((await messages(gateway.key, {})).status).toBe(200);
+  };
   /** The assertions of `refused` hold, and none of its calls is charged. */
   const free = (refused: () => Promise<void>) => expectNothingCharged(gateway, refused, control);
 
-  it('a Messages 400 keeps the upstream\'s body bytes, its request_id and request-id header, plus the accounting headers', async () => {
+  it("a Messages 400 keeps the upstream's body bytes, its request_id and request-id header, plus the accounting headers", async () => {
     const key = await keyFor('said-400', 'messages', ['claude-sonnet-4-5'], ['']);
     await free(async () => {
       const answer = await messages(key, { max_tokens: 100_000 });
@@ -64,7 +96,11 @@ describe('upstream errors reach the client as the upstream said them', () => {
   it('a Google 429 that no other account absorbs keeps its QuotaFailure and RetryInfo details and retry-after', async () => {
     const key = await keyFor('said-429-google', 'generate-content', ['gemini-2.5-flash'], ['/_fault/429', '/_fault/429']);
     await free(async () => {
-      const answer = await post(`${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`, { 'x-goog-api-key': key }, { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] });
+      const answer = await post(
+        `${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent`,
+        { 'x-goog-api-key': key },
+        { contents: [{ role: 'user', parts: [{ text: 'Hello' }] }] },
+      );
       expect(answer.status).toBe(429);
       expect(answer.json.error.status).toBe('RESOURCE_EXHAUSTED');
       expect(answer.json.error.message).not.toMatch(/no available account/);
@@ -91,7 +127,7 @@ describe('upstream errors reach the client as the upstream said them', () => {
     expect(answer.status).toBe(200);
   });
 
-  it('the gateway\'s own account problems keep the gateway\'s envelope: a rejected credential, a 500', async () => {
+  it("the gateway's own account problems keep the gateway's envelope: a rejected credential, a 500", async () => {
     const rejected = await keyFor('said-401', 'messages', ['claude-sonnet-4-5'], [''], 'not-the-sim-key');
     await free(async () => {
       const denied = await messages(rejected, {});
@@ -104,10 +140,14 @@ describe('upstream errors reach the client as the upstream said them', () => {
     });
   });
 
-  it('a translated 429 is mapped into the caller\'s envelope with its type and retry-after', async () => {
+  it("a translated 429 is mapped into the caller's envelope with its type and retry-after", async () => {
     const key = await keyFor('said-429-translated', 'messages', ['claude-sonnet-4-5'], ['/_fault/429']);
     await free(async () => {
-      const answer = await post(`${gateway.url}/v1/chat/completions`, { authorization: `Bearer ${key}` }, { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello' }] });
+      const answer = await post(
+        `${gateway.url}/v1/chat/completions`,
+        { authorization: `Bearer ${key}` },
+        { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello' }] },
+      );
       expect(answer.status).toBe(429);
       expect(answer.json.error.type).toBe('rate_limit_error');
       expect(answer.json.error.message).toMatch(/would exceed the rate limit for your organization/);

@@ -25,7 +25,8 @@ describe('per-upstream Prometheus metrics', () => {
   };
   const chat = async (secret: string, model: string, stream: boolean) => {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, stream, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
     });
     await response.text();
@@ -34,12 +35,30 @@ describe('per-upstream Prometheus metrics', () => {
 
   it('records TTFT, attempt latency and errors per upstream account with bounded labels', async () => {
     const groupId = Number(await createGroup(gateway.deps.db, { name: 'metrics', family: null }));
-    const failing = Number(await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-      groupId, name: 'failing', protocol: 'chat', baseUrl: `${gateway.sim.url}/_fault/503`, apiKey: 'sim-key', models: ['gpt-4.1'], priority: 0, weight: 1,
-    }));
-    const healthy = Number(await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-      groupId, name: 'healthy', protocol: 'chat', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['gpt-4.1'], priority: 1, weight: 1,
-    }));
+    const failing = Number(
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        name: 'failing',
+        protocol: 'chat',
+        baseUrl: `${gateway.sim.url}/_fault/503`,
+        apiKey: 'sim-key',
+        models: ['gpt-4.1'],
+        priority: 0,
+        weight: 1,
+      }),
+    );
+    const healthy = Number(
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        name: 'healthy',
+        protocol: 'chat',
+        baseUrl: gateway.sim.url,
+        apiKey: 'sim-key',
+        models: ['gpt-4.1'],
+        priority: 1,
+        weight: 1,
+      }),
+    );
     const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'metrics' });
     gateway.services.upstreams.invalidate();
 
@@ -47,9 +66,15 @@ describe('per-upstream Prometheus metrics', () => {
     expect(await chat(key.secret, 'no-such-model-from-a-client', true)).toBe(400);
 
     const text = await metrics();
-    expect(sample(text, 'gateway_time_to_first_token_seconds_count', `protocol="chat",model="gpt-4.1",upstream_account="${healthy}"`)).toBe(1);
-    expect(sample(text, 'gateway_upstream_attempt_duration_seconds_count', `upstream_account="${failing}",protocol="chat",outcome="error"`)).toBe(1);
-    expect(sample(text, 'gateway_upstream_attempt_duration_seconds_count', `upstream_account="${healthy}",protocol="chat",outcome="ok"`)).toBe(1);
+    expect(sample(text, 'gateway_time_to_first_token_seconds_count', `protocol="chat",model="gpt-4.1",upstream_account="${healthy}"`)).toBe(
+      1,
+    );
+    expect(
+      sample(text, 'gateway_upstream_attempt_duration_seconds_count', `upstream_account="${failing}",protocol="chat",outcome="error"`),
+    ).toBe(1);
+    expect(
+      sample(text, 'gateway_upstream_attempt_duration_seconds_count', `upstream_account="${healthy}",protocol="chat",outcome="ok"`),
+    ).toBe(1);
     expect(sample(text, 'gateway_upstream_account_errors_total', `upstream_account="${failing}",reason="5xx"`)).toBe(1);
     expect(sample(text, 'gateway_upstream_account_errors_total', `upstream_account="${healthy}",reason="5xx"`)).toBeUndefined();
     expect(text).not.toContain('no-such-model-from-a-client');

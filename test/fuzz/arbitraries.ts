@@ -10,8 +10,28 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export const hostileText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\ud83d\ude00', '\u202e', '\r\n', '\u0007\u001b[31m',
-    '../../etc/passwd', '%zz', '%00', '<script>', '${jndi:x}', "'; DROP TABLE accounts; --", 'null', '1e309', '-1', 'NaN'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udfff',
+    '\ud83d\ude00',
+    '\u202e',
+    '\r\n',
+    '\u0007\u001b[31m',
+    '../../etc/passwd',
+    '%zz',
+    '%00',
+    '<script>',
+    '${jndi:x}',
+    "'; DROP TABLE accounts; --",
+    'null',
+    '1e309',
+    '-1',
+    'NaN',
+  ),
   fc.constantFrom('x'.repeat(70_000), '\u0000'.repeat(1_000)),
 );
 
@@ -28,7 +48,8 @@ export function nestedJson(depth: number, kind: 'array' | 'object'): string {
 
 /** Marks a value to be replaced by nested JSON text when the body is serialized. */
 export const DEEP_MARK = '__fuzz_deep__';
-const deep = fc.record({ depth: fc.integer({ min: 20, max: 5_000 }), kind: fc.constantFrom('array' as const, 'object' as const) })
+const deep = fc
+  .record({ depth: fc.integer({ min: 20, max: 5_000 }), kind: fc.constantFrom('array' as const, 'object' as const) })
   .map(({ depth, kind }) => `${DEEP_MARK}${kind}:${depth}`);
 
 export const hostileValue: fc.Arbitrary<Json> = fc.oneof(
@@ -41,8 +62,10 @@ export const hostileValue: fc.Arbitrary<Json> = fc.oneof(
 
 /** Serializes a body, replacing deep marks by nested JSON. */
 export function serialize(body: unknown): string {
-  return JSON.stringify(body).replace(new RegExp(`"${DEEP_MARK}(array|object):(\\d+)"`, 'g'),
-    (_match, kind: 'array' | 'object', depth: string) => nestedJson(Number(depth), kind));
+  return JSON.stringify(body).replace(
+    new RegExp(`"${DEEP_MARK}(array|object):(\\d+)"`, 'g'),
+    (_match, kind: 'array' | 'object', depth: string) => nestedJson(Number(depth), kind),
+  );
 }
 
 type Mutation =
@@ -54,7 +77,11 @@ function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-function walk(root: Record<string, Json>, path: string, create: boolean): { parent: Record<string, Json> | Json[]; key: string } | undefined {
+function walk(
+  root: Record<string, Json>,
+  path: string,
+  create: boolean,
+): { parent: Record<string, Json> | Json[]; key: string } | undefined {
   const parts = path.split('.');
   let current: Json = root;
   for (const part of parts.slice(0, -1)) {
@@ -90,24 +117,74 @@ export function mutatedBody(base: Record<string, Json>, fields: string[]): fc.Ar
   const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), path, value: hostileValue }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), path }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant('unknown' as const), path: fc.constantFrom('', ...fields), name: hostileText.filter((s) => s.length < 100), value: hostileValue }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('unknown' as const),
+        path: fc.constantFrom('', ...fields),
+        name: hostileText.filter((s) => s.length < 100),
+        value: hostileValue,
+      }),
+    },
   );
   return fc.oneof(
-    { weight: 12, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => {
-      const body = clone(base);
-      for (const m of mutations) apply(body, m);
-      return body;
-    }) },
+    {
+      weight: 12,
+      arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => {
+        const body = clone(base);
+        for (const m of mutations) apply(body, m);
+        return body;
+      }),
+    },
     { weight: 1, arbitrary: hostileValue },
   );
 }
 
 /** A path segment: a hostile one as is, or any text percent-encoded. */
 export const pathSegment = fc.oneof(
-  fc.constantFrom('v1', 'v1beta', 'api', 'models', 'messages', 'chat', 'completions', 'responses', 'keys', 'me', 'usage', 'tasks', 'stream',
-    'images', 'generations', 'edits', 'submit', 'query', 'cancel', 'reveal', 'rotate', 'auth', 'login', 'billing', 'transactions',
-    '%zz', '%00', '%ff', '%e0%80', '%', '..', '%2e%2e', '%2f', 'gemini-2.5-flash:generateContent', 'x:streamGenerateContent', ':', '1', '0',
-    '-1', '99999999999999999999', 'task_0123456789'),
+  fc.constantFrom(
+    'v1',
+    'v1beta',
+    'api',
+    'models',
+    'messages',
+    'chat',
+    'completions',
+    'responses',
+    'keys',
+    'me',
+    'usage',
+    'tasks',
+    'stream',
+    'images',
+    'generations',
+    'edits',
+    'submit',
+    'query',
+    'cancel',
+    'reveal',
+    'rotate',
+    'auth',
+    'login',
+    'billing',
+    'transactions',
+    '%zz',
+    '%00',
+    '%ff',
+    '%e0%80',
+    '%',
+    '..',
+    '%2e%2e',
+    '%2f',
+    'gemini-2.5-flash:generateContent',
+    'x:streamGenerateContent',
+    ':',
+    '1',
+    '0',
+    '-1',
+    '99999999999999999999',
+    'task_0123456789',
+  ),
   hostileText.filter((text) => text.length < 200).map(percentEncode),
 );
 
@@ -121,11 +198,13 @@ function percentEncode(text: string): string {
 }
 
 /** Identifiers with bytes PostgreSQL cannot hold (U+0000, unpaired surrogates), behind real prefixes (issue 21 finding 9). */
-export const hostileId = fc.tuple(
-  fc.constantFrom('resp_', 'task_', 'msg_', 'sk-svc-', ''),
-  fc.constantFrom('\u0000', 'a\u0000b', '\u0000'.repeat(3), '\ud800', 'x\udfff', '\u0000\ud800'),
-  fc.string({ maxLength: 24 }),
-).map(([prefix, bad, tail]) => `${prefix}${bad}${tail}`);
+export const hostileId = fc
+  .tuple(
+    fc.constantFrom('resp_', 'task_', 'msg_', 'sk-svc-', ''),
+    fc.constantFrom('\u0000', 'a\u0000b', '\u0000'.repeat(3), '\ud800', 'x\udfff', '\u0000\ud800'),
+    fc.string({ maxLength: 24 }),
+  )
+  .map(([prefix, bad, tail]) => `${prefix}${bad}${tail}`);
 
 const byte = fc.integer({ min: 0, max: 255 });
 const hex16 = (high: number, low: number) => ((high << 8) | low).toString(16);
@@ -144,21 +223,43 @@ export const internalIpv4 = fc.oneof(
 
 /** Every spelling of an internal address a URL host can take (issue 21 finding 1): IPv4 forms and each IPv6 form that embeds IPv4. */
 export const internalHost = fc.oneof(
-  fc.tuple(internalIpv4, fc.constantFrom('dotted', 'decimal', 'hex', 'mapped', 'mapped-hex', 'compatible', 'siit', 'nat64', '6to4')).map(([[a, b, c, d], form]) => {
-    const dotted = `${a}.${b}.${c}.${d}`;
-    const high = hex16(a, b);
-    const low = hex16(c, d);
-    switch (form) {
-      case 'dotted': return dotted;
-      case 'decimal': return String(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
-      case 'hex': return `0x${a.toString(16)}.${b}.${c}.${d}`;
-      case 'mapped': return `[::ffff:${dotted}]`;
-      case 'mapped-hex': return `[::ffff:${high}:${low}]`;
-      case 'compatible': return `[::${dotted}]`;
-      case 'siit': return `[::ffff:0:${high}:${low}]`;
-      case 'nat64': return `[64:ff9b::${high}:${low}]`;
-      default: return `[2002:${high}:${low}::1]`;
-    }
-  }),
-  fc.constantFrom('[::1]', '[::]', '[fe80::1]', '[fd00::1]', '[fc00::abcd]', '[fec0::1]', '[ff02::1]', 'localhost', '[0:0:0:0:0:0:0:1]', '[::ffff:0:0]'),
+  fc
+    .tuple(internalIpv4, fc.constantFrom('dotted', 'decimal', 'hex', 'mapped', 'mapped-hex', 'compatible', 'siit', 'nat64', '6to4'))
+    .map(([[a, b, c, d], form]) => {
+      const dotted = `${a}.${b}.${c}.${d}`;
+      const high = hex16(a, b);
+      const low = hex16(c, d);
+      switch (form) {
+        case 'dotted':
+          return dotted;
+        case 'decimal':
+          return String(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);
+        case 'hex':
+          return `0x${a.toString(16)}.${b}.${c}.${d}`;
+        case 'mapped':
+          return `[::ffff:${dotted}]`;
+        case 'mapped-hex':
+          return `[::ffff:${high}:${low}]`;
+        case 'compatible':
+          return `[::${dotted}]`;
+        case 'siit':
+          return `[::ffff:0:${high}:${low}]`;
+        case 'nat64':
+          return `[64:ff9b::${high}:${low}]`;
+        default:
+          return `[2002:${high}:${low}::1]`;
+      }
+    }),
+  fc.constantFrom(
+    '[::1]',
+    '[::]',
+    '[fe80::1]',
+    '[fd00::1]',
+    '[fc00::abcd]',
+    '[fec0::1]',
+    '[ff02::1]',
+    'localhost',
+    '[0:0:0:0:0:0:0:1]',
+    '[::ffff:0:0]',
+  ),
 );

@@ -33,16 +33,20 @@ export function answerProblem(surface: Surface, answer: ProbeAnswer): string | u
   const leak = LEAKS.find((pattern) => pattern.test(answer.text));
   if (leak) return `body leaks internals (${String(leak)})`;
   if (answer.status < 400) return undefined;
-  if (!String(answer.headers['content-type'] ?? '').includes('application/json')) return `content-type ${String(answer.headers['content-type'])}`;
+  if (!String(answer.headers['content-type'] ?? '').includes('application/json'))
+    return `content-type ${String(answer.headers['content-type'])}`;
   const problem = envelopeProblem(surface, answer.json);
   if (problem) return `${problem}: ${answer.text.slice(0, 300)}`;
   if ([502, 503, 529].includes(answer.status)) {
     const error = (answer.json as { error: Record<string, unknown> }).error;
-    const transient = surface === 'messages' ? ['api_error', 'overloaded_error'].includes(String(error.type))
-      : surface === 'generate-content' ? ['UNAVAILABLE', 'INTERNAL', 'DEADLINE_EXCEEDED'].includes(String(error.status))
-        // The gateway's own envelope says api_error; an upstream's overload forwarded as it said it (native
-        // pass-through) keeps OpenAI's own type, server_error.
-        : ['api_error', 'server_error'].includes(String(error.type));
+    const transient =
+      surface === 'messages'
+        ? ['api_error', 'overloaded_error'].includes(String(error.type))
+        : surface === 'generate-content'
+          ? ['UNAVAILABLE', 'INTERNAL', 'DEADLINE_EXCEEDED'].includes(String(error.status))
+          : // The gateway's own envelope says api_error; an upstream's overload forwarded as it said it (native
+            // pass-through) keeps OpenAI's own type, server_error.
+            ['api_error', 'server_error'].includes(String(error.type));
     if (!transient) return `a ${answer.status} that is not a transient error: ${answer.text.slice(0, 300)}`;
   }
   return undefined;

@@ -27,7 +27,10 @@ describe('fuzz: SSRF address forms (issue 21 finding 1)', () => {
   let hits = 0;
 
   beforeAll(async () => {
-    sentinel = createServer((_req, res) => { hits++; res.writeHead(200, { 'content-type': 'image/png' }).end('png'); });
+    sentinel = createServer((_req, res) => {
+      hits++;
+      res.writeHead(200, { 'content-type': 'image/png' }).end('png');
+    });
     await new Promise<void>((resolve) => sentinel.listen(0, '127.0.0.1', resolve));
     port = (sentinel.address() as AddressInfo).port;
     gateway = await startTestGateway({ env: { IMAGE_FETCH_ALLOW_PRIVATE: 'false' } });
@@ -38,24 +41,42 @@ describe('fuzz: SSRF address forms (issue 21 finding 1)', () => {
   });
 
   it('the guard refuses every spelling before connecting', async () => {
-    await fc.assert(fc.asyncProperty(internalHost, async (host) => {
-      const url = `http://${host}:${port}/x.png`;
-      const parsedHost = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      if (parsedHost !== 'localhost') expect(classifyAddress(parsedHost).allowed).toBe(false);
-      await expect(resolveOutboundTarget(url, classifyAddress)).rejects.toMatchObject({ reason: 'forbidden_address' });
-    }), { seed: SEED, numRuns: runs(500) });
+    await fc.assert(
+      fc.asyncProperty(internalHost, async (host) => {
+        const url = `http://${host}:${port}/x.png`;
+        const parsedHost = new URL(url).hostname.replace(/^\[|\]$/g, '');
+        if (parsedHost !== 'localhost') expect(classifyAddress(parsedHost).allowed).toBe(false);
+        await expect(resolveOutboundTarget(url, classifyAddress)).rejects.toMatchObject({ reason: 'forbidden_address' });
+      }),
+      { seed: SEED, numRuns: runs(500) },
+    );
     expect(hits).toBe(0);
   });
 
   it('through the gateway: a 400 in the Chat envelope, never a fetch', async () => {
-    await fc.assert(fc.asyncProperty(internalHost, fc.constantFrom('http', 'https'), async (host, scheme) => {
-      const answer = await probe(gateway.url, {
-        path: '/v1/chat/completions', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: `${scheme}://${host}:${port}/x.png` } }] }] }),
-      });
-      expect(answer.status).toBe(400);
-      expect(answerProblem('chat', answer)).toBeUndefined();
-    }), { seed: SEED, numRuns: runs(120) });
+    await fc.assert(
+      fc.asyncProperty(internalHost, fc.constantFrom('http', 'https'), async (host, scheme) => {
+        const answer = await probe(gateway.url, {
+          path: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'gemini-2.5-flash',
+            messages: [
+              {
+                role: 'user',
+                content: [
+                  { type: 'text', text: 'look' },
+                  { type: 'image_url', image_url: { url: `${scheme}://${host}:${port}/x.png` } },
+                ],
+              },
+            ],
+          }),
+        });
+        expect(answer.status).toBe(400);
+        expect(answerProblem('chat', answer)).toBeUndefined();
+      }),
+      { seed: SEED, numRuns: runs(120) },
+    );
     expect(hits).toBe(0);
   });
 });

@@ -7,8 +7,12 @@ import { EMBEDDED_S3_IN_PRODUCTION, startEmbeddedS3 } from '../../src/storage/em
 
 describe('issue 21 finding 11: embedded S3 in production', () => {
   let directory: string;
-  beforeAll(() => { directory = mkdtempSync(path.join(os.tmpdir(), 'gw-s3-guard-')); });
-  afterAll(() => { rmSync(directory, { recursive: true, force: true }); });
+  beforeAll(() => {
+    directory = mkdtempSync(path.join(os.tmpdir(), 'gw-s3-guard-'));
+  });
+  afterAll(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
 
   it('refuses NODE_ENV=production with a one-line message naming what to set', async () => {
     const config = loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: 'a'.repeat(64), HMAC_SECRET: 'b'.repeat(64) } as NodeJS.ProcessEnv);

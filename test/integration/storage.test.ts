@@ -3,8 +3,12 @@ import { createTestDependencies, type TestDependencies } from '../support/depend
 
 describe('object storage on the embedded S3 server', () => {
   let deps: TestDependencies;
-  beforeAll(async () => { deps = await createTestDependencies({ s3: true }); });
-  afterAll(async () => { await deps.close(); });
+  beforeAll(async () => {
+    deps = await createTestDependencies({ s3: true });
+  });
+  afterAll(async () => {
+    await deps.close();
+  });
 
   it('stores a buffer and serves it through a presigned URL fetched by plain fetch', async () => {
     const bytes = Buffer.from('\x89PNG fake image bytes', 'latin1');

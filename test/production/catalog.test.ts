@@ -27,7 +27,7 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
   deps = await createTestDependencies();
   key = (await bootstrap(deps.db, deps.crypto, deps.catalog, { simulatorUrl: sim.url, simulatorKey: 'sim-key' })).key!;
-  apis.push(...await Promise.all([startDistApi(deps.env), startDistApi(deps.env)]));
+  apis.push(...(await Promise.all([startDistApi(deps.env), startDistApi(deps.env)])));
 });
 
 afterAll(async () => {
@@ -37,20 +37,25 @@ afterAll(async () => {
 });
 
 async function admin(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'admin.js'), ...args, '--json'], { env: { PATH: process.env.PATH ?? '', ...deps.env } })
-    .catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist', 'scripts', 'admin.js'), ...args, '--json'], {
+    env: { PATH: process.env.PATH ?? '', ...deps.env },
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 const listed = async (api: DistApi) => {
-  const body = (await (await fetch(`${api.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+  const body = (await (await fetch(`${api.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    data: Array<{ id: string }>;
+  };
   return body.data.map((m) => m.id);
 };
 
-const chat = (api: DistApi, model: string) => fetch(`${api.url}/v1/chat/completions`, {
-  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ model, messages: [{ role: 'user', content: 'price me' }] }),
-});
+const chat = (api: DistApi, model: string) =>
+  fetch(`${api.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'price me' }] }),
+  });
 
 /** Polls every instance until `seen` holds on all of them; the change must show within 2 s. */
 async function onEveryInstanceWithin2s(what: string, seen: (api: DistApi) => Promise<boolean>): Promise<void> {
@@ -81,9 +86,13 @@ it('adds a model, visible on every instance within 2 s', async () => {
 });
 
 it('resolves a new alias on every instance within 2 s', async () => {
-  expect((await admin('model', 'alias', '--id', 'gpt-4.1', '--alias', 'gpt-4.1-2025-04-14')).model).toMatchObject({ aliases: ['gpt-4.1-2025-04-14'] });
-  await onEveryInstanceWithin2s('the alias', async (api) =>
-    (await fetch(`${api.url}/v1/models/gpt-4.1-2025-04-14`, { headers: { authorization: `Bearer ${key}` } })).status === 200);
+  expect((await admin('model', 'alias', '--id', 'gpt-4.1', '--alias', 'gpt-4.1-2025-04-14')).model).toMatchObject({
+    aliases: ['gpt-4.1-2025-04-14'],
+  });
+  await onEveryInstanceWithin2s(
+    'the alias',
+    async (api) => (await fetch(`${api.url}/v1/models/gpt-4.1-2025-04-14`, { headers: { authorization: `Bearer ${key}` } })).status === 200,
+  );
 });
 
 it('applies a price change to requests that end after it, on every instance', async () => {
@@ -92,7 +101,16 @@ it('applies a price change to requests that end after it, on every instance', as
   await onEveryInstanceWithin2s('the new price', async (api) => {
     const response = await chat(api, 'gpt-4.1');
     const body = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
-    const expected = computeTokenCost({ inputTokens: body.usage.prompt_tokens, outputTokens: body.usage.completion_tokens, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, prices);
+    const expected = computeTokenCost(
+      {
+        inputTokens: body.usage.prompt_tokens,
+        outputTokens: body.usage.completion_tokens,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+      },
+      prices,
+    );
     return Number(response.headers.get('x-request-cost-credits')) === expected;
   });
 });
@@ -110,7 +128,9 @@ it('retires a model: no longer listed, 400 unsupported_model, on every instance 
 
 it('refuses a model its family cannot be called as, and a name already taken', async () => {
   const chatOnly = { ...DEFAULT_CATALOG.find((m) => m.id === 'grok-4')!, id: 'grok-5', protocols: ['chat', 'messages'] };
-  expect(String((await admin('model', 'add', '--definition', JSON.stringify(chatOnly))).error)).toContain('family 7 cannot be called with messages');
+  expect(String((await admin('model', 'add', '--definition', JSON.stringify(chatOnly))).error)).toContain(
+    'family 7 cannot be called with messages',
+  );
   const taken = await admin('model', 'alias', '--id', 'gpt-5', '--alias', 'gpt-4.1-2025-04-14');
   expect(String(taken.error)).toContain('already names model gpt-4.1');
   const { models } = (await admin('model', 'list')) as { models: Array<{ id: string }> };

@@ -44,8 +44,8 @@ beforeAll(async () => {
   traffic = await createTrafficKeys({ deps, sim, accountId, key });
   cappedKey = await createCappedKey();
   const ports = [await freePort(), await freePort()];
-  apis.push(...await Promise.all(ports.map((port) => startDistApi(env, port))));
-  workers.push(...await Promise.all([startDistWorker(env), startDistWorker(env)]));
+  apis.push(...(await Promise.all(ports.map((port) => startDistApi(env, port)))));
+  workers.push(...(await Promise.all([startDistWorker(env), startDistWorker(env)])));
   lb = await startHaproxy(ports);
 });
 
@@ -61,20 +61,34 @@ async function createCappedKey(): Promise<string> {
   const capped = await createAccount(deps.db, { name: 'capped', tier: 'pro', concurrencyCap: 2 });
   await topUp(deps.db, capped, 10_000_000);
   const group = await createGroup(deps.db, { name: 'capped-slow', family: null });
-  await addUpstreamAccount(deps.db, deps.crypto, { groupId: group, name: 'slow chat', protocol: 'chat', baseUrl: `${sim.url}/_latency/0/100`, apiKey: 'sim-key', models: ['*'] });
+  await addUpstreamAccount(deps.db, deps.crypto, {
+    groupId: group,
+    name: 'slow chat',
+    protocol: 'chat',
+    baseUrl: `${sim.url}/_latency/0/100`,
+    apiKey: 'sim-key',
+    models: ['*'],
+  });
   return (await insertApiKey(deps.db, deps.crypto, { accountId: capped, groupId: group, name: 'capped' })).secret;
 }
 
 async function usageRows(): Promise<Map<string, { credits: number; status: string; n: number }>> {
   const rows = await deps.db.query<{ request_id: string; credits: number; status: string; n: number }>(
-    'SELECT request_id, max(credits)::int AS credits, max(status) AS status, count(*)::int AS n FROM usage_rows WHERE account_id = $1 GROUP BY request_id', [accountId]);
+    'SELECT request_id, max(credits)::int AS credits, max(status) AS status, count(*)::int AS n FROM usage_rows WHERE account_id = $1 GROUP BY request_id',
+    [accountId],
+  );
   return new Map(rows.rows.map((row) => [row.request_id, row]));
 }
 
 /** Every billable call has exactly one row at the expected cost, nothing else has one, and the wallet moved by the rows. */
 async function expectExact(results: readonly CallResult[]): Promise<void> {
   const billable = results.filter((r) => r.kind === 'ok' || r.kind === 'failover' || r.kind === 'abort');
-  await eventually('every billable call to be written', async () => (await usageRows()).size, (n) => n >= billable.length, 60_000);
+  await eventually(
+    'every billable call to be written',
+    async () => (await usageRows()).size,
+    (n) => n >= billable.length,
+    60_000,
+  );
   const rows = await usageRows();
   expect(rows.size).toBe(billable.length);
   for (const result of results) {
@@ -110,11 +124,21 @@ it('loses and double-bills nothing while both APIs and a worker restart one afte
     for (let i = 0; !stop; i++) {
       const stream = (i + lane) % 2 === 0;
       const response = await fetch(`${lb.url}/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${traffic.slow}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4.1', stream, ...(stream ? { stream_options: { include_usage: true } } : {}), messages: [{ role: 'user', content: `repeat:4:rolling ${lane} ${i} ` }] }),
+        method: 'POST',
+        headers: { authorization: `Bearer ${traffic.slow}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'gpt-4.1',
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+          messages: [{ role: 'user', content: `repeat:4:rolling ${lane} ${i} ` }],
+        }),
       });
       const body = await response.text();
-      results.push({ status: response.status, requestId: response.headers.get('x-request-id'), streamed: stream && body.includes('[DONE]') });
+      results.push({
+        status: response.status,
+        requestId: response.headers.get('x-request-id'),
+        streamed: stream && body.includes('[DONE]'),
+      });
     }
   };
   const lanes = Promise.all(Array.from({ length: 8 }, (_, i) => lane(i)));
@@ -133,10 +157,15 @@ it('loses and double-bills nothing while both APIs and a worker restart one afte
 
   expect(results.length).toBeGreaterThan(40);
   expect(results.filter((r) => r.status !== 200)).toEqual([]);
-  const rows = await eventually('every answered call to be billed', async () => {
-    const all = await usageRows();
-    return results.map((r) => all.get(r.requestId ?? ''));
-  }, (found) => found.every((row) => row !== undefined), 60_000);
+  const rows = await eventually(
+    'every answered call to be billed',
+    async () => {
+      const all = await usageRows();
+      return results.map((r) => all.get(r.requestId ?? ''));
+    },
+    (found) => found.every((row) => row !== undefined),
+    60_000,
+  );
   expect(rows.every((row) => row!.n === 1 && row!.status === 'ok')).toBe(true);
   const after = await readTotals(deps.db, accountId);
   expect(after.rows - before.rows).toBe(results.length);
@@ -145,32 +174,46 @@ it('loses and double-bills nothing while both APIs and a worker restart one afte
 
 it('refuses a deleted and a rotated key on both instances within 1 s', async () => {
   const groupId = (await deps.db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0]!.id;
-  const models = (api: DistApi, secret: string) => fetch(`${api.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status);
+  const models = (api: DistApi, secret: string) =>
+    fetch(`${api.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status);
   const refusedEverywhereWithin = async (secret: string, change: () => Promise<void>) => {
     for (const api of apis) expect(await models(api, secret)).toBe(200); // cached on both
     await change();
     const changedAt = Date.now();
-    await eventually('both instances to refuse the old secret', async () => Promise.all(apis.map((api) => models(api, secret))), (statuses) => statuses.every((s) => s === 401), 5_000);
+    await eventually(
+      'both instances to refuse the old secret',
+      async () => Promise.all(apis.map((api) => models(api, secret))),
+      (statuses) => statuses.every((s) => s === 401),
+      5_000,
+    );
     expect(Date.now() - changedAt).toBeLessThanOrEqual(1_000);
   };
   const doomed = await insertApiKey(deps.db, deps.crypto, { accountId, groupId, name: 'doomed' });
   await refusedEverywhereWithin(doomed.secret, async () => {
-    const response = await fetch(`${apis[0]!.url}/api/v1/keys/${doomed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${apis[0]!.url}/api/v1/keys/${doomed.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBeLessThan(300);
   });
   const rotated = await insertApiKey(deps.db, deps.crypto, { accountId, groupId, name: 'rotated' });
   await refusedEverywhereWithin(rotated.secret, async () => {
-    const response = await fetch(`${apis[1]!.url}/api/v1/keys/${rotated.id}/rotate`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${apis[1]!.url}/api/v1/keys/${rotated.id}/rotate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBe(200);
   });
 });
 
 it("shares one account's concurrency cap across instances", async () => {
   const secret = cappedKey;
-  const call = (api: DistApi, stream: boolean) => fetch(`${api.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1', stream, messages: [{ role: 'user', content: 'repeat:20:hold the lease ' }] }),
-  });
+  const call = (api: DistApi, stream: boolean) =>
+    fetch(`${api.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4.1', stream, messages: [{ role: 'user', content: 'repeat:20:hold the lease ' }] }),
+    });
   // One long stream on each instance holds the account's two leases.
   const held = await Promise.all([call(apis[0]!, true), call(apis[1]!, true)]);
   expect(held.map((r) => r.status)).toEqual([200, 200]);
@@ -185,13 +228,15 @@ it("shares one account's concurrency cap across instances", async () => {
 
 it('delivers task events to an SSE client connected to the other instance', async () => {
   const submitted = await fetch(`${apis[0]!.url}/v1/tasks/submit`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'veo-3', prompt: 'a lighthouse at dusk', duration_seconds: 2 }),
   });
   expect(submitted.status).toBe(200);
   const taskId = String(((await submitted.json()) as { task_id: string }).task_id);
   const stream = await readTaskStream(`${apis[1]!.url}/v1/tasks/stream/${taskId}`, key, {
-    lastEventId: '0', timeoutMs: 60_000,
+    lastEventId: '0',
+    timeoutMs: 60_000,
     stopWhen: (events) => events.some((e) => /succeeded|failed/.test(e.data ?? '')),
   });
   expect(stream.status).toBe(200);

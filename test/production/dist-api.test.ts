@@ -27,7 +27,14 @@ beforeAll(async () => {
   const boot = await bootstrap(deps.db, deps.crypto, deps.catalog, { simulatorUrl: sim.url, simulatorKey: 'sim-key' });
   key = boot.key!;
   const slowGroup = await createGroup(deps.db, { name: 'slow', family: null });
-  await addUpstreamAccount(deps.db, deps.crypto, { groupId: slowGroup, name: 'slow chat', protocol: 'chat', baseUrl: `${sim.url}/_latency/0/40`, apiKey: 'sim-key', models: ['*'] });
+  await addUpstreamAccount(deps.db, deps.crypto, {
+    groupId: slowGroup,
+    name: 'slow chat',
+    protocol: 'chat',
+    baseUrl: `${sim.url}/_latency/0/40`,
+    apiKey: 'sim-key',
+    models: ['*'],
+  });
   slowKey = (await insertApiKey(deps.db, deps.crypto, { accountId: boot.accountId!, groupId: slowGroup, name: 'slow' })).secret;
   worker = await startDistWorker(deps.env, 'billing');
   api = await startDistApi({ ...deps.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '20000' });
@@ -47,17 +54,26 @@ it('serves management and inference calls from the compiled JavaScript', async (
   expect(models.status).toBe(200);
   expect(((await models.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
   const chat = await fetch(`${api.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hello from dist' }] }),
   });
   expect(chat.status).toBe(200);
-  expect(((await chat.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toContain('Hello from dist');
+  expect(((await chat.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toContain(
+    'Hello from dist',
+  );
 });
 
 it('on SIGTERM finishes the stream in flight, refuses new connections, bills the stream and exits 0', async () => {
   const response = await fetch(`${api.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${slowKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4.1', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'repeat:30:one two three ' }] }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${slowKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'gpt-4.1',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'repeat:30:one two three ' }],
+    }),
   });
   expect(response.status).toBe(200);
   const requestId = response.headers.get('x-request-id')!;
@@ -67,7 +83,16 @@ it('on SIGTERM finishes the stream in flight, refuses new connections, bills the
 
   api.child.kill('SIGTERM');
   // Stopped accepting: a new connection is refused while the stream still runs.
-  await eventually('the listener to close', () => fetch(`${api.url}/healthz`).then(() => 'open', () => 'refused'), (state) => state === 'refused', 10_000);
+  await eventually(
+    'the listener to close',
+    () =>
+      fetch(`${api.url}/healthz`).then(
+        () => 'open',
+        () => 'refused',
+      ),
+    (state) => state === 'refused',
+    10_000,
+  );
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -77,9 +102,17 @@ it('on SIGTERM finishes the stream in flight, refuses new connections, bills the
   expect(await api.exited).toBe(0);
   expect(api.output()).toContain('API stopped');
 
-  const rows = await eventually('the stream to be billed', async () =>
-    (await deps.db.query<{ status: string; credits: number }>('SELECT status, credits FROM usage_rows WHERE request_id = $1', [requestId])).rows,
-  (found) => found.length > 0, 30_000);
+  const rows = await eventually(
+    'the stream to be billed',
+    async () =>
+      (
+        await deps.db.query<{ status: string; credits: number }>('SELECT status, credits FROM usage_rows WHERE request_id = $1', [
+          requestId,
+        ])
+      ).rows,
+    (found) => found.length > 0,
+    30_000,
+  );
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ status: 'ok' });
   expect(rows[0]!.credits).toBeGreaterThan(0);

@@ -38,11 +38,17 @@ export interface DistProcess {
 
 export function spawnDist(script: string, env: Record<string, string>, args: string[] = []): DistProcess {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', script), ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -65,7 +71,9 @@ export async function waitForReady(url: string, process: DistProcess, timeoutMs 
     if (process.child.exitCode !== null) throw new Error(`process exited (${process.child.exitCode}) before ready:\n${process.output()}`);
     try {
       if ((await fetch(`${url}/readyz`)).status === 200) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`not ready at ${url} after ${timeoutMs} ms:\n${process.output()}`);
@@ -79,9 +87,14 @@ export interface DistApi extends DistProcess {
 }
 
 export async function startDistApi(env: Record<string, string>, port?: number): Promise<DistApi> {
-  const chosen = port ?? await freePort();
+  const chosen = port ?? (await freePort());
   const started = Date.now();
-  const api = spawnDist('src/server.js', { ...env, LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn'), PORT: String(chosen), HOST: '127.0.0.1' });
+  const api = spawnDist('src/server.js', {
+    ...env,
+    LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn'),
+    PORT: String(chosen),
+    HOST: '127.0.0.1',
+  });
   const url = `http://127.0.0.1:${chosen}`;
   await waitForReady(url, api);
   return { ...api, url, port: chosen, readyMs: Date.now() - started };

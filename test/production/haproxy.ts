@@ -48,13 +48,17 @@ export async function startHaproxy(backends: readonly number[]): Promise<LoadBal
   writeFileSync(file, config(port, backends));
   const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
       if ((await fetch(`${url}/readyz`)).status === 200) break;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`haproxy did not start: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

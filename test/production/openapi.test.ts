@@ -17,9 +17,14 @@ jest.setTimeout(60_000);
 
 /** Served by src/relay/inference-handler.ts before express sees the request. */
 const FAST_PATH_ROUTES = [
-  'POST /v1/messages', 'POST /v1/responses', 'POST /v1/responses/compact', 'POST /v1/chat/completions',
-  'POST /v1beta/models/{}:generateContent', 'POST /v1beta/models/{}:streamGenerateContent',
-  'POST /v1/models/{}:generateContent', 'POST /v1/models/{}:streamGenerateContent',
+  'POST /v1/messages',
+  'POST /v1/responses',
+  'POST /v1/responses/compact',
+  'POST /v1/chat/completions',
+  'POST /v1beta/models/{}:generateContent',
+  'POST /v1beta/models/{}:streamGenerateContent',
+  'POST /v1/models/{}:generateContent',
+  'POST /v1/models/{}:streamGenerateContent',
 ];
 
 /** Routes express registers with a regular expression, as the paths they serve. */
@@ -55,9 +60,18 @@ afterAll(async () => {
 });
 
 /** `/v1/models/{model}` and `/v1/models/:model` both become `/v1/models/{}`. */
-const normalize = (path: string) => path.replace(/\{[^}]+\}/g, '{}').replace(/\/\*[A-Za-z_][A-Za-z0-9_]*$/, '/{}').replace(/\/:[A-Za-z_][A-Za-z0-9_]*/g, '/{}').replace(/(.)\/$/, '$1');
+const normalize = (path: string) =>
+  path
+    .replace(/\{[^}]+\}/g, '{}')
+    .replace(/\/\*[A-Za-z_][A-Za-z0-9_]*$/, '/{}')
+    .replace(/\/:[A-Za-z_][A-Za-z0-9_]*/g, '/{}')
+    .replace(/(.)\/$/, '$1');
 
-interface Layer { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] }; rawPath?: string | string[] }
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+  rawPath?: string | string[];
+}
 
 function expressRoutes(stack: readonly Layer[], prefixes: readonly string[] = ['']): string[] {
   const routes: string[] = [];
@@ -68,8 +82,14 @@ function expressRoutes(stack: readonly Layer[], prefixes: readonly string[] = ['
         for (const prefix of prefixes) for (const path of paths) routes.push(`${method.toUpperCase()} ${normalize(prefix + path)}`);
       }
     } else if (layer.handle?.stack) {
-      const mount = layer.rawPath === undefined || layer.rawPath === '/' ? [''] : Array.isArray(layer.rawPath) ? layer.rawPath : [layer.rawPath];
-      routes.push(...expressRoutes(layer.handle.stack, prefixes.flatMap((p) => mount.map((m) => p + m))));
+      const mount =
+        layer.rawPath === undefined || layer.rawPath === '/' ? [''] : Array.isArray(layer.rawPath) ? layer.rawPath : [layer.rawPath];
+      routes.push(
+        ...expressRoutes(
+          layer.handle.stack,
+          prefixes.flatMap((p) => mount.map((m) => p + m)),
+        ),
+      );
     }
   }
   return routes;
@@ -77,7 +97,8 @@ function expressRoutes(stack: readonly Layer[], prefixes: readonly string[] = ['
 
 function documentedRoutes(): string[] {
   return Object.entries(document.paths).flatMap(([path, item]) =>
-    HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${normalize(path)}`));
+    HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${normalize(path)}`),
+  );
 }
 
 /** @seriousme/openapi-schema-validator is ESM only, which jest's CommonJS runtime cannot load: run it in node. */
@@ -118,7 +139,9 @@ it('is served at /openapi.json', async () => {
 it('documents every route the app registers, the inference fast path included', () => {
   const router = (app as unknown as { router: { stack: Layer[] } }).router;
   const fromExpress = expressRoutes(router.stack);
-  expect(fromExpress).toEqual(expect.arrayContaining(['GET /v1/models/{}', 'DELETE /api/v1/keys/{}', 'POST /v1/tasks/submit', 'GET /readyz']));
+  expect(fromExpress).toEqual(
+    expect.arrayContaining(['GET /v1/models/{}', 'DELETE /api/v1/keys/{}', 'POST /v1/tasks/submit', 'GET /readyz']),
+  );
   const registered = new Set([...fromExpress, ...FAST_PATH_ROUTES]);
   const documented = new Set(documentedRoutes());
   expect([...registered].filter((route) => !documented.has(route)).sort()).toEqual([]);
@@ -129,7 +152,10 @@ it('reaches a route for every documented operation (never the "no route" 404)', 
   for (const route of documentedRoutes()) {
     const [method, path] = route.split(' ') as [string, string];
     const concrete = path.replace(/\{\}/g, 'x1');
-    const response = await fetch(`${url}${concrete}`, { method, ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }) });
+    const response = await fetch(`${url}${concrete}`, {
+      method,
+      ...(method === 'GET' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }),
+    });
     const body = await response.text();
     if (response.status === 404 && body.includes('no route for')) unrouted.push(route);
   }

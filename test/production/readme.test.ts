@@ -11,7 +11,16 @@ const README = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
 
 describe('the README', () => {
   it('has the sections a new operator needs', () => {
-    for (const heading of ['## Quick start', '## Connect a real provider', '## Docker compose', '## Configuration', '## Use it with…', '## API examples', '## Architecture', '## Tests']) {
+    for (const heading of [
+      '## Quick start',
+      '## Connect a real provider',
+      '## Docker compose',
+      '## Configuration',
+      '## Use it with…',
+      '## API examples',
+      '## Architecture',
+      '## Tests',
+    ]) {
       expect(README).toContain(`\n${heading}\n`);
     }
     expect(README).toContain('npm ci && npm start');
@@ -28,7 +37,9 @@ describe('the README', () => {
   });
 
   it('uses no internal vocabulary and keeps the benchmark tables in docs/benchmarks.md', () => {
-    expect(README).not.toMatch(/issue \d+|famil(y|ies) \d|migration \d{3}|this round|\(target [≤≥]|latest run|\.\.\/shared|registry mirror|package mirror|demo-console-password/i);
+    expect(README).not.toMatch(
+      /issue \d+|famil(y|ies) \d|migration \d{3}|this round|\(target [≤≥]|latest run|\.\.\/shared|registry mirror|package mirror|demo-console-password/i,
+    );
     expect(README).toContain('docs/benchmarks.md');
     expect(README.split('\n').filter((line) => line.startsWith('|') && /req\/s|p50/.test(line))).toEqual([]);
     expect(readFileSync(path.resolve(__dirname, '../../docs/benchmarks.md'), 'utf8')).toContain('| Scenario | Target | req/s |');

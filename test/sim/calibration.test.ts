@@ -20,7 +20,10 @@ function capture(file: string): Json {
 }
 
 function captureLines(file: string): Json[] {
-  return readFileSync(path.join(CAPTURES, file), 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Json);
+  return readFileSync(path.join(CAPTURES, file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Json);
 }
 
 function keys(value: unknown): string[] {
@@ -39,7 +42,11 @@ beforeAll(async () => {
 afterAll(async () => sim.close());
 
 describeIfCaptures('Messages', () => {
-  const body = { model: 'claude-haiku-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'Hello, how are you doing today my friend?' }] };
+  const body = {
+    model: 'claude-haiku-4-5',
+    max_tokens: 200,
+    messages: [{ role: 'user', content: 'Hello, how are you doing today my friend?' }],
+  };
 
   it('matches anthropic-text.json', async () => {
     const real = capture('messages/anthropic-text.json');
@@ -51,14 +58,23 @@ describeIfCaptures('Messages', () => {
 
   it('matches anthropic-text.chunks.txt', async () => {
     const real = captureLines('messages/anthropic-text.chunks.txt');
-    const ours = parseSse((await post(sim, '/v1/messages', { ...body, stream: true }, ANTHROPIC_HEADERS)).text).map((event) => JSON.parse(event.data) as Json);
+    const ours = parseSse((await post(sim, '/v1/messages', { ...body, stream: true }, ANTHROPIC_HEADERS)).text).map(
+      (event) => JSON.parse(event.data) as Json,
+    );
     expect(collapse(ours.map((event) => String(event.type)))).toEqual(collapse(real.map((event) => String(event.type))));
-    for (const type of ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']) {
+    for (const type of [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]) {
       const mine = ours.find((event) => event.type === type)!;
       const theirs = real.find((event) => event.type === type)!;
       expect([type, keys(mine)]).toEqual([type, keys(theirs)]);
     }
-    const start = (event: Json[]): Json => (event.find((entry) => entry.type === 'message_start')!.message as Json);
+    const start = (event: Json[]): Json => event.find((entry) => entry.type === 'message_start')!.message as Json;
     expect(keys(start(ours))).toEqual(keys(start(real)));
     expect(keys(start(ours).usage)).toEqual(keys(start(real).usage));
     const delta = (events: Json[]): Json => events.find((entry) => entry.type === 'message_delta')!;
@@ -68,19 +84,40 @@ describeIfCaptures('Messages', () => {
 
   it('matches the thinking stream of anthropic-clear-thinking.1.chunks.txt', async () => {
     const real = captureLines('messages/anthropic-clear-thinking.1.chunks.txt');
-    const ours = parseSse((await post(sim, '/v1/messages', { ...body, max_tokens: 3000, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 } }, ANTHROPIC_HEADERS)).text)
-      .map((event) => JSON.parse(event.data) as Json);
-    const shape = (events: Json[]): string[] => collapse(events.map((event) => `${String(event.type)}${isDelta(event) ? `:${String((event.delta as Json).type)}` : ''}`));
+    const ours = parseSse(
+      (
+        await post(
+          sim,
+          '/v1/messages',
+          { ...body, max_tokens: 3000, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 } },
+          ANTHROPIC_HEADERS,
+        )
+      ).text,
+    ).map((event) => JSON.parse(event.data) as Json);
+    const shape = (events: Json[]): string[] =>
+      collapse(events.map((event) => `${String(event.type)}${isDelta(event) ? `:${String((event.delta as Json).type)}` : ''}`));
     expect(shape(ours)).toEqual(shape(real));
   });
 
   it('matches the tool stream of anthropic-json-tool.1.chunks.txt', async () => {
     const real = captureLines('messages/anthropic-json-tool.1.chunks.txt');
-    const tool = { name: 'json', input_schema: { type: 'object', properties: { elements: { type: 'array', items: { type: 'string' } } }, required: ['elements'] } };
-    const ours = parseSse((await post(sim, '/v1/messages', { ...body, stream: true, tools: [tool], tool_choice: { type: 'tool', name: 'json' } }, ANTHROPIC_HEADERS)).text)
-      .map((event) => JSON.parse(event.data) as Json);
+    const tool = {
+      name: 'json',
+      input_schema: { type: 'object', properties: { elements: { type: 'array', items: { type: 'string' } } }, required: ['elements'] },
+    };
+    const ours = parseSse(
+      (
+        await post(
+          sim,
+          '/v1/messages',
+          { ...body, stream: true, tools: [tool], tool_choice: { type: 'tool', name: 'json' } },
+          ANTHROPIC_HEADERS,
+        )
+      ).text,
+    ).map((event) => JSON.parse(event.data) as Json);
     // The capture's ping falls between two deltas; the API places pings freely.
-    const shape = (events: Json[]): string[] => collapse(events.filter((event) => event.type !== 'ping').map((event) => String(event.type)));
+    const shape = (events: Json[]): string[] =>
+      collapse(events.filter((event) => event.type !== 'ping').map((event) => String(event.type)));
     expect(shape(ours)).toEqual(shape(real));
     const blockStart = (events: Json[]): Json => events.find((event) => event.type === 'content_block_start')!.content_block as Json;
     expect(keys(blockStart(ours))).toEqual(keys(blockStart(real)));
@@ -109,7 +146,9 @@ describeIfCaptures('Chat Completions', () => {
 
   it('matches openai-text.chunks.txt (with include_usage)', async () => {
     const real = captureLines('chat/openai-text.chunks.txt');
-    const frames = parseSse((await post(sim, '/v1/chat/completions', { ...body, stream: true, stream_options: { include_usage: true } }, OPENAI_HEADERS)).text);
+    const frames = parseSse(
+      (await post(sim, '/v1/chat/completions', { ...body, stream: true, stream_options: { include_usage: true } }, OPENAI_HEADERS)).text,
+    );
     expect(frames[frames.length - 1]!.data).toBe('[DONE]');
     const ours = frames.slice(0, -1).map((frame) => JSON.parse(frame.data) as Json);
     const at = (events: Json[], index: number): Json => events[index < 0 ? events.length + index : index]!;
@@ -140,10 +179,31 @@ describeIfCaptures('Responses', () => {
 
   it.each([
     ['azure-text.1.chunks.txt', body],
-    ['azure-tool-call.1.chunks.txt', { ...body, input: 'weather', tools: [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'], additionalProperties: false }, strict: true }] }],
+    [
+      'azure-tool-call.1.chunks.txt',
+      {
+        ...body,
+        input: 'weather',
+        tools: [
+          {
+            type: 'function',
+            name: 'weather',
+            parameters: {
+              type: 'object',
+              properties: { location: { type: 'string' } },
+              required: ['location'],
+              additionalProperties: false,
+            },
+            strict: true,
+          },
+        ],
+      },
+    ],
   ])('matches %s', async (file, request) => {
     const real = captureLines(`responses/${file}`);
-    const ours = parseSse((await post(sim, '/v1/responses', { ...request, stream: true }, OPENAI_HEADERS)).text).map((event) => JSON.parse(event.data) as Json);
+    const ours = parseSse((await post(sim, '/v1/responses', { ...request, stream: true }, OPENAI_HEADERS)).text).map(
+      (event) => JSON.parse(event.data) as Json,
+    );
     expect(collapse(ours.map((event) => String(event.type)))).toEqual(collapse(real.map((event) => String(event.type))));
     for (const event of real) {
       const mine = ours.find((entry) => entry.type === event.type)!;
@@ -157,7 +217,14 @@ describeIfCaptures('Responses', () => {
 
   it('matches the reasoning item of openai-reasoning-encrypted-content.1.json', async () => {
     const real = capture('responses/openai-reasoning-encrypted-content.1.json');
-    const ours = (await post(sim, '/v1/responses', { ...body, reasoning: { effort: 'high', summary: 'detailed' }, include: ['reasoning.encrypted_content'], store: false }, OPENAI_HEADERS)).json as Json;
+    const ours = (
+      await post(
+        sim,
+        '/v1/responses',
+        { ...body, reasoning: { effort: 'high', summary: 'detailed' }, include: ['reasoning.encrypted_content'], store: false },
+        OPENAI_HEADERS,
+      )
+    ).json as Json;
     const reasoning = (value: Json): Json => (value.output as Json[]).find((item) => item.type === 'reasoning')!;
     expect(keys(reasoning(ours))).toEqual(keys(reasoning(real)));
   });
@@ -173,14 +240,21 @@ describeIfCaptures('Generate-Content', () => {
     const candidate = (value: Json): Json => (value.candidates as Json[])[0]!;
     expect(keys(candidate(ours))).toEqual(keys(candidate(real)));
     expect(keys(candidate(ours).content)).toEqual(keys(candidate(real).content));
-    expect(keys(((candidate(ours).content as Json).parts as Json[])[0])).toEqual(keys(((candidate(real).content as Json).parts as Json[])[0]));
+    expect(keys(((candidate(ours).content as Json).parts as Json[])[0])).toEqual(
+      keys(((candidate(real).content as Json).parts as Json[])[0]),
+    );
     expect(keys(ours.usageMetadata)).toEqual(keys(real.usageMetadata));
   });
 
   it('matches google-text.chunks.txt', async () => {
     const real = captureLines('generate-content/google-text.chunks.txt');
-    const ours = parseSse((await post(sim, '/v1beta/models/sim-g3-pro:streamGenerateContent?alt=sse', body, GOOGLE_HEADERS)).text).map((event) => JSON.parse(event.data) as Json);
-    for (const [mine, theirs] of [[ours[0]!, real[0]!], [ours[ours.length - 1]!, real[real.length - 1]!]] as const) {
+    const ours = parseSse((await post(sim, '/v1beta/models/sim-g3-pro:streamGenerateContent?alt=sse', body, GOOGLE_HEADERS)).text).map(
+      (event) => JSON.parse(event.data) as Json,
+    );
+    for (const [mine, theirs] of [
+      [ours[0]!, real[0]!],
+      [ours[ours.length - 1]!, real[real.length - 1]!],
+    ] as const) {
       expect(keys(mine)).toEqual(keys(theirs));
       expect(keys((mine.candidates as Json[])[0])).toEqual(keys((theirs.candidates as Json[])[0]));
       expect(keys(mine.usageMetadata)).toEqual(keys(theirs.usageMetadata));
@@ -189,8 +263,21 @@ describeIfCaptures('Generate-Content', () => {
 
   it('matches google-tool-call.json', async () => {
     const real = capture('generate-content/google-tool-call.json');
-    const tools = [{ functionDeclarations: [{ name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }] }];
-    const ours = (await post(sim, '/v1beta/models/sim-g3-pro:generateContent', { ...body, contents: [{ role: 'user', parts: [{ text: 'weather?' }] }], tools }, GOOGLE_HEADERS)).json as Json;
+    const tools = [
+      {
+        functionDeclarations: [
+          { name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+        ],
+      },
+    ];
+    const ours = (
+      await post(
+        sim,
+        '/v1beta/models/sim-g3-pro:generateContent',
+        { ...body, contents: [{ role: 'user', parts: [{ text: 'weather?' }] }], tools },
+        GOOGLE_HEADERS,
+      )
+    ).json as Json;
     const part = (value: Json): Json => (((value.candidates as Json[])[0]!.content as Json).parts as Json[])[0]!;
     expect(keys(part(ours))).toEqual(keys(part(real)));
     expect(keys(part(ours).functionCall)).toEqual(keys(part(real).functionCall));

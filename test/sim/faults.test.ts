@@ -17,10 +17,25 @@ interface ProtocolCase {
 
 const words = 'one two three four five six seven eight nine ten eleven twelve';
 const PROTOCOLS: ProtocolCase[] = [
-  { name: 'messages', path: '/v1/messages', headers: ANTHROPIC_HEADERS, body: (stream) => ({ model: 'claude-haiku-4-5', max_tokens: 100, stream, messages: [{ role: 'user', content: words }] }) },
-  { name: 'chat', path: '/v1/chat/completions', headers: OPENAI_HEADERS, body: (stream) => ({ model: 'gpt-4.1', stream, messages: [{ role: 'user', content: words }] }) },
+  {
+    name: 'messages',
+    path: '/v1/messages',
+    headers: ANTHROPIC_HEADERS,
+    body: (stream) => ({ model: 'claude-haiku-4-5', max_tokens: 100, stream, messages: [{ role: 'user', content: words }] }),
+  },
+  {
+    name: 'chat',
+    path: '/v1/chat/completions',
+    headers: OPENAI_HEADERS,
+    body: (stream) => ({ model: 'gpt-4.1', stream, messages: [{ role: 'user', content: words }] }),
+  },
   { name: 'responses', path: '/v1/responses', headers: OPENAI_HEADERS, body: (stream) => ({ model: 'gpt-5', stream, input: words }) },
-  { name: 'generate-content', path: '/v1beta/models/gemini-2.5-flash:generateContent', headers: GOOGLE_HEADERS, body: () => ({ contents: [{ parts: [{ text: words }] }] }) },
+  {
+    name: 'generate-content',
+    path: '/v1beta/models/gemini-2.5-flash:generateContent',
+    headers: GOOGLE_HEADERS,
+    body: () => ({ contents: [{ parts: [{ text: words }] }] }),
+  },
 ];
 const streamPath = (protocol: ProtocolCase): string =>
   protocol.name === 'generate-content' ? '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse' : protocol.path;
@@ -47,7 +62,8 @@ const EXPECTED: Record<string, Record<number, unknown>> = {
     529: { error: expect.objectContaining({ code: 529, status: 'UNAVAILABLE' }) },
   },
 };
-const familyOf = (name: string): string => (name === 'messages' ? 'messages' : name === 'generate-content' || name === 'video' ? 'google' : 'openai');
+const familyOf = (name: string): string =>
+  name === 'messages' ? 'messages' : name === 'generate-content' || name === 'video' ? 'google' : 'openai';
 
 describe('status faults', () => {
   const cases = PROTOCOLS.flatMap((protocol) => [429, 500, 503, 529].map((status) => [protocol.name, status] as const));
@@ -57,7 +73,12 @@ describe('status faults', () => {
     expect(answer.status).toBe(status);
     expect(answer.json).toEqual(EXPECTED[familyOf(name)]![status]);
     expect(answer.headers.get('retry-after')).toBe(status === 429 ? '1' : null);
-    expect(lastRequest(sim)).toMatchObject({ path: protocol.path, rawPath: `/_fault/${status}${protocol.path}`, fault: String(status), status });
+    expect(lastRequest(sim)).toMatchObject({
+      path: protocol.path,
+      rawPath: `/_fault/${status}${protocol.path}`,
+      fault: String(status),
+      status,
+    });
   });
 
   it('applies to images and video too', async () => {
@@ -72,26 +93,49 @@ describe('status faults', () => {
   it('is selected by the x-sim-fault header and by a sim- model suffix as well', async () => {
     const byHeader = await post(sim, '/v1/chat/completions', PROTOCOLS[1]!.body(false), { ...OPENAI_HEADERS, 'x-sim-fault': '500' });
     expect(byHeader.status).toBe(500);
-    const bySuffix = await post(sim, '/v1/messages', { model: 'sim-claude@fault=529', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, ANTHROPIC_HEADERS);
+    const bySuffix = await post(
+      sim,
+      '/v1/messages',
+      { model: 'sim-claude@fault=529', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      ANTHROPIC_HEADERS,
+    );
     expect(bySuffix.status).toBe(529);
-    const google = await post(sim, '/v1beta/models/sim-gem@fault=429:generateContent', { contents: [{ parts: [{ text: 'hi' }] }] }, GOOGLE_HEADERS);
+    const google = await post(
+      sim,
+      '/v1beta/models/sim-gem@fault=429:generateContent',
+      { contents: [{ parts: [{ text: 'hi' }] }] },
+      GOOGLE_HEADERS,
+    );
     expect(google.status).toBe(429);
   });
 
   it('reaches the SDKs as their error classes', async () => {
-    await expect(anthropic(sim, `${sim.url}/_fault/529`).messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }))
-      .rejects.toMatchObject({ status: 529, error: { type: 'error', error: { type: 'overloaded_error' } } });
-    await expect(openai(sim, `${sim.url}/_fault/429/v1`).chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }))
-      .rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
-    await expect(genai(sim, `${sim.url}/_fault/503`).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' }))
-      .rejects.toMatchObject({ status: 503 });
+    await expect(
+      anthropic(sim, `${sim.url}/_fault/529`).messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    ).rejects.toMatchObject({ status: 529, error: { type: 'error', error: { type: 'overloaded_error' } } });
+    await expect(
+      openai(sim, `${sim.url}/_fault/429/v1`).chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    await expect(
+      genai(sim, `${sim.url}/_fault/503`).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' }),
+    ).rejects.toMatchObject({ status: 503 });
   });
 });
 
 /** Resolves to 'pending' if `promise` has not settled after `ms`: a hang never settles. */
 async function stillPending(promise: Promise<unknown>, ms: number): Promise<boolean> {
   const marker = Symbol('pending');
-  const result = await Promise.race([promise.then(() => 'settled', () => 'settled'), new Promise((resolve) => setTimeout(() => resolve(marker), ms))]);
+  const result = await Promise.race([
+    promise.then(
+      () => 'settled',
+      () => 'settled',
+    ),
+    new Promise((resolve) => setTimeout(() => resolve(marker), ms)),
+  ]);
   return result === marker;
 }
 
@@ -104,7 +148,10 @@ describe('hang and slow first byte', () => {
     const protocol = PROTOCOLS.find((entry) => entry.name === name)!;
     const controller = new AbortController();
     const pending = fetch(`${sim.url}/_fault/hang${protocol.path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...protocol.headers }, body: JSON.stringify(protocol.body(false)), signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...protocol.headers },
+      body: JSON.stringify(protocol.body(false)),
+      signal: controller.signal,
     });
     expect(await stillPending(pending, 150)).toBe(true);
     const entry = lastRequest(sim);
@@ -118,8 +165,10 @@ describe('hang and slow first byte', () => {
   it('slow-first-byte holds the headers for x-sim-ttft-ms', async () => {
     const controller = new AbortController();
     const pending = fetch(`${sim.url}${PROTOCOLS[1]!.path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...OPENAI_HEADERS, 'x-sim-fault': 'slow-first-byte', 'x-sim-ttft-ms': '600000' },
-      body: JSON.stringify(PROTOCOLS[1]!.body(true)), signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...OPENAI_HEADERS, 'x-sim-fault': 'slow-first-byte', 'x-sim-ttft-ms': '600000' },
+      body: JSON.stringify(PROTOCOLS[1]!.body(true)),
+      signal: controller.signal,
     });
     expect(await stillPending(pending, 150)).toBe(true);
     expect(lastRequest(sim).status).toBeNull();
@@ -136,23 +185,32 @@ describe('hang and slow first byte', () => {
 });
 
 describe('cut', () => {
-  it.each(PROTOCOLS.map((protocol) => protocol.name))('%s: a stream closes after half its chunks, without the terminal event', async (name) => {
-    const protocol = PROTOCOLS.find((entry) => entry.name === name)!;
-    const response = await fetch(`${sim.url}/_fault/cut${streamPath(protocol)}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...protocol.headers }, body: JSON.stringify(protocol.body(true)),
-    });
-    expect(response.status).toBe(200);
-    await expect(response.text()).rejects.toThrow();
-    const entry = lastRequest(sim);
-    // One more round trip lets the server see the socket close before the entry is read.
-    await fetch(`${sim.url}/_sim/health`);
-    expect(entry).toMatchObject({ fault: 'cut', status: 200, completed: false, aborted: false });
-  });
+  it.each(PROTOCOLS.map((protocol) => protocol.name))(
+    '%s: a stream closes after half its chunks, without the terminal event',
+    async (name) => {
+      const protocol = PROTOCOLS.find((entry) => entry.name === name)!;
+      const response = await fetch(`${sim.url}/_fault/cut${streamPath(protocol)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...protocol.headers },
+        body: JSON.stringify(protocol.body(true)),
+      });
+      expect(response.status).toBe(200);
+      await expect(response.text()).rejects.toThrow();
+      const entry = lastRequest(sim);
+      // One more round trip lets the server see the socket close before the entry is read.
+      await fetch(`${sim.url}/_sim/health`);
+      expect(entry).toMatchObject({ fault: 'cut', status: 200, completed: false, aborted: false });
+    },
+  );
 
   it('a stream read as text shows the missing terminal event', async () => {
-    const reader = (await fetch(`${sim.url}/_fault/cut/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...ANTHROPIC_HEADERS }, body: JSON.stringify(PROTOCOLS[0]!.body(true)),
-    })).body!.getReader();
+    const reader = (
+      await fetch(`${sim.url}/_fault/cut/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...ANTHROPIC_HEADERS },
+        body: JSON.stringify(PROTOCOLS[0]!.body(true)),
+      })
+    ).body!.getReader();
     let text = '';
     try {
       for (;;) {
@@ -172,14 +230,24 @@ describe('cut', () => {
   it.each(PROTOCOLS.map((protocol) => protocol.name))('%s: a whole answer is cut mid-body', async (name) => {
     const protocol = PROTOCOLS.find((entry) => entry.name === name)!;
     const response = await fetch(`${sim.url}/_fault/cut${protocol.path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...protocol.headers }, body: JSON.stringify(protocol.body(false)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...protocol.headers },
+      body: JSON.stringify(protocol.body(false)),
     });
     await expect(response.text()).rejects.toThrow();
   });
 
   it('the SDK stream helpers fail on a cut stream', async () => {
-    await expect(anthropic(sim, `${sim.url}/_fault/cut`).messages.stream(PROTOCOLS[0]!.body(false) as never).finalMessage()).rejects.toThrow();
-    await expect(openai(sim, `${sim.url}/_fault/cut/v1`).chat.completions.stream(PROTOCOLS[1]!.body(false) as never).finalChatCompletion()).rejects.toThrow();
+    await expect(
+      anthropic(sim, `${sim.url}/_fault/cut`)
+        .messages.stream(PROTOCOLS[0]!.body(false) as never)
+        .finalMessage(),
+    ).rejects.toThrow();
+    await expect(
+      openai(sim, `${sim.url}/_fault/cut/v1`)
+        .chat.completions.stream(PROTOCOLS[1]!.body(false) as never)
+        .finalChatCompletion(),
+    ).rejects.toThrow();
   });
 });
 
@@ -191,16 +259,25 @@ describe('error-event', () => {
     expect(last.event).toBe('error');
     expect(JSON.parse(last.data)).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
     expect(events.map((event) => event.event)).not.toContain('message_stop');
-    await expect(anthropic(sim, `${sim.url}/_fault/error-event`).messages.stream(PROTOCOLS[0]!.body(false) as never).finalMessage())
-      .rejects.toMatchObject({ error: { error: { type: 'overloaded_error' } } });
+    await expect(
+      anthropic(sim, `${sim.url}/_fault/error-event`)
+        .messages.stream(PROTOCOLS[0]!.body(false) as never)
+        .finalMessage(),
+    ).rejects.toMatchObject({ error: { error: { type: 'overloaded_error' } } });
   });
 
   it('chat: a data frame with error, no [DONE], reaching the SDK as an error', async () => {
     const answer = await post(sim, '/_fault/error-event/v1/chat/completions', PROTOCOLS[1]!.body(true), OPENAI_HEADERS);
     const events = parseSse(answer.text);
-    expect(JSON.parse(events[events.length - 1]!.data)).toEqual({ error: expect.objectContaining({ type: 'server_error', message: expect.any(String) }) });
+    expect(JSON.parse(events[events.length - 1]!.data)).toEqual({
+      error: expect.objectContaining({ type: 'server_error', message: expect.any(String) }),
+    });
     expect(events.some((event) => event.data === '[DONE]')).toBe(false);
-    await expect(openai(sim, `${sim.url}/_fault/error-event/v1`).chat.completions.stream(PROTOCOLS[1]!.body(false) as never).finalChatCompletion()).rejects.toThrow();
+    await expect(
+      openai(sim, `${sim.url}/_fault/error-event/v1`)
+        .chat.completions.stream(PROTOCOLS[1]!.body(false) as never)
+        .finalChatCompletion(),
+    ).rejects.toThrow();
   });
 
   it('responses: error then response.failed, numbered in sequence, reaching the SDK as an error', async () => {
@@ -209,7 +286,11 @@ describe('error-event', () => {
     expect(events.slice(-2).map((event) => event.event)).toEqual(['error', 'response.failed']);
     events.forEach((event, index) => expect(event.data.sequence_number).toBe(index));
     expect(events[events.length - 1]!.data.response).toMatchObject({ status: 'failed', error: { code: 'server_error' } });
-    await expect(openai(sim, `${sim.url}/_fault/error-event/v1`).responses.stream(PROTOCOLS[2]!.body(false) as never).finalResponse()).rejects.toThrow();
+    await expect(
+      openai(sim, `${sim.url}/_fault/error-event/v1`)
+        .responses.stream(PROTOCOLS[2]!.body(false) as never)
+        .finalResponse(),
+    ).rejects.toThrow();
   });
 
   it('generate-content: a data frame with error (SSE) and an error element closing the JSON array', async () => {
@@ -218,7 +299,12 @@ describe('error-event', () => {
       for await (const chunk of await client.models.generateContentStream({ model: 'gemini-2.5-flash', contents: words })) void chunk;
     };
     await expect(iterate()).rejects.toMatchObject({ status: 503 });
-    const array = await post(sim, '/_fault/error-event/v1beta/models/gemini-2.5-flash:streamGenerateContent', PROTOCOLS[3]!.body(true), GOOGLE_HEADERS);
+    const array = await post(
+      sim,
+      '/_fault/error-event/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+      PROTOCOLS[3]!.body(true),
+      GOOGLE_HEADERS,
+    );
     const elements = array.json as Record<string, unknown>[];
     expect(elements[elements.length - 1]).toEqual({ error: { code: 503, message: expect.any(String), status: 'UNAVAILABLE' } });
     expect(elements.length).toBeGreaterThan(1);
@@ -232,7 +318,11 @@ describe('error-event', () => {
 
 describe('latency knobs', () => {
   it('reads per-request latency from headers and from the /_latency prefix', async () => {
-    await post(sim, '/v1/chat/completions', PROTOCOLS[1]!.body(true), { ...OPENAI_HEADERS, 'x-sim-ttft-ms': '3', 'x-sim-chunk-delay-ms': '2' });
+    await post(sim, '/v1/chat/completions', PROTOCOLS[1]!.body(true), {
+      ...OPENAI_HEADERS,
+      'x-sim-ttft-ms': '3',
+      'x-sim-chunk-delay-ms': '2',
+    });
     expect(lastRequest(sim).latency).toEqual({ ttftMs: 3, chunkDelayMs: 2 });
     const answer = await post(sim, '/_latency/4/1/v1/responses', PROTOCOLS[2]!.body(true), OPENAI_HEADERS);
     expect(parseSse(answer.text).pop()!.event).toBe('response.completed');

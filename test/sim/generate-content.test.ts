@@ -17,10 +17,17 @@ afterAll(async () => sim.close());
 const MODEL = 'gemini-2.5-flash';
 const weather: FunctionDeclaration = {
   name: 'get_weather',
-  parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING }, unit: { type: Type.STRING, enum: ['C', 'F'] } }, required: ['city', 'unit'] },
+  parameters: {
+    type: Type.OBJECT,
+    properties: { city: { type: Type.STRING }, unit: { type: Type.STRING, enum: ['C', 'F'] } },
+    required: ['city', 'unit'],
+  },
 };
 // Lower-case type names, as many clients send them: the API accepts both.
-const time = { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } } as unknown as FunctionDeclaration;
+const time = {
+  name: 'get_time',
+  parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+} as unknown as FunctionDeclaration;
 
 async function collect(stream: AsyncGenerator<GenerateContentResponse>): Promise<GenerateContentResponse[]> {
   const chunks: GenerateContentResponse[] = [];
@@ -34,7 +41,11 @@ function partsOf(chunks: GenerateContentResponse[]): Part[] {
 
 describe('text', () => {
   it('echoes the last user text with usage metadata', async () => {
-    const response = await client.models.generateContent({ model: MODEL, contents: 'Hello there', config: { systemInstruction: 'Be brief.' } });
+    const response = await client.models.generateContent({
+      model: MODEL,
+      contents: 'Hello there',
+      config: { systemInstruction: 'Be brief.' },
+    });
     expect(response.text).toBe('Echo: Hello there');
     expect(response.candidates?.[0]?.finishReason).toBe('STOP');
     expect(response.modelVersion).toBe(MODEL);
@@ -47,7 +58,9 @@ describe('text', () => {
   });
 
   it('streams with alt=sse: text deltas, cumulative usage, finish reason on the last chunk only', async () => {
-    const chunks = await collect(await client.models.generateContentStream({ model: MODEL, contents: 'one two three four five six seven' }));
+    const chunks = await collect(
+      await client.models.generateContentStream({ model: MODEL, contents: 'one two three four five six seven' }),
+    );
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((chunk) => chunk.text).join('')).toBe('Echo: one two three four five six seven');
     expect(chunks.slice(0, -1).every((chunk) => chunk.candidates?.[0]?.finishReason === undefined)).toBe(true);
@@ -57,7 +70,12 @@ describe('text', () => {
   });
 
   it('streams a JSON array without alt=sse', async () => {
-    const answer = await post(sim, `/v1beta/models/${MODEL}:streamGenerateContent`, { contents: [{ role: 'user', parts: [{ text: 'a b c d e f' }] }] }, GOOGLE_HEADERS);
+    const answer = await post(
+      sim,
+      `/v1beta/models/${MODEL}:streamGenerateContent`,
+      { contents: [{ role: 'user', parts: [{ text: 'a b c d e f' }] }] },
+      GOOGLE_HEADERS,
+    );
     expect(answer.headers.get('content-type')).toContain('application/json');
     const chunks = answer.json as { candidates: { content: { parts: { text: string }[] } }[] }[];
     expect(chunks.length).toBeGreaterThan(1);
@@ -70,7 +88,11 @@ describe('text', () => {
   });
 
   it('truncates to maxOutputTokens (MAX_TOKENS) and cuts at stop sequences', async () => {
-    const long = await client.models.generateContent({ model: MODEL, contents: 'a long sentence that will not fit', config: { maxOutputTokens: 3 } });
+    const long = await client.models.generateContent({
+      model: MODEL,
+      contents: 'a long sentence that will not fit',
+      config: { maxOutputTokens: 3 },
+    });
     expect(long.candidates?.[0]?.finishReason).toBe('MAX_TOKENS');
     expect(long.text).toBe('Echo: a long');
     const stopped = await client.models.generateContent({ model: MODEL, contents: 'keep HALT drop', config: { stopSequences: ['HALT'] } });
@@ -89,8 +111,12 @@ describe('tools', () => {
   });
 
   it('streams parallel calls, each whole, then a final chunk with the finish reason', async () => {
-    const chunks = await collect(await client.models.generateContentStream({ model: MODEL, contents: 'get_time and get_weather', config: { tools } }));
-    const calls = partsOf(chunks).filter((part) => part.functionCall !== undefined).map((part) => part.functionCall!.name);
+    const chunks = await collect(
+      await client.models.generateContentStream({ model: MODEL, contents: 'get_time and get_weather', config: { tools } }),
+    );
+    const calls = partsOf(chunks)
+      .filter((part) => part.functionCall !== undefined)
+      .map((part) => part.functionCall!.name);
     expect(calls).toEqual(['get_time', 'get_weather']);
     expect(chunks[chunks.length - 1]!.candidates?.[0]?.finishReason).toBe('STOP');
   });
@@ -111,19 +137,36 @@ describe('tools', () => {
 
   it('honours mode ANY with allowed names, and NONE', async () => {
     const forced = await client.models.generateContent({
-      model: MODEL, contents: 'hello',
+      model: MODEL,
+      contents: 'hello',
       config: { tools, toolConfig: { functionCallingConfig: { mode: 'ANY' as never, allowedFunctionNames: ['get_time'] } } },
     });
     expect(forced.functionCalls?.map((call) => call.name)).toEqual(['get_time']);
-    const none = await client.models.generateContent({ model: MODEL, contents: 'get_time', config: { tools, toolConfig: { functionCallingConfig: { mode: 'NONE' as never } } } });
+    const none = await client.models.generateContent({
+      model: MODEL,
+      contents: 'get_time',
+      config: { tools, toolConfig: { functionCallingConfig: { mode: 'NONE' as never } } },
+    });
     expect(none.functionCalls).toBeUndefined();
   });
 
   it('quotes function responses in the next turn', async () => {
     const contents: Content[] = [
       { role: 'user', parts: [{ text: 'get_time and get_weather' }] },
-      { role: 'model', parts: [{ functionCall: { name: 'get_time', args: { zone: 'UTC' } } }, { functionCall: { name: 'get_weather', args: { city: 'Oslo', unit: 'C' } } }] },
-      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: 'snow' } } }, { functionResponse: { name: 'get_time', response: { hour: 9 } } }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { name: 'get_time', args: { zone: 'UTC' } } },
+          { functionCall: { name: 'get_weather', args: { city: 'Oslo', unit: 'C' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'get_weather', response: { content: 'snow' } } },
+          { functionResponse: { name: 'get_time', response: { hour: 9 } } },
+        ],
+      },
     ];
     const response = await client.models.generateContent({ model: MODEL, contents, config: { tools } });
     expect(response.text).toBe('Tool result: snow\nTool result: {"hour":9}');
@@ -132,7 +175,11 @@ describe('tools', () => {
 
 describe('thinking', () => {
   it('returns thought parts and a thoughtSignature on the first answer part, with thoughtsTokenCount', async () => {
-    const response = await client.models.generateContent({ model: 'gemini-2.5-pro', contents: 'ponder this', config: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } });
+    const response = await client.models.generateContent({
+      model: 'gemini-2.5-pro',
+      contents: 'ponder this',
+      config: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } },
+    });
     const parts = response.candidates![0]!.content!.parts!;
     expect(parts[0]!.thought).toBe(true);
     expect(parts[1]!.text).toBe('Echo: ponder this');
@@ -152,13 +199,17 @@ describe('thinking', () => {
     expect(last.finishReason).toBe('STOP');
     const before = chunks.slice(0, -1).map((chunk) => chunk.candidates![0]!);
     expect(before.every((candidate) => candidate.finishReason === undefined)).toBe(true);
-    expect(before.flatMap((candidate) => candidate.content!.parts!)).toEqual(chunkText('Echo: one two three four five six seven', null).map((text) => ({ text })));
+    expect(before.flatMap((candidate) => candidate.content!.parts!)).toEqual(
+      chunkText('Echo: one two three four five six seven', null).map((text) => ({ text })),
+    );
   });
 
   it('streams thoughts unsigned and signs the first function call, which replays', async () => {
     const tools = [{ functionDeclarations: [weather, time] }];
     const config = { tools, thinkingConfig: { includeThoughts: true } };
-    const chunks = await collect(await client.models.generateContentStream({ model: 'sim-g3-pro', contents: 'get_time and get_weather', config }));
+    const chunks = await collect(
+      await client.models.generateContentStream({ model: 'sim-g3-pro', contents: 'get_time and get_weather', config }),
+    );
     const parts = partsOf(chunks);
     const signed = parts.filter((part) => part.thoughtSignature !== undefined);
     expect(signed).toHaveLength(1);
@@ -166,18 +217,31 @@ describe('thinking', () => {
     expect(parts[0]!.thought).toBe(true);
     expect(chunks[chunks.length - 1]!.candidates![0]!.content!.parts).toEqual([{ text: '' }]);
     const next = await client.models.generateContent({
-      model: 'sim-g3-pro', config,
+      model: 'sim-g3-pro',
+      config,
       contents: [
         { role: 'user', parts: [{ text: 'get_time and get_weather' }] },
         { role: 'model', parts: parts.filter((part) => part.thought !== true && part.text !== '') },
-        { role: 'user', parts: [{ functionResponse: { name: 'get_time', response: { hour: 9 } } }, { functionResponse: { name: 'get_weather', response: { content: 'warm' } } }] },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { name: 'get_time', response: { hour: 9 } } },
+            { functionResponse: { name: 'get_weather', response: { content: 'warm' } } },
+          ],
+        },
       ],
     });
     expect(next.text).toBe('Tool result: {"hour":9}\nTool result: warm');
   });
 
   it('thinks without showing thoughts when includeThoughts is off', async () => {
-    const chunks = await collect(await client.models.generateContentStream({ model: 'gemini-2.5-pro', contents: 'ponder', config: { thinkingConfig: { thinkingBudget: 512 } } }));
+    const chunks = await collect(
+      await client.models.generateContentStream({
+        model: 'gemini-2.5-pro',
+        contents: 'ponder',
+        config: { thinkingConfig: { thinkingBudget: 512 } },
+      }),
+    );
     expect(partsOf(chunks).some((part) => part.thought === true)).toBe(false);
     expect(chunks[chunks.length - 1]!.usageMetadata?.thoughtsTokenCount).toBeGreaterThan(0);
   });
@@ -188,8 +252,13 @@ describe('thinking', () => {
     const modelContent = first.candidates![0]!.content!;
     expect(isWellFormedThoughtSignature(modelContent.parts![0]!.thoughtSignature!)).toBe(true);
     const next = await client.models.generateContent({
-      model: 'sim-g3-pro', config: { tools },
-      contents: [{ role: 'user', parts: [{ text: 'get_weather' }] }, modelContent, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: 'warm' } } }] }],
+      model: 'sim-g3-pro',
+      config: { tools },
+      contents: [
+        { role: 'user', parts: [{ text: 'get_weather' }] },
+        modelContent,
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: 'warm' } } }] },
+      ],
     });
     expect(next.text).toBe('Tool result: warm');
   });
@@ -198,12 +267,22 @@ describe('thinking', () => {
 describe('structured output', () => {
   it('answers JSON valid against responseSchema and responseJsonSchema', async () => {
     const schema = { type: 'OBJECT', properties: { name: { type: 'STRING' }, count: { type: 'INTEGER' } }, required: ['name', 'count'] };
-    const response = await client.models.generateContent({ model: MODEL, contents: 'give json', config: { responseMimeType: 'application/json', responseSchema: schema } });
+    const response = await client.models.generateContent({
+      model: MODEL,
+      contents: 'give json',
+      config: { responseMimeType: 'application/json', responseSchema: schema },
+    });
     expect(JSON.parse(response.text!)).toEqual({ name: 'example', count: 1 });
-    const chunks = await collect(await client.models.generateContentStream({
-      model: MODEL, contents: 'give json',
-      config: { responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } },
-    }));
+    const chunks = await collect(
+      await client.models.generateContentStream({
+        model: MODEL,
+        contents: 'give json',
+        config: {
+          responseMimeType: 'application/json',
+          responseJsonSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false },
+        },
+      }),
+    );
     expect(JSON.parse(chunks.map((chunk) => chunk.text ?? '').join(''))).toEqual({ ok: true });
   });
 });
@@ -215,14 +294,18 @@ describe('vision', () => {
       contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: PNG_BASE64 } }, { text: 'what?' }] }],
     });
     expect(response.text).toBe('Echo: what? [1 image: image/png]');
-    expect(response.usageMetadata?.promptTokensDetails).toEqual([{ modality: 'TEXT', tokenCount: countTextTokens('what?') }, { modality: 'IMAGE', tokenCount: 85 }]);
+    expect(response.usageMetadata?.promptTokensDetails).toEqual([
+      { modality: 'TEXT', tokenCount: countTextTokens('what?') },
+      { modality: 'IMAGE', tokenCount: 85 },
+    ]);
   });
 });
 
 describe('image generation', () => {
   it('answers an image model asked for IMAGE output with an inline PNG and a text part', async () => {
     const response = await client.models.generateContent({
-      model: 'gemini-2.5-flash-image', contents: 'a red fox',
+      model: 'gemini-2.5-flash-image',
+      contents: 'a red fox',
       config: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '16:9' } },
     });
     const parts = response.candidates![0]!.content!.parts!;
@@ -247,8 +330,14 @@ describe('prompt caching', () => {
 });
 
 it('frames SSE chunks as data-only events', async () => {
-  const answer = await post(sim, `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'x y z w' }] }] }, GOOGLE_HEADERS);
+  const answer = await post(
+    sim,
+    `/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`,
+    { contents: [{ parts: [{ text: 'x y z w' }] }] },
+    GOOGLE_HEADERS,
+  );
   const events = parseSse(answer.text);
   expect(events.every((event) => event.event === null)).toBe(true);
-  for (const event of events) expect(Object.keys(JSON.parse(event.data))).toEqual(['candidates', 'usageMetadata', 'modelVersion', 'responseId']);
+  for (const event of events)
+    expect(Object.keys(JSON.parse(event.data))).toEqual(['candidates', 'usageMetadata', 'modelVersion', 'responseId']);
 });

@@ -51,8 +51,10 @@ describe('generations', () => {
     const png = decodePng(Buffer.from(image.b64_json!, 'base64'));
     expect([png.width, png.height]).toEqual([1536, 1024]);
     expect(result.usage).toEqual({
-      input_tokens: countTextTokens('a lighthouse'), input_tokens_details: { image_tokens: 0, text_tokens: countTextTokens('a lighthouse') },
-      output_tokens: 400, total_tokens: countTextTokens('a lighthouse') + 400,
+      input_tokens: countTextTokens('a lighthouse'),
+      input_tokens_details: { image_tokens: 0, text_tokens: countTextTokens('a lighthouse') },
+      output_tokens: 400,
+      total_tokens: countTextTokens('a lighthouse') + 400,
     });
     expect(result).toMatchObject({ size: '1536x1024', quality: 'low', output_format: 'png' });
   });
@@ -62,7 +64,9 @@ describe('generations', () => {
     const b = await client.images.generate({ model: 'gpt-image-1', prompt: 'same' });
     const c = await client.images.generate({ model: 'gpt-image-1', prompt: 'other' });
     expect(a.data![0]!.b64_json).toBe(b.data![0]!.b64_json);
-    expect(decodePng(Buffer.from(a.data![0]!.b64_json!, 'base64')).firstPixel).not.toEqual(decodePng(Buffer.from(c.data![0]!.b64_json!, 'base64')).firstPixel);
+    expect(decodePng(Buffer.from(a.data![0]!.b64_json!, 'base64')).firstPixel).not.toEqual(
+      decodePng(Buffer.from(c.data![0]!.b64_json!, 'base64')).firstPixel,
+    );
   });
 
   it('returns n images', async () => {
@@ -108,12 +112,18 @@ describe('edits', () => {
     expect(result.usage?.input_tokens_details).toEqual({ image_tokens: 85, text_tokens: countTextTokens('add a hat') });
     const entry = lastRequest(sim);
     expect(entry).toMatchObject({ path: '/v1/images/edits', protocol: 'images', model: 'gpt-image-1', status: 200 });
-    expect(entry.body).toMatchObject({ fields: { prompt: 'add a hat', model: 'gpt-image-1' }, files: [{ field: 'image', filename: 'input.png', contentType: 'image/png' }] });
+    expect(entry.body).toMatchObject({
+      fields: { prompt: 'add a hat', model: 'gpt-image-1' },
+      files: [{ field: 'image', filename: 'input.png', contentType: 'image/png' }],
+    });
   });
 
   it('rejects a file that is not an image', async () => {
     const image = await toFile(Buffer.from('plain text'), 'notes.txt', { type: 'text/plain' });
-    await expect(client.images.edit({ model: 'gpt-image-1', image, prompt: 'x' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('unsupported mimetype') });
+    await expect(client.images.edit({ model: 'gpt-image-1', image, prompt: 'x' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('unsupported mimetype'),
+    });
   });
 
   it('rejects an edit without an image', async () => {

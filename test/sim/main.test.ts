@@ -13,7 +13,9 @@ afterEach(() => {
 /** Starts the CLI and resolves with the URL it prints once listening. */
 function startCli(env: Record<string, string>): Promise<string> {
   child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'scripts/provider-sim/main.ts')], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
     let output = '';
@@ -33,12 +35,14 @@ it('listens on SIM_PORT and accepts SIM_API_KEY', async () => {
   const url = await startCli({ SIM_PORT: '0', SIM_API_KEY: 'cli-key', SIM_VIDEO_MS: '0' });
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   const ok = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer cli-key' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer cli-key' },
     body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }),
   });
   expect(ok.status).toBe(200);
   const wrong = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sim-key' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sim-key' },
     body: JSON.stringify({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] }),
   });
   expect(wrong.status).toBe(401);

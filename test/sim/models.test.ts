@@ -5,14 +5,15 @@ import { ModelRegistry, type Endpoint } from '../../scripts/provider-sim/models'
 const registry = new ModelRegistry();
 const CHAT_ENDPOINTS: Endpoint[] = ['messages', 'chat', 'responses', 'generate-content'];
 
-it.each(DEFAULT_CATALOG.filter((model) => model.kind === 'chat' && model.retired !== true).map((model) => [model.id, model.nativeProtocols] as const))(
-  '%s is served on its native protocols only',
-  (id, native) => {
-    for (const endpoint of CHAT_ENDPOINTS) {
-      expect(registry.find(endpoint, id) !== undefined).toBe((native as readonly string[]).includes(endpoint));
-    }
-  },
-);
+it.each(
+  DEFAULT_CATALOG.filter((model) => model.kind === 'chat' && model.retired !== true).map(
+    (model) => [model.id, model.nativeProtocols] as const,
+  ),
+)('%s is served on its native protocols only', (id, native) => {
+  for (const endpoint of CHAT_ENDPOINTS) {
+    expect(registry.find(endpoint, id) !== undefined).toBe((native as readonly string[]).includes(endpoint));
+  }
+});
 
 it('serves the image and video models on their own endpoints', () => {
   expect(registry.find('images', 'gpt-image-1')).toBeDefined();

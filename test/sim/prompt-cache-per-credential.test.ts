@@ -2,19 +2,25 @@ import { startSimulator, type Simulator } from '../../scripts/provider-sim/serve
 
 describe('simulator prompt caches are per credential, as providers keep them per account', () => {
   let sim: Simulator;
-  beforeAll(async () => { sim = await startSimulator({ port: 0 }); });
-  afterAll(async () => { await sim.close(); });
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0 });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
 
   async function cached(apiKey: string): Promise<{ status: number; read?: number }> {
     const response = await fetch(`${sim.url}/v1/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({
-        model: 'claude-sonnet-4-5', max_tokens: 8,
+        model: 'claude-sonnet-4-5',
+        max_tokens: 8,
         system: [{ type: 'text', text: 'a long and stable system prompt', cache_control: { type: 'ephemeral' } }],
         messages: [{ role: 'user', content: 'hi' }],
       }),
     });
-    const body = await response.json() as { usage?: { cache_read_input_tokens?: number } };
+    const body = (await response.json()) as { usage?: { cache_read_input_tokens?: number } };
     return { status: response.status, read: body.usage?.cache_read_input_tokens };
   }
 

@@ -10,12 +10,26 @@ afterAll(async () => sim.close());
 beforeEach(() => sim.clearRequests());
 
 it('records method, path with query, lower-case headers, parsed body, protocol, model, stream and outcome', async () => {
-  await post(sim, '/v1/messages?beta=true', { model: 'claude-haiku-4-5', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] }, { ...ANTHROPIC_HEADERS, 'X-Custom': 'Yes' });
+  await post(
+    sim,
+    '/v1/messages?beta=true',
+    { model: 'claude-haiku-4-5', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    { ...ANTHROPIC_HEADERS, 'X-Custom': 'Yes' },
+  );
   expect(sim.requests).toHaveLength(1);
   const entry = sim.requests[0]!;
   expect(entry).toMatchObject({
-    id: expect.any(Number), method: 'POST', path: '/v1/messages?beta=true', protocol: 'messages', model: 'claude-haiku-4-5', stream: true,
-    status: 200, completed: true, aborted: false, fault: null, body: { model: 'claude-haiku-4-5', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    id: expect.any(Number),
+    method: 'POST',
+    path: '/v1/messages?beta=true',
+    protocol: 'messages',
+    model: 'claude-haiku-4-5',
+    stream: true,
+    status: 200,
+    completed: true,
+    aborted: false,
+    fault: null,
+    body: { model: 'claude-haiku-4-5', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'hi' }] },
   });
   expect(entry.headers['x-custom']).toBe('Yes');
   expect(entry.startedAt).toBeLessThanOrEqual(Date.now());

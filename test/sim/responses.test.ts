@@ -15,15 +15,24 @@ afterAll(async () => sim.close());
 
 const MODEL = 'gpt-5';
 const weather: OpenAI.Responses.FunctionTool = {
-  type: 'function', name: 'get_weather', strict: true,
+  type: 'function',
+  name: 'get_weather',
+  strict: true,
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
 };
-const time: OpenAI.Responses.FunctionTool = { type: 'function', name: 'get_time', strict: false, parameters: { type: 'object', properties: {} } };
+const time: OpenAI.Responses.FunctionTool = {
+  type: 'function',
+  name: 'get_time',
+  strict: false,
+  parameters: { type: 'object', properties: {} },
+};
 
 /** The SDK sets `output_text` on created responses only, not on streamed final ones. */
 function outputText(response: OpenAI.Responses.Response): string {
-  return response.output.flatMap((item) => (item.type === 'message' ? item.content : []))
-    .map((content) => (content.type === 'output_text' ? content.text : '')).join('');
+  return response.output
+    .flatMap((item) => (item.type === 'message' ? item.content : []))
+    .map((content) => (content.type === 'output_text' ? content.text : ''))
+    .join('');
 }
 
 function functionCalls(response: OpenAI.Responses.Response): OpenAI.Responses.ResponseFunctionToolCall[] {
@@ -46,7 +55,9 @@ describe('text', () => {
   });
 
   it('streams through responses.stream() to the same answer', async () => {
-    const response = await client.responses.stream({ model: MODEL, input: [{ role: 'user', content: 'one two three four' }] }).finalResponse();
+    const response = await client.responses
+      .stream({ model: MODEL, input: [{ role: 'user', content: 'one two three four' }] })
+      .finalResponse();
     expect(outputText(response)).toBe('Echo: one two three four');
     expect(response.usage?.output_tokens).toBe(countTextTokens('Echo: one two three four'));
   });
@@ -55,9 +66,16 @@ describe('text', () => {
     const answer = await post(sim, '/v1/responses', { model: MODEL, stream: true, input: 'a b c d' }, OPENAI_HEADERS);
     const events = parseSse(answer.text);
     expect(events.map((event) => event.event)).toEqual([
-      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
-      'response.output_text.delta', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done',
-      'response.output_item.done', 'response.completed',
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
     ]);
     events.forEach((event, index) => {
       const data = JSON.parse(event.data);
@@ -72,7 +90,10 @@ describe('text', () => {
     expect(response.status).toBe('incomplete');
     expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(response.usage?.output_tokens).toBe(16);
-    const streamed = parseSse((await post(sim, '/v1/responses', { model: MODEL, stream: true, max_output_tokens: 16, input: 'x'.repeat(200) }, OPENAI_HEADERS)).text);
+    const streamed = parseSse(
+      (await post(sim, '/v1/responses', { model: MODEL, stream: true, max_output_tokens: 16, input: 'x'.repeat(200) }, OPENAI_HEADERS))
+        .text,
+    );
     expect(streamed[streamed.length - 1]!.event).toBe('response.incomplete');
   });
 });
@@ -88,14 +109,21 @@ describe('tools', () => {
   });
 
   it('streams parallel calls', async () => {
-    const response = await client.responses.stream({ model: MODEL, tools: [weather, time], input: 'get_time and get_weather' }).finalResponse();
+    const response = await client.responses
+      .stream({ model: MODEL, tools: [weather, time], input: 'get_time and get_weather' })
+      .finalResponse();
     expect(functionCalls(response).map((call) => call.name)).toEqual(['get_time', 'get_weather']);
   });
 
   it('honours required and a named function', async () => {
     const required = await client.responses.create({ model: MODEL, tools: [weather, time], tool_choice: 'required', input: 'hi' });
     expect(functionCalls(required)).toHaveLength(1);
-    const named = await client.responses.create({ model: MODEL, tools: [weather, time], tool_choice: { type: 'function', name: 'get_time' }, input: 'hi' });
+    const named = await client.responses.create({
+      model: MODEL,
+      tools: [weather, time],
+      tool_choice: { type: 'function', name: 'get_time' },
+      input: 'hi',
+    });
     expect(functionCalls(named)[0]!.name).toBe('get_time');
   });
 
@@ -103,7 +131,9 @@ describe('tools', () => {
     const first = await client.responses.create({ model: MODEL, tools: [weather], input: 'get_weather', store: false });
     const [call] = functionCalls(first);
     const next = await client.responses.create({
-      model: MODEL, tools: [weather], store: false,
+      model: MODEL,
+      tools: [weather],
+      store: false,
       input: [{ role: 'user', content: 'get_weather' }, call!, { type: 'function_call_output', call_id: call!.call_id, output: 'hail' }],
     });
     expect(next.output_text).toBe('Tool result: hail');
@@ -112,10 +142,14 @@ describe('tools', () => {
   it('continues a stored response with previous_response_id', async () => {
     const first = await client.responses.create({ model: MODEL, tools: [weather], input: 'get_weather' });
     const [call] = functionCalls(first);
-    const next = await client.responses.stream({
-      model: MODEL, tools: [weather], previous_response_id: first.id,
-      input: [{ type: 'function_call_output', call_id: call!.call_id, output: 'fog' }],
-    }).finalResponse();
+    const next = await client.responses
+      .stream({
+        model: MODEL,
+        tools: [weather],
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: call!.call_id, output: 'fog' }],
+      })
+      .finalResponse();
     expect(outputText(next)).toBe('Tool result: fog');
     expect(next.previous_response_id).toBe(first.id);
     const again = await client.responses.retrieve(first.id);
@@ -126,7 +160,11 @@ describe('tools', () => {
 describe('reasoning', () => {
   it('returns a reasoning item with encrypted content and a summary, counted as reasoning tokens', async () => {
     const response = await client.responses.create({
-      model: MODEL, reasoning: { effort: 'low', summary: 'auto' }, include: ['reasoning.encrypted_content'], store: false, input: 'think hard',
+      model: MODEL,
+      reasoning: { effort: 'low', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
+      store: false,
+      input: 'think hard',
     });
     const reasoning = response.output[0] as OpenAI.Responses.ResponseReasoningItem;
     expect(reasoning.type).toBe('reasoning');
@@ -140,8 +178,12 @@ describe('reasoning', () => {
 
   it('streams reasoning summary events, and accepts the encrypted item replayed without its id', async () => {
     const stream = client.responses.stream({
-      model: MODEL, reasoning: { effort: 'low', summary: 'detailed' }, include: ['reasoning.encrypted_content'], store: false,
-      tools: [weather], input: 'get_weather',
+      model: MODEL,
+      reasoning: { effort: 'low', summary: 'detailed' },
+      include: ['reasoning.encrypted_content'],
+      store: false,
+      tools: [weather],
+      input: 'get_weather',
     });
     const types: string[] = [];
     stream.on('event', (event) => types.push(event.type));
@@ -153,7 +195,10 @@ describe('reasoning', () => {
     const reasoning = response.output[0] as OpenAI.Responses.ResponseReasoningItem;
     const [call] = functionCalls(response);
     const next = await client.responses.create({
-      model: MODEL, store: false, tools: [weather], reasoning: { effort: 'low' },
+      model: MODEL,
+      store: false,
+      tools: [weather],
+      reasoning: { effort: 'low' },
       input: [
         { role: 'user', content: 'get_weather' },
         { type: 'reasoning', summary: [], encrypted_content: reasoning.encrypted_content } as unknown as OpenAI.Responses.ResponseInputItem,
@@ -167,7 +212,17 @@ describe('reasoning', () => {
 
 describe('structured output', () => {
   it('answers JSON valid against text.format, streamed and not', async () => {
-    const format = { type: 'json_schema' as const, name: 'city', strict: true, schema: { type: 'object', properties: { name: { type: 'string' }, population: { type: 'integer', minimum: 10 } }, required: ['name', 'population'], additionalProperties: false } };
+    const format = {
+      type: 'json_schema' as const,
+      name: 'city',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: { name: { type: 'string' }, population: { type: 'integer', minimum: 10 } },
+        required: ['name', 'population'],
+        additionalProperties: false,
+      },
+    };
     const response = await client.responses.create({ model: MODEL, text: { format }, input: 'a city' });
     expect(JSON.parse(response.output_text)).toEqual({ name: 'example', population: 10 });
     const streamed = await client.responses.stream({ model: MODEL, text: { format }, input: 'a city' }).finalResponse();
@@ -179,7 +234,15 @@ describe('vision', () => {
   it('acknowledges input images', async () => {
     const response = await client.responses.create({
       model: MODEL,
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}`, detail: 'auto' }] }],
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}`, detail: 'auto' },
+          ],
+        },
+      ],
     });
     expect(response.output_text).toBe('Echo: look [1 image: image/png]');
     expect(response.usage?.input_tokens).toBe(countTextTokens('look') + 85);

@@ -15,10 +15,32 @@ it.each<[string, unknown, unknown]>([
   ['a nullable type array', { type: ['null', 'string'] }, 'example'],
   ['an anyOf with null first', { anyOf: [{ type: 'null' }, { type: 'integer' }] }, 1],
   ['an array with minItems', { type: 'array', items: { type: 'integer' }, minItems: 2 }, [1, 1]],
-  ['an object with required properties only', { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['b'] }, { b: 1 }],
+  [
+    'an object with required properties only',
+    { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['b'] },
+    { b: 1 },
+  ],
   ['Gemini upper-case types', { type: 'OBJECT', properties: { n: { type: 'NUMBER' } }, required: ['n'] }, { n: 1 }],
-  ['a local $ref', { type: 'object', properties: { p: { $ref: '#/$defs/point' } }, required: ['p'], $defs: { point: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'] } } }, { p: { x: 1 } }],
-  ['an allOf', { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } }, required: ['b'] }] }, { a: 'example', b: true }],
+  [
+    'a local $ref',
+    {
+      type: 'object',
+      properties: { p: { $ref: '#/$defs/point' } },
+      required: ['p'],
+      $defs: { point: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'] } },
+    },
+    { p: { x: 1 } },
+  ],
+  [
+    'an allOf',
+    {
+      allOf: [
+        { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'boolean' } }, required: ['b'] },
+      ],
+    },
+    { a: 'example', b: true },
+  ],
 ])('%s', (_name, schema, expected) => {
   expect(schemaInstance(schema)).toEqual(expected);
 });

@@ -48,15 +48,18 @@ export interface SseEvent {
 
 /** Splits an SSE body into its events (the simulator writes `\n\n`-separated frames). */
 export function parseSse(text: string): SseEvent[] {
-  return text.split('\n\n').filter((frame) => frame.trim() !== '').map((frame) => {
-    let event: string | null = null;
-    const data: string[] = [];
-    for (const line of frame.split('\n')) {
-      if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-    }
-    return { event, data: data.join('\n') };
-  });
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.trim() !== '')
+    .map((frame) => {
+      let event: string | null = null;
+      const data: string[] = [];
+      for (const line of frame.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data.push(line.slice(6));
+      }
+      return { event, data: data.join('\n') };
+    });
 }
 
 export function anthropic(sim: Simulator, baseURL = sim.url): Anthropic {

@@ -78,7 +78,11 @@ it('reports running until the completion time, and cancels', async () => {
   expect(running).toMatchObject({ name: operation.name, done: false, metadata: expect.any(Object) });
   const cancel = await post(slow, `/v1beta/${operation.name}:cancel`, {}, GOOGLE_HEADERS);
   expect(cancel.status).toBe(200);
-  expect(await poll(slow, operation.name)).toEqual({ name: operation.name, done: true, error: { code: 1, message: 'CANCELLED', status: 'CANCELLED' } });
+  expect(await poll(slow, operation.name)).toEqual({
+    name: operation.name,
+    done: true,
+    error: { code: 1, message: 'CANCELLED', status: 'CANCELLED' },
+  });
 });
 
 it('fails a FAIL_VIDEO prompt and filters a FILTER_VIDEO prompt', async () => {
@@ -91,7 +95,12 @@ it('fails a FAIL_VIDEO prompt and filters a FILTER_VIDEO prompt', async () => {
 });
 
 it('accepts an image to animate', async () => {
-  const answer = await post(quick, '/v1beta/models/veo-3:predictLongRunning', { instances: [{ prompt: 'move', image: { bytesBase64Encoded: PNG_BASE64, mimeType: 'image/png' } }] }, GOOGLE_HEADERS);
+  const answer = await post(
+    quick,
+    '/v1beta/models/veo-3:predictLongRunning',
+    { instances: [{ prompt: 'move', image: { bytesBase64Encoded: PNG_BASE64, mimeType: 'image/png' } }] },
+    GOOGLE_HEADERS,
+  );
   expect(answer.status).toBe(200);
 });
 
@@ -106,7 +115,12 @@ it.each<[string, Record<string, unknown>, RegExp]>([
 });
 
 it('rejects an unknown video model, an unknown operation and a missing key', async () => {
-  const unknownModel = await post(quick, '/v1beta/models/gemini-2.5-flash:predictLongRunning', { instances: [{ prompt: 'x' }] }, GOOGLE_HEADERS);
+  const unknownModel = await post(
+    quick,
+    '/v1beta/models/gemini-2.5-flash:predictLongRunning',
+    { instances: [{ prompt: 'x' }] },
+    GOOGLE_HEADERS,
+  );
   expect(unknownModel.status).toBe(404);
   const unknownOperation = await get(quick, '/v1beta/models/veo-3/operations/doesnotexist', GOOGLE_HEADERS);
   expect(unknownOperation.status).toBe(404);

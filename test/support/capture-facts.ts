@@ -57,20 +57,23 @@ export function usageTotals(usage: Usage): Totals {
 }
 
 export function answerFacts(parts: readonly ContentPart[], finish: UnifiedFinishReason | undefined, usage: Usage): AnswerFacts {
-  const join = (type: 'text' | 'refusal' | 'reasoning'): string =>
-    parts.map((part) => (part.type === type ? part.text : '')).join('');
+  const join = (type: 'text' | 'refusal' | 'reasoning'): string => parts.map((part) => (part.type === type ? part.text : '')).join('');
   return {
     text: join('text'),
     visible: parts.map((part) => (part.type === 'text' || part.type === 'refusal' ? part.text : '')).join(''),
     refusal: join('refusal'),
     reasoning: join('reasoning'),
-    toolCalls: parts.flatMap((part) => (part.type === 'tool_call' ? [{ name: part.name, arguments: argumentsToObject(part.argumentsJson) }] : [])),
+    toolCalls: parts.flatMap((part) =>
+      part.type === 'tool_call' ? [{ name: part.name, arguments: argumentsToObject(part.argumentsJson) }] : [],
+    ),
     finish,
     totals: usageTotals(usage),
     kinds: partKinds(parts),
-    opaque: parts.flatMap((part) => (part.type === 'reasoning'
-      ? [(['signature', 'redacted', 'encrypted'] as const).flatMap((field) => (part[field] ? [`${field}:${part[field].origin}`] : []))]
-      : [])),
+    opaque: parts.flatMap((part) =>
+      part.type === 'reasoning'
+        ? [(['signature', 'redacted', 'encrypted'] as const).flatMap((field) => (part[field] ? [`${field}:${part[field].origin}`] : []))]
+        : [],
+    ),
   };
 }
 
@@ -126,7 +129,11 @@ export function responseToEvents(response: IrResponse): IrStreamEvent[] {
         break;
       case 'tool_call':
         events.push(
-          { type: 'block_start', index, block: { kind: 'tool_call', id: part.id, name: part.name, ...(part.signature ? { signature: part.signature } : {}) } },
+          {
+            type: 'block_start',
+            index,
+            block: { kind: 'tool_call', id: part.id, name: part.name, ...(part.signature ? { signature: part.signature } : {}) },
+          },
           { type: 'tool_args_delta', index, json: part.argumentsJson },
         );
         break;
@@ -146,7 +153,7 @@ export function responseToEvents(response: IrResponse): IrStreamEvent[] {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 function number(value: unknown): number {

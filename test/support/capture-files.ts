@@ -56,7 +56,10 @@ export interface BodyCapture {
  * not of the provider: the `.json` twin of the same answer is complete). Only these are repaired;
  * any other unparsable line fails the suite.
  */
-const KNOWN_TRUNCATED_LINES = new Set(['responses/parallel-tool-call-wrapper.1.chunks.txt:0', 'responses/parallel-tool-call-wrapper.1.chunks.txt:5']);
+const KNOWN_TRUNCATED_LINES = new Set([
+  'responses/parallel-tool-call-wrapper.1.chunks.txt:0',
+  'responses/parallel-tool-call-wrapper.1.chunks.txt:5',
+]);
 
 function folderPath(protocol: Protocol): string {
   return path.join(CAPTURES_ROOT, CAPTURE_FOLDERS[protocol]);
@@ -65,18 +68,25 @@ function folderPath(protocol: Protocol): string {
 function filesOf(protocol: Protocol, suffix: string): string[] {
   const dir = folderPath(protocol);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((file) => file.endsWith(suffix)).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith(suffix))
+    .sort();
 }
 
 /** Every `.chunks.txt` and `.json` file of the four protocol folders, as `<folder>/<file>`. */
 export function allCaptureFiles(protocols: readonly Protocol[]): string[] {
-  return protocols.flatMap((protocol) => [...filesOf(protocol, '.chunks.txt'), ...filesOf(protocol, '.json')]
-    .map((file) => `${CAPTURE_FOLDERS[protocol]}/${file}`));
+  return protocols.flatMap((protocol) =>
+    [...filesOf(protocol, '.chunks.txt'), ...filesOf(protocol, '.json')].map((file) => `${CAPTURE_FOLDERS[protocol]}/${file}`),
+  );
 }
 
 function readLines(protocol: Protocol, file: string): string[] {
   const text = fs.readFileSync(path.join(folderPath(protocol), file), 'utf8');
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   return lines.map((line, index) => {
     try {
       JSON.parse(line);
@@ -135,7 +145,13 @@ export function streamCaptures(protocol: Protocol): StreamCapture[] {
 export function bodyCaptures(protocol: Protocol): BodyCapture[] {
   return filesOf(protocol, '.json').map((file) => {
     const text = fs.readFileSync(path.join(folderPath(protocol), file), 'utf8');
-    return { protocol, label: `${CAPTURE_FOLDERS[protocol]}/${file}`, name: file.slice(0, -'.json'.length), text, body: JSON.parse(text) as unknown };
+    return {
+      protocol,
+      label: `${CAPTURE_FOLDERS[protocol]}/${file}`,
+      name: file.slice(0, -'.json'.length),
+      text,
+      body: JSON.parse(text) as unknown,
+    };
   });
 }
 

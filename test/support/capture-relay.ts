@@ -58,9 +58,21 @@ export interface PassThroughRelay {
 }
 
 const KEY: AuthenticatedKey = {
-  keyId: 1, accountId: 1, accountKind: 'user', tier: 'pro', concurrencyCap: 10, groupId: 1, groupName: 'default',
-  groupFamily: null, status: 'active', expiresAt: null, quotaCredits: 0,
-  rateLimits: { fiveHours: 0, oneDay: 0, sevenDays: 0 }, ipWhitelist: [], ipBlacklist: [], secretHmac: 'capture-key',
+  keyId: 1,
+  accountId: 1,
+  accountKind: 'user',
+  tier: 'pro',
+  concurrencyCap: 10,
+  groupId: 1,
+  groupName: 'default',
+  groupFamily: null,
+  status: 'active',
+  expiresAt: null,
+  quotaCredits: 0,
+  rateLimits: { fiveHours: 0, oneDay: 0, sevenDays: 0 },
+  ipWhitelist: [],
+  ipBlacklist: [],
+  secretHmac: 'capture-key',
   allowedModels: ALLOW_EVERY_MODEL,
 };
 
@@ -79,7 +91,9 @@ function upstreamBody(pieces: readonly Buffer[]): UpstreamResponse['body'] {
   // then stalled on a drain that never came, which no socket-fed stream reproduces.)
   const readable = new Readable({
     highWaterMark: 1,
-    read() { setImmediate(() => this.push(next < pieces.length ? pieces[next++] : null)); },
+    read() {
+      setImmediate(() => this.push(next < pieces.length ? pieces[next++] : null));
+    },
   });
   const text = async (): Promise<string> => Buffer.concat(pieces).toString('utf8');
   // The relay only uses the stream interface and `.text()` of undici's BodyReadable.
@@ -94,30 +108,71 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
     metrics: createMetrics(),
     clock: { now: () => Date.now() },
   } as unknown as Dependencies; // the pass-through path reads only these four
-  interface Run { testCase: PassThroughCase; usageEvents: UsageEvent[]; released: boolean; outcome?: AttemptOutcome | 'threw'; finished: () => void }
+  interface Run {
+    testCase: PassThroughCase;
+    usageEvents: UsageEvent[];
+    released: boolean;
+    outcome?: AttemptOutcome | 'threw';
+    finished: () => void;
+  }
   let current: Run | undefined;
 
   const app = express();
   app.post('/relay', (_request, res) => {
     const run = current;
-    if (run === undefined) { res.status(500).end(); return; }
+    if (run === undefined) {
+      res.status(500).end();
+      return;
+    }
     const { testCase } = run;
     const model = catalogModel(testCase.protocol);
     const context = deterministicContext();
     const request: IrRequest = {
-      model: model.id, system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'capture' }] }], tools: [], builtinTools: [],
-      sampling: {}, stream: testCase.stream, includeUsage: testCase.includeUsage ?? true, store: false,
+      model: model.id,
+      system: [],
+      turns: [{ role: 'user', parts: [{ type: 'text', text: 'capture' }] }],
+      tools: [],
+      builtinTools: [],
+      sampling: {},
+      stream: testCase.stream,
+      includeUsage: testCase.includeUsage ?? true,
+      store: false,
     };
     const admitted: AdmittedCall = { requestId: 'req_capture', headers: () => ({}), heartbeat: async () => undefined };
     const plan: RelayPlan = {
-      protocol: testCase.protocol, requestId: 'req_capture', startedAt: 0, key: KEY, model, rawBody: {}, request, warnings: [],
+      protocol: testCase.protocol,
+      requestId: 'req_capture',
+      startedAt: 0,
+      key: KEY,
+      model,
+      rawBody: {},
+      request,
+      warnings: [],
       stream: testCase.stream,
       streamOptions: { model: model.id, includeUsage: request.includeUsage, sse: true, request, responseId: 'resp_capture' },
-      context, admitted, inputEstimate: 1, betaQuery: false, passThroughAllowed: true,
+      context,
+      admitted,
+      inputEstimate: 1,
+      betaQuery: false,
+      passThroughAllowed: true,
     };
     const call: PreparedUpstreamCall = {
-      account: { id: 7, groupId: 1, name: 'capture', protocol: testCase.protocol, baseUrl: 'http://127.0.0.1:9', credential: 'x', models: ['*'], priority: 0, weight: 1 },
-      passThrough: true, url: 'http://127.0.0.1:9/capture', headers: {}, body: '{}', decodeContext: { ...context, toolNames: {} },
+      account: {
+        id: 7,
+        groupId: 1,
+        name: 'capture',
+        protocol: testCase.protocol,
+        baseUrl: 'http://127.0.0.1:9',
+        credential: 'x',
+        models: ['*'],
+        priority: 0,
+        weight: 1,
+      },
+      passThrough: true,
+      url: 'http://127.0.0.1:9/capture',
+      headers: {},
+      body: '{}',
+      decodeContext: { ...context, toolNames: {} },
     };
     const services: RelayServices = {
       authenticator: { authenticate: async () => KEY, onInvalidated: () => () => undefined } satisfies KeyAuthenticator,
@@ -151,14 +206,18 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
       },
     );
   });
-  const server = await new Promise<Server>((resolve) => { const listening = app.listen(0, '127.0.0.1', () => resolve(listening)); });
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/relay`;
 
   return {
     async run(testCase) {
       let finished = (): void => undefined;
       // The relay bills after the client's last byte: wait for it to return, not only for the body.
-      const relayReturned = new Promise<void>((resolve) => { finished = resolve; });
+      const relayReturned = new Promise<void>((resolve) => {
+        finished = resolve;
+      });
       const run: Run = { testCase, usageEvents: [], released: false, finished: () => finished() };
       current = run;
       const answer = await fetch(url, { method: 'POST' });
@@ -166,10 +225,18 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
       await relayReturned;
       current = undefined;
       return {
-        status: answer.status, contentType: answer.headers.get('content-type'), body,
-        outcome: run.outcome ?? 'threw', usageEvents: run.usageEvents, released: run.released,
+        status: answer.status,
+        contentType: answer.headers.get('content-type'),
+        body,
+        outcome: run.outcome ?? 'threw',
+        usageEvents: run.usageEvents,
+        released: run.released,
       };
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

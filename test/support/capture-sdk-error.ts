@@ -27,10 +27,19 @@ export async function sdkErrorForEnvelope(protocol: Protocol, rendered: Rendered
     case 'messages':
       return messagesSdkError({ status: rendered.status, body: JSON.stringify(rendered.body), headers }, false);
     case 'chat':
-      return caught(() => chatClient(() => chatJson(rendered.status, rendered.body, rendered.headers))
-        .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }));
+      return caught(() =>
+        chatClient(() => chatJson(rendered.status, rendered.body, rendered.headers)).chat.completions.create({
+          model: MODEL,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      );
     case 'responses':
-      return caught(() => responsesClient(() => responsesJson(rendered.status, rendered.body, rendered.headers)).responses.create({ model: MODEL, input: 'x' }));
+      return caught(() =>
+        responsesClient(() => responsesJson(rendered.status, rendered.body, rendered.headers)).responses.create({
+          model: MODEL,
+          input: 'x',
+        }),
+      );
     case 'generate-content': {
       const { client } = generateContentClient(() => ({ status: rendered.status, body: JSON.stringify(rendered.body), headers }));
       return caught(() => client.models.generateContent({ model: MODEL, contents: 'x' }));
@@ -44,10 +53,17 @@ export async function sdkErrorForStream(protocol: Protocol, frames: readonly str
     case 'messages':
       return messagesSdkError({ body: frames }, true);
     case 'chat':
-      return caught(() => chatClient(() => chatSse(frames))
-        .chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }).finalChatCompletion());
+      return caught(() =>
+        chatClient(() => chatSse(frames))
+          .chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+          .finalChatCompletion(),
+      );
     case 'responses':
-      return caught(() => responsesClient(() => responsesSse([...frames])).responses.stream({ model: MODEL, input: 'x' }).finalResponse());
+      return caught(() =>
+        responsesClient(() => responsesSse([...frames]))
+          .responses.stream({ model: MODEL, input: 'x' })
+          .finalResponse(),
+      );
     case 'generate-content': {
       const { client } = generateContentClient(() => ({ body: frames.join(''), headers: { 'content-type': 'text/event-stream' } }));
       return caught(async () => {

@@ -26,7 +26,12 @@ import { encodeStream } from './codec-harness';
 import { chatClient, jsonResponse as chatJson, sseResponse as chatSse } from './sdk-chat';
 import { sdkClient as generateContentClient } from './sdk-generate-content';
 import { fakeMessagesClient, SDK_REQUEST } from './sdk-messages';
-import { deterministicContext, jsonResponse as responsesJson, sdkClient as responsesClient, sseResponse as responsesSse } from './sdk-responses';
+import {
+  deterministicContext,
+  jsonResponse as responsesJson,
+  sdkClient as responsesClient,
+  sseResponse as responsesSse,
+} from './sdk-responses';
 
 /** What a client of the protocol got, read from the official SDK's parsed answer. */
 export interface ClientView {
@@ -50,7 +55,7 @@ export interface SdkReplay {
 const MODEL = 'capture-replay-model';
 
 function record(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' ? value as Record<string, unknown> : {};
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }
 
 /** Arguments the way an SDK user reads them: strict `JSON.parse` (an empty string is an error). */
@@ -63,7 +68,14 @@ function parseArguments(json: string): Record<string, unknown> {
 }
 
 function messagesView(message: Anthropic.Message): ClientView {
-  const view: ClientView = { text: '', refusal: '', reasoning: '', toolCalls: [], stop: message.stop_reason ?? '', totals: { input: 0, output: 0 } };
+  const view: ClientView = {
+    text: '',
+    refusal: '',
+    reasoning: '',
+    toolCalls: [],
+    stop: message.stop_reason ?? '',
+    totals: { input: 0, output: 0 },
+  };
   for (const block of message.content) {
     if (block.type === 'text') view.text += block.text;
     else if (block.type === 'thinking') view.reasoning += block.thinking;
@@ -86,8 +98,9 @@ function chatView(completion: OpenAI.ChatCompletion, streamedReasoning?: string)
     // The SDK's accumulator keeps only the last delta of a field it does not know, so a streaming
     // client reads `reasoning_content` from the chunks; a complete message carries it whole.
     reasoning: streamedReasoning ?? String(record(message).reasoning_content ?? ''),
-    toolCalls: (message?.tool_calls ?? []).flatMap((call) => (call.type === 'function'
-      ? [{ name: call.function.name, arguments: parseArguments(call.function.arguments) }] : [])),
+    toolCalls: (message?.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function' ? [{ name: call.function.name, arguments: parseArguments(call.function.arguments) }] : [],
+    ),
     stop: choice?.finish_reason ?? '',
     totals: { input: completion.usage?.prompt_tokens ?? 0, output: completion.usage?.completion_tokens ?? 0 },
   };
@@ -147,7 +160,11 @@ function streamOptions(protocol: Protocol, context: CodecContext): InboundStream
  * Encodes the answer for `protocol` and parses it with the official SDK. `events` is the answer as
  * stream events (a decoded stream, or {@link responseToEvents} of a complete one).
  */
-export async function replayThroughSdk(protocol: Protocol, answer: { response: IrResponse; events: IrStreamEvent[] }, stream: boolean): Promise<SdkReplay> {
+export async function replayThroughSdk(
+  protocol: Protocol,
+  answer: { response: IrResponse; events: IrStreamEvent[] },
+  stream: boolean,
+): Promise<SdkReplay> {
   const context = deterministicContext();
   const options = streamOptions(protocol, context);
   const inbound = CODECS[protocol].inbound;
@@ -156,9 +173,7 @@ export async function replayThroughSdk(protocol: Protocol, answer: { response: I
   const wire = stream ? frames.join('') : JSON.stringify(body);
   switch (protocol) {
     case 'messages': {
-      const client = fakeMessagesClient(stream
-        ? { body: frames }
-        : { body: wire, headers: { 'content-type': 'application/json' } });
+      const client = fakeMessagesClient(stream ? { body: frames } : { body: wire, headers: { 'content-type': 'application/json' } });
       const message = stream ? await client.messages.stream(SDK_REQUEST).finalMessage() : await client.messages.create(SDK_REQUEST);
       return { view: messagesView(message), wire };
     }
@@ -183,7 +198,9 @@ export async function replayThroughSdk(protocol: Protocol, answer: { response: I
       if (!stream) return { view: responsesView(await responsesClient(() => responsesJson(200, body)).responses.create(request)), wire };
       const runner = responsesClient(() => responsesSse(frames)).responses.stream(request);
       let incomplete: OpenAI.Responses.Response | undefined;
-      runner.on('event', (event) => { if (event.type === 'response.incomplete') incomplete = event.response; });
+      runner.on('event', (event) => {
+        if (event.type === 'response.incomplete') incomplete = event.response;
+      });
       const final = await runner.finalResponse();
       // The SDK adopts only `response.completed` as its final snapshot: after `response.incomplete`
       // (length, content filter) `finalResponse()` is the stale `response.created` snapshot, so a
@@ -191,9 +208,9 @@ export async function replayThroughSdk(protocol: Protocol, answer: { response: I
       return { view: responsesView(incomplete ?? final), wire };
     }
     case 'generate-content': {
-      const { client } = generateContentClient(() => (stream
-        ? { body: wire, headers: { 'content-type': 'text/event-stream' } }
-        : { body: wire }));
+      const { client } = generateContentClient(() =>
+        stream ? { body: wire, headers: { 'content-type': 'text/event-stream' } } : { body: wire },
+      );
       const request = { model: MODEL, contents: 'replay' };
       if (!stream) return { view: generateContentView([await client.models.generateContent(request)]), wire };
       const chunks: GenerateContentResponse[] = [];

@@ -19,7 +19,7 @@ export interface WireShape {
 const CONTENT_KEYS = new Set(['args', 'input', 'parameters', 'metadata', 'properties', 'input_schema', 'schema']);
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
 export function keyPaths(value: unknown, prefix = '', into = new Set<string>()): Set<string> {
@@ -97,7 +97,9 @@ export function eventKind(protocol: Protocol, payload: unknown): string {
 /** The JSON payloads of an SSE stream (the Chat `[DONE]` sentinel left out). */
 export function ssePayloads(sse: string): unknown[] {
   const parser = new SseParser();
-  return [...parser.push(sse), ...parser.end()].filter((event) => event.data !== '[DONE]').map((event) => JSON.parse(event.data) as unknown);
+  return [...parser.push(sse), ...parser.end()]
+    .filter((event) => event.data !== '[DONE]')
+    .map((event) => JSON.parse(event.data) as unknown);
 }
 
 export function streamShape(protocol: Protocol, payloads: readonly unknown[]): WireShape {
@@ -126,7 +128,14 @@ export function bodyShape(protocol: Protocol, body: unknown): WireShape {
       kinds = (Array.isArray(object.output) ? object.output : []).map((item) => text(record(item)?.type));
       break;
     case 'chat':
-      kinds = [eventKind('chat', { choices: (Array.isArray(object.choices) ? object.choices : []).map((choice) => ({ ...record(choice), delta: record(choice)?.message })) })];
+      kinds = [
+        eventKind('chat', {
+          choices: (Array.isArray(object.choices) ? object.choices : []).map((choice) => ({
+            ...record(choice),
+            delta: record(choice)?.message,
+          })),
+        }),
+      ];
       break;
     case 'generate-content':
       kinds = [eventKind('generate-content', body)];
@@ -145,13 +154,15 @@ export interface ShapeDifference {
 
 export function compareShapes(capture: WireShape, simulator: WireShape, ignoredPaths: ReadonlySet<string>): ShapeDifference {
   const difference: ShapeDifference = { fields: {} };
-  if (JSON.stringify(capture.sequence) !== JSON.stringify(simulator.sequence)) difference.sequence = { capture: capture.sequence, simulator: simulator.sequence };
+  if (JSON.stringify(capture.sequence) !== JSON.stringify(simulator.sequence))
+    difference.sequence = { capture: capture.sequence, simulator: simulator.sequence };
   // Kinds only one side has are already a sequence difference; fields are compared where both have the kind.
   const kinds = Object.keys(capture.fields).filter((kind) => simulator.fields[kind] !== undefined);
   for (const kind of kinds) {
     const ours = new Set(simulator.fields[kind] ?? []);
     const theirs = new Set(capture.fields[kind] ?? []);
-    const ignored = (path: string): boolean => [...ignoredPaths].some((prefix) => path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[]`));
+    const ignored = (path: string): boolean =>
+      [...ignoredPaths].some((prefix) => path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[]`));
     const onlyCapture = [...theirs].filter((path) => !ours.has(path) && !ignored(path));
     const onlySimulator = [...ours].filter((path) => !theirs.has(path) && !ignored(path));
     if (onlyCapture.length > 0 || onlySimulator.length > 0) difference.fields[kind] = { onlyCapture, onlySimulator };

@@ -14,11 +14,15 @@ export function chargesRecorded(gateway: TestGateway, accountId = gateway.accoun
  * charge may appear. The control shows the count moves when a call is charged, and that a charge of
  * the refused calls, made on their request path before the control was sent, would have been seen.
  */
-export async function expectNothingCharged(gateway: TestGateway, refused: () => Promise<void>, control: () => Promise<void>): Promise<void> {
+export async function expectNothingCharged(
+  gateway: TestGateway,
+  refused: () => Promise<void>,
+  control: () => Promise<void>,
+): Promise<void> {
   const before = await chargesRecorded(gateway);
   await refused();
   await control();
   const deadline = Date.now() + 5_000;
-  while (await chargesRecorded(gateway) === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((await chargesRecorded(gateway)) === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   expect(await chargesRecorded(gateway)).toBe(before + 1);
 }

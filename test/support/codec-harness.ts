@@ -16,7 +16,11 @@ import type { IrResponse } from '../../src/ir/response';
 import type { IrStreamEvent } from '../../src/ir/stream-event';
 import type { TranslationWarning } from '../../src/ir/warning';
 import type {
-  CodecContext, EncodedUpstreamRequest, InboundStreamOptions, UpstreamDecodeContext, UpstreamTarget,
+  CodecContext,
+  EncodedUpstreamRequest,
+  InboundStreamOptions,
+  UpstreamDecodeContext,
+  UpstreamTarget,
 } from '../../src/protocols/codec';
 import { CODECS } from '../../src/relay/codec-registry';
 import { upstreamHeaders } from '../../src/relay/upstream-headers';
@@ -150,8 +154,12 @@ export function inlineImageUrls(request: IrRequest, inline: (url: string) => { m
  * Sends an encoded upstream request to the simulator, as the relay's upstream client would. A
  * connection cut mid-body (fault `cut`) yields the bytes received so far and `cut: true`.
  */
-export async function callSimulator(sim: Simulator, protocol: Protocol, encoded: EncodedUpstreamRequest,
-  extraHeaders: Record<string, string> = {}): Promise<{ status: number; text: string; cut: boolean }> {
+export async function callSimulator(
+  sim: Simulator,
+  protocol: Protocol,
+  encoded: EncodedUpstreamRequest,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ status: number; text: string; cut: boolean }> {
   const response = await fetch(sim.url + encoded.path, {
     method: 'POST',
     headers: { ...upstreamHeaders(protocol, SIM_KEY, encoded.headers), ...extraHeaders },
@@ -187,7 +195,12 @@ export function decodeStream(protocol: Protocol, text: string, context: Upstream
  * Feeds IR events to a client stream encoder the way `relayStream` does: an `error` event stops
  * the stream with `fail`, otherwise `end` closes it.
  */
-export function encodeStream(protocol: Protocol, events: readonly IrStreamEvent[], options: InboundStreamOptions, context: CodecContext): string[] {
+export function encodeStream(
+  protocol: Protocol,
+  events: readonly IrStreamEvent[],
+  options: InboundStreamOptions,
+  context: CodecContext,
+): string[] {
   const encoder = CODECS[protocol].inbound.createStreamEncoder(options, context);
   const frames: string[] = [];
   for (const event of events) {
@@ -215,7 +228,12 @@ export function pipelineFetch(options: PipelineOptions): (input: string | URL | 
     const clientUrl = urlOf(input);
     const clientRequest = await bodyOf(input, init);
     const trace: PipelineTrace = {
-      inbound: options.inbound, upstream: options.upstream, stream: false, clientUrl, clientRequest, decodeWarnings: [],
+      inbound: options.inbound,
+      upstream: options.upstream,
+      stream: false,
+      clientUrl,
+      clientRequest,
+      decodeWarnings: [],
     };
     options.traces.push(trace);
     try {

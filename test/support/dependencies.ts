@@ -32,7 +32,9 @@ export interface TestDependencies extends Dependencies {
 export async function createTestDependencies(options: { s3?: boolean; env?: Record<string, string> } = {}): Promise<TestDependencies> {
   const testDb = await createTestDatabase();
   const testRedis = await createTestRedis();
-  const s3 = options.s3 ? await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-s3-')), environment: 'test' }) : undefined;
+  const s3 = options.s3
+    ? await startEmbeddedS3({ port: 0, directory: mkdtempSync(path.join(os.tmpdir(), 'gw-s3-')), environment: 'test' })
+    : undefined;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     DATABASE_URL: testDb.url,
@@ -46,7 +48,13 @@ export async function createTestDependencies(options: { s3?: boolean; env?: Reco
     ...options.env,
   };
   const config: Config = loadConfig(env);
-  const storage = createObjectStorage({ endpoint: config.s3.endpoint ?? 'http://127.0.0.1:1', region: config.s3.region, bucket: config.s3.bucket, accessKeyId: config.s3.accessKeyId, secretAccessKey: config.s3.secretAccessKey });
+  const storage = createObjectStorage({
+    endpoint: config.s3.endpoint ?? 'http://127.0.0.1:1',
+    region: config.s3.region,
+    bucket: config.s3.bucket,
+    accessKeyId: config.s3.accessKeyId,
+    secretAccessKey: config.s3.secretAccessKey,
+  });
   if (s3) await storage.ensureBucket();
   const subscriber = createRedis(TEST_REDIS_URL, { waits: true });
   // DATABASE_READ_URL given: a pool of its own, as buildDependencies makes.

@@ -49,11 +49,18 @@ async function startInstance(deps: Dependencies, onClose: () => Promise<void> = 
   };
 }
 
-export async function startTestGateway(options: {
-  s3?: boolean; env?: Record<string, string>; simulator?: Parameters<typeof startSimulator>[0];
-} = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: {
+    s3?: boolean;
+    env?: Record<string, string>;
+    simulator?: Parameters<typeof startSimulator>[0];
+  } = {},
+): Promise<TestGateway> {
   const sim = await startSimulator({ port: 0, videoMs: 0, ...options.simulator });
-  const deps = await createTestDependencies({ s3: options.s3, env: { IMAGE_FETCH_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env } });
+  const deps = await createTestDependencies({
+    s3: options.s3,
+    env: { IMAGE_FETCH_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env },
+  });
   const boot = await bootstrap(deps.db, deps.crypto, deps.catalog, { simulatorUrl: sim.url, simulatorKey: 'sim-key' });
   const api = await startInstance(deps);
   return {
@@ -65,7 +72,10 @@ export async function startTestGateway(options: {
     async startSecondInstance() {
       const redis = createRedis(TEST_REDIS_URL);
       const subscriber = createRedis(TEST_REDIS_URL, { waits: true });
-      return startInstance({ ...deps, redis, subscriber }, async () => { redis.disconnect(); subscriber.disconnect(); });
+      return startInstance({ ...deps, redis, subscriber }, async () => {
+        redis.disconnect();
+        subscriber.disconnect();
+      });
     },
     async close() {
       await api.close();

@@ -10,7 +10,11 @@ import { jsonBody } from '../../src/http/json-body';
 import { createLogger } from '../../src/http/logger';
 import { requestIdMiddleware } from '../../src/http/request-id';
 
-export interface MiniApp { url: string; server: Server; close(): Promise<void> }
+export interface MiniApp {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
 
 export async function startMiniApp(router: Router, options: { maxBodyBytes?: number } = {}): Promise<MiniApp> {
   const app = express();
@@ -21,7 +25,9 @@ export async function startMiniApp(router: Router, options: { maxBodyBytes?: num
   app.use(jsonBody(options.maxBodyBytes ?? 1024 * 1024));
   app.use(router);
   app.use(createErrorMiddleware(createLogger('silent'), {}));
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -19,61 +19,91 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 
 type Json = Record<string, unknown>;
 
-const DOCUMENT = JSON.parse(readFileSync(path.join(__dirname, '../fixtures/openai-openapi/openapi.subset.json'), 'utf8')) as { components: { schemas: Record<string, Json> } };
+const DOCUMENT = JSON.parse(readFileSync(path.join(__dirname, '../fixtures/openai-openapi/openapi.subset.json'), 'utf8')) as {
+  components: { schemas: Record<string, Json> };
+};
 
 /**
  * What the document does not declare although the real API sends or accepts it. Each entry: the
  * schema, the property added (or the fields a request may leave out), and why.
  */
-export type UnderDeclaration = { schema: string; at?: ReadonlyArray<string | number>; reason: string }
-  & ({ property: string; schemaOf: Json } | { optionalInRequests: ReadonlyArray<string> } | { enumValue: string });
+export type UnderDeclaration = { schema: string; at?: ReadonlyArray<string | number>; reason: string } & (
+  { property: string; schemaOf: Json } | { optionalInRequests: ReadonlyArray<string> } | { enumValue: string }
+);
 
 export const UNDER_DECLARED: ReadonlyArray<UnderDeclaration> = [
   {
-    schema: 'Response', at: ['allOf', 2], property: 'usage', schemaOf: { anyOf: [{ $ref: '#/components/schemas/ResponseUsage' }, { type: 'null' }] },
-    reason: 'the response object of `response.created` / `response.in_progress` carries `usage: null` (OpenAI\'s own stream does); the document types it as an object only',
+    schema: 'Response',
+    at: ['allOf', 2],
+    property: 'usage',
+    schemaOf: { anyOf: [{ $ref: '#/components/schemas/ResponseUsage' }, { type: 'null' }] },
+    reason:
+      "the response object of `response.created` / `response.in_progress` carries `usage: null` (OpenAI's own stream does); the document types it as an object only",
   },
   {
-    schema: 'ResponseErrorCode', enumValue: 'context_length_exceeded',
-    reason: 'OpenAI ends a streamed request whose prompt exceeds the context window with `response.failed` whose `error.code` is `context_length_exceeded` (Codex reads it as ContextWindowExceeded: codex-rs/codex-api/src/sse/responses.rs); the document\'s enum omits it',
+    schema: 'ResponseErrorCode',
+    enumValue: 'context_length_exceeded',
+    reason:
+      "OpenAI ends a streamed request whose prompt exceeds the context window with `response.failed` whose `error.code` is `context_length_exceeded` (Codex reads it as ContextWindowExceeded: codex-rs/codex-api/src/sse/responses.rs); the document's enum omits it",
   },
   {
-    schema: 'ResponseUsage', property: 'reasoning_tokens', schemaOf: { type: 'integer' },
-    reason: 'not OpenAI\'s: the gateway\'s own top-level copy of output_tokens_details.reasoning_tokens (interface section 4), on answers to clients only',
+    schema: 'ResponseUsage',
+    property: 'reasoning_tokens',
+    schemaOf: { type: 'integer' },
+    reason:
+      "not OpenAI's: the gateway's own top-level copy of output_tokens_details.reasoning_tokens (interface section 4), on answers to clients only",
   },
   {
-    schema: 'CreateChatCompletionStreamResponse', property: 'usage', schemaOf: { anyOf: [{ $ref: '#/components/schemas/CompletionUsage' }, { type: 'null' }] },
-    reason: 'with stream_options.include_usage, OpenAI sends `usage: null` on every chunk but the last (its own API reference says so); the document types it as an object only',
+    schema: 'CreateChatCompletionStreamResponse',
+    property: 'usage',
+    schemaOf: { anyOf: [{ $ref: '#/components/schemas/CompletionUsage' }, { type: 'null' }] },
+    reason:
+      'with stream_options.include_usage, OpenAI sends `usage: null` on every chunk but the last (its own API reference says so); the document types it as an object only',
   },
   {
-    schema: 'ModelResponseProperties', property: 'user', schemaOf: { type: ['string', 'null'] },
+    schema: 'ModelResponseProperties',
+    property: 'user',
+    schemaOf: { type: ['string', 'null'] },
     reason: 'a Response object echoes `user: null` when none was sent; the document types it as a string only',
   },
   {
-    schema: 'CreateChatCompletionStreamResponse', property: 'obfuscation', schemaOf: { type: 'string' },
+    schema: 'CreateChatCompletionStreamResponse',
+    property: 'obfuscation',
+    schemaOf: { type: 'string' },
     reason: 'OpenAI adds `obfuscation` padding to stream chunks unless stream_options.include_obfuscation is false; the document omits it',
   },
   {
-    schema: 'ChatCompletionRequestAssistantMessage', property: 'annotations', schemaOf: { type: 'array' },
-    reason: 'OpenAI\'s Chat answers carry `annotations` (an empty list unless a search cites) on the assistant message, and its SDKs\' way to go on with a conversation appends that message as it came; the request schema omits it',
+    schema: 'ChatCompletionRequestAssistantMessage',
+    property: 'annotations',
+    schemaOf: { type: 'array' },
+    reason:
+      "OpenAI's Chat answers carry `annotations` (an empty list unless a search cites) on the assistant message, and its SDKs' way to go on with a conversation appends that message as it came; the request schema omits it",
   },
   {
-    schema: 'OutputMessage', optionalInRequests: ['id', 'status'],
-    reason: 'an assistant turn sent back as input without the id and status of the answer it came from is taken (Codex sends every earlier assistant message so: codex-rs/protocol/src/models.rs, ResponseItem::Message never serializes its id and has no status); the document requires both wherever the item appears',
+    schema: 'OutputMessage',
+    optionalInRequests: ['id', 'status'],
+    reason:
+      'an assistant turn sent back as input without the id and status of the answer it came from is taken (Codex sends every earlier assistant message so: codex-rs/protocol/src/models.rs, ResponseItem::Message never serializes its id and has no status); the document requires both wherever the item appears',
   },
   {
-    schema: 'OutputTextContent', optionalInRequests: ['annotations', 'logprobs'],
-    reason: 'the text of such an assistant turn is taken without the annotations and logprobs of the answer (Codex sends `{type: output_text, text}` only: codex-rs/protocol/src/models.rs, ContentItem::OutputText); the document requires both wherever the part appears',
+    schema: 'OutputTextContent',
+    optionalInRequests: ['annotations', 'logprobs'],
+    reason:
+      'the text of such an assistant turn is taken without the annotations and logprobs of the answer (Codex sends `{type: output_text, text}` only: codex-rs/protocol/src/models.rs, ContentItem::OutputText); the document requires both wherever the part appears',
   },
   // The compact endpoint's body declares only the model, input and prompt-cache fields, but Codex sends the turn's tool
   // and reasoning settings with it (openai/codex codex-rs/codex-api/src/common.rs, `CompactionInput`) and OpenAI takes them.
-  ...([
-    ['tools', { $ref: '#/components/schemas/ToolsArray' }],
-    ['parallel_tool_calls', { type: ['boolean', 'null'] }],
-    ['reasoning', { anyOf: [{ $ref: '#/components/schemas/Reasoning' }, { type: 'null' }] }],
-    ['text', { $ref: '#/components/schemas/ResponseTextParam' }],
-  ] as const).map(([property, schemaOf]) => ({
-    schema: 'CompactResponseMethodPublicBody', property, schemaOf,
+  ...(
+    [
+      ['tools', { $ref: '#/components/schemas/ToolsArray' }],
+      ['parallel_tool_calls', { type: ['boolean', 'null'] }],
+      ['reasoning', { anyOf: [{ $ref: '#/components/schemas/Reasoning' }, { type: 'null' }] }],
+      ['text', { $ref: '#/components/schemas/ResponseTextParam' }],
+    ] as const
+  ).map(([property, schemaOf]) => ({
+    schema: 'CompactResponseMethodPublicBody',
+    property,
+    schemaOf,
     reason: `Codex sends \`${property}\` to POST /v1/responses/compact (codex-rs/codex-api/src/common.rs, CompactionInput) and OpenAI's endpoint takes it; the document's compact body omits it`,
   })),
 ];
@@ -99,7 +129,13 @@ function prepare(node: unknown, close: boolean, composedPart: boolean): void {
     delete schema.oneOf;
   }
   const ownProperties = schema.properties !== undefined || schema.allOf !== undefined;
-  if (close && !composedPart && schema.properties !== undefined && schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined) {
+  if (
+    close &&
+    !composedPart &&
+    schema.properties !== undefined &&
+    schema.additionalProperties === undefined &&
+    schema.unevaluatedProperties === undefined
+  ) {
     schema.unevaluatedProperties = false;
   }
   for (const [key, value] of Object.entries(schema)) {
@@ -130,7 +166,9 @@ function build(close: boolean): Ajv2020 {
   const parts = new Set<string>();
   JSON.stringify(document, (key, value: unknown) => {
     if (key === 'allOf' && Array.isArray(value)) {
-      for (const item of value) if (item && typeof item === 'object' && typeof (item as Json).$ref === 'string') parts.add(((item as Json).$ref as string).split('/').pop()!);
+      for (const item of value)
+        if (item && typeof item === 'object' && typeof (item as Json).$ref === 'string')
+          parts.add(((item as Json).$ref as string).split('/').pop()!);
     }
     return value;
   });
@@ -156,7 +194,10 @@ function validator(schema: string, closeRequests: boolean): ValidateFunction {
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}${error.params && Object.keys(error.params).length ? ` ${JSON.stringify(error.params)}` : ''}`);
+  return (errors ?? []).map(
+    (error) =>
+      `${error.instancePath || '/'} ${error.message}${error.params && Object.keys(error.params).length ? ` ${JSON.stringify(error.params)}` : ''}`,
+  );
 }
 
 /** Problems of a body the gateway emits to a client (the document's own openness). */

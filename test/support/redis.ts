@@ -42,7 +42,10 @@ export function countSocketWrites(redis: Redis): () => number {
   let writes = 0;
   for (const name of ['writev', 'writeUtf8String', 'writeBuffer'] as const) {
     const original = handle[name].bind(handle);
-    handle[name] = (...args: unknown[]) => { writes++; return original(...args); };
+    handle[name] = (...args: unknown[]) => {
+      writes++;
+      return original(...args);
+    };
   }
   return () => writes;
 }

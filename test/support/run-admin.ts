@@ -7,14 +7,25 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 const SECRETS_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'gw-admin-cli-')), 'secrets.json');
 
-export interface AdminRun { code: number; stdout: string; stderr: string }
+export interface AdminRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export function runAdmin(env: Record<string, string>, ...args: string[]): Promise<AdminRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'admin.ts'), ...args],
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'scripts', 'admin.ts'), ...args],
       // SECRETS_FILE: a run without keys generates development secrets; they go to a temporary folder, never the checkout's .local/.
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRETS_FILE: SECRETS_FILE, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', SECRETS_FILE: SECRETS_FILE, ...env },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 

@@ -42,31 +42,46 @@ export const STOPS: Record<Protocol, { end: string; tool: string }> = {
 export function messagesClient(baseURL: string, apiKey: string): SdkClient {
   const client = new Anthropic({ apiKey, baseURL, maxRetries: 0 });
   const toAnswer = (message: Anthropic.Message): SdkAnswer => ({
-    text: message.content.filter((b): b is Anthropic.TextBlock => b.type === 'text').map((b) => b.text).join(''),
+    text: message.content
+      .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+      .map((b) => b.text)
+      .join(''),
     stop: message.stop_reason ?? '',
-    toolCalls: message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')
+    toolCalls: message.content
+      .filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')
       .map((b) => ({ id: b.id, name: b.name, arguments: b.input as Record<string, unknown> })),
-    inputTokens: message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
+    inputTokens:
+      message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0),
     outputTokens: message.usage.output_tokens,
   });
-  const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema }];
+  const tools: Anthropic.Tool[] = [
+    { name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER_SCHEMA as Anthropic.Tool.InputSchema },
+  ];
   return {
     protocol: 'messages',
     async text(model, prompt, options) {
-      return toAnswer(await client.messages.create({ model, max_tokens: options?.maxTokens ?? 256, messages: [{ role: 'user', content: prompt }] }));
+      return toAnswer(
+        await client.messages.create({ model, max_tokens: options?.maxTokens ?? 256, messages: [{ role: 'user', content: prompt }] }),
+      );
     },
     async stream(model, prompt) {
-      return toAnswer(await client.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: prompt }] }).finalMessage());
+      return toAnswer(
+        await client.messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: prompt }] }).finalMessage(),
+      );
     },
     async toolRoundTrip(model, result, options) {
-      const call = async (messages: Anthropic.MessageParam[]) => options?.stream
-        ? client.messages.stream({ model, max_tokens: 256, tools, messages }).finalMessage()
-        : client.messages.create({ model, max_tokens: 256, tools, messages });
+      const call = async (messages: Anthropic.MessageParam[]) =>
+        options?.stream
+          ? client.messages.stream({ model, max_tokens: 256, tools, messages }).finalMessage()
+          : client.messages.create({ model, max_tokens: 256, tools, messages });
       const messages: Anthropic.MessageParam[] = [{ role: 'user', content: TOOL_PROMPT }];
       const firstMessage = await call(messages);
       const first = toAnswer(firstMessage);
       messages.push({ role: 'assistant', content: firstMessage.content });
-      messages.push({ role: 'user', content: first.toolCalls.map((c) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: result })) });
+      messages.push({
+        role: 'user',
+        content: first.toolCalls.map((c) => ({ type: 'tool_result' as const, tool_use_id: c.id, content: result })),
+      });
       return { first, second: toAnswer(await call(messages)) };
     },
   };
@@ -79,26 +94,36 @@ export function chatClient(baseURL: string, apiKey: string): SdkClient {
     return {
       text: choice.message.content ?? '',
       stop: choice.finish_reason,
-      toolCalls: (choice.message.tool_calls ?? []).filter((c) => c.type === 'function')
+      toolCalls: (choice.message.tool_calls ?? [])
+        .filter((c) => c.type === 'function')
         .map((c) => ({ id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments) as Record<string, unknown> })),
       inputTokens: completion.usage?.prompt_tokens ?? 0,
       outputTokens: completion.usage?.completion_tokens ?? 0,
     };
   };
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_SCHEMA } }];
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_SCHEMA } },
+  ];
   return {
     protocol: 'chat',
     async text(model, prompt, options) {
-      return toAnswer(await client.chat.completions.create({ model, max_tokens: options?.maxTokens, messages: [{ role: 'user', content: prompt }] }));
+      return toAnswer(
+        await client.chat.completions.create({ model, max_tokens: options?.maxTokens, messages: [{ role: 'user', content: prompt }] }),
+      );
     },
     async stream(model, prompt) {
-      const stream = client.chat.completions.stream({ model, messages: [{ role: 'user', content: prompt }], stream_options: { include_usage: true } });
+      const stream = client.chat.completions.stream({
+        model,
+        messages: [{ role: 'user', content: prompt }],
+        stream_options: { include_usage: true },
+      });
       return toAnswer(await stream.finalChatCompletion());
     },
     async toolRoundTrip(model, result, options) {
-      const call = async (messages: OpenAI.ChatCompletionMessageParam[]) => options?.stream
-        ? client.chat.completions.stream({ model, tools, messages, stream_options: { include_usage: true } }).finalChatCompletion()
-        : client.chat.completions.create({ model, tools, messages });
+      const call = async (messages: OpenAI.ChatCompletionMessageParam[]) =>
+        options?.stream
+          ? client.chat.completions.stream({ model, tools, messages, stream_options: { include_usage: true } }).finalChatCompletion()
+          : client.chat.completions.create({ model, tools, messages });
       const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: TOOL_PROMPT }];
       const firstCompletion = await call(messages);
       const first = toAnswer(firstCompletion);
@@ -112,18 +137,23 @@ export function chatClient(baseURL: string, apiKey: string): SdkClient {
 export function responsesClient(baseURL: string, apiKey: string): SdkClient {
   const client = new OpenAI({ apiKey, baseURL: `${baseURL}/v1`, maxRetries: 0 });
   // `output_text` is a convenience the SDK sets on create() only; read the message items instead.
-  const outputText = (response: OpenAI.Responses.Response): string => response.output
-    .flatMap((item) => (item.type === 'message' ? item.content : []))
-    .map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+  const outputText = (response: OpenAI.Responses.Response): string =>
+    response.output
+      .flatMap((item) => (item.type === 'message' ? item.content : []))
+      .map((part) => (part.type === 'output_text' ? part.text : ''))
+      .join('');
   const toAnswer = (response: OpenAI.Responses.Response): SdkAnswer => ({
     text: outputText(response),
     stop: response.status ?? '',
-    toolCalls: response.output.filter((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call')
+    toolCalls: response.output
+      .filter((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call')
       .map((i) => ({ id: i.call_id, name: i.name, arguments: JSON.parse(i.arguments) as Record<string, unknown> })),
     inputTokens: response.usage?.input_tokens ?? 0,
     outputTokens: response.usage?.output_tokens ?? 0,
   });
-  const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_SCHEMA, strict: false }];
+  const tools: OpenAI.Responses.Tool[] = [
+    { type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_SCHEMA, strict: false },
+  ];
   return {
     protocol: 'responses',
     async text(model, prompt, options) {
@@ -133,9 +163,10 @@ export function responsesClient(baseURL: string, apiKey: string): SdkClient {
       return toAnswer(await client.responses.stream({ model, input: prompt }).finalResponse());
     },
     async toolRoundTrip(model, result, options) {
-      const call = async (input: OpenAI.Responses.ResponseInput) => options?.stream
-        ? client.responses.stream({ model, tools, input }).finalResponse()
-        : client.responses.create({ model, tools, input });
+      const call = async (input: OpenAI.Responses.ResponseInput) =>
+        options?.stream
+          ? client.responses.stream({ model, tools, input }).finalResponse()
+          : client.responses.create({ model, tools, input });
       const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: TOOL_PROMPT }];
       const firstResponse = await call(input);
       const first = toAnswer(firstResponse);
@@ -152,11 +183,17 @@ export function generateContentClient(baseURL: string, apiKey: string): SdkClien
   const toAnswer = (response: Gc, text?: string): SdkAnswer => ({
     text: text ?? response.text ?? '',
     stop: String(response.candidates?.[0]?.finishReason ?? ''),
-    toolCalls: (response.functionCalls ?? []).map((c) => ({ id: c.id ?? '', name: c.name ?? '', arguments: (c.args ?? {}) as Record<string, unknown> })),
+    toolCalls: (response.functionCalls ?? []).map((c) => ({
+      id: c.id ?? '',
+      name: c.name ?? '',
+      arguments: (c.args ?? {}) as Record<string, unknown>,
+    })),
     inputTokens: response.usageMetadata?.promptTokenCount ?? 0,
     outputTokens: (response.usageMetadata?.candidatesTokenCount ?? 0) + (response.usageMetadata?.thoughtsTokenCount ?? 0),
   });
-  const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: WEATHER_SCHEMA }] }];
+  const tools = [
+    { functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: WEATHER_SCHEMA }] },
+  ];
   /** The model's function-call parts as sent, thought signatures included: what a turn must replay (gemini-3). */
   const callParts = (response: Gc) => (response.candidates?.[0]?.content?.parts ?? []).filter((part) => part.functionCall !== undefined);
   let lastCallParts: ReturnType<typeof callParts> = [];
@@ -184,15 +221,19 @@ export function generateContentClient(baseURL: string, apiKey: string): SdkClien
     },
     async toolRoundTrip(model, result, options) {
       const contents: Content[] = [{ role: 'user', parts: [{ text: TOOL_PROMPT }] }];
-      const call = async () => options?.stream
-        ? streamToAnswer(await ai.models.generateContentStream({ model, contents, config: { tools } }))
-        : ai.models.generateContent({ model, contents, config: { tools } }).then((response) => {
-          lastCallParts = callParts(response);
-          return toAnswer(response);
-        });
+      const call = async () =>
+        options?.stream
+          ? streamToAnswer(await ai.models.generateContentStream({ model, contents, config: { tools } }))
+          : ai.models.generateContent({ model, contents, config: { tools } }).then((response) => {
+              lastCallParts = callParts(response);
+              return toAnswer(response);
+            });
       const first = await call();
       contents.push({ role: 'model', parts: lastCallParts });
-      contents.push({ role: 'user', parts: first.toolCalls.map((c) => ({ functionResponse: { id: c.id || undefined, name: c.name, response: { result } } })) });
+      contents.push({
+        role: 'user',
+        parts: first.toolCalls.map((c) => ({ functionResponse: { id: c.id || undefined, name: c.name, response: { result } } })),
+      });
       return { first, second: await call() };
     },
   };
@@ -200,9 +241,13 @@ export function generateContentClient(baseURL: string, apiKey: string): SdkClien
 
 export function sdkClient(protocol: Protocol, baseURL: string, apiKey: string): SdkClient {
   switch (protocol) {
-    case 'messages': return messagesClient(baseURL, apiKey);
-    case 'chat': return chatClient(baseURL, apiKey);
-    case 'responses': return responsesClient(baseURL, apiKey);
-    case 'generate-content': return generateContentClient(baseURL, apiKey);
+    case 'messages':
+      return messagesClient(baseURL, apiKey);
+    case 'chat':
+      return chatClient(baseURL, apiKey);
+    case 'responses':
+      return responsesClient(baseURL, apiKey);
+    case 'generate-content':
+      return generateContentClient(baseURL, apiKey);
   }
 }

@@ -46,7 +46,9 @@ export function sdkClient(answer: (request: SentRequest) => FakeAnswer): { clien
   const fakeFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
     const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, key) => { headers[key] = value; });
+    new Headers(init?.headers).forEach((value, key) => {
+      headers[key] = value;
+    });
     const rawBody = typeof init?.body === 'string' ? init.body : '{}';
     const request: SentRequest = { url, method: init?.method ?? 'GET', body: JSON.parse(rawBody) as Record<string, unknown>, headers };
     sent.push(request);
@@ -66,7 +68,11 @@ export function sdkClient(answer: (request: SentRequest) => FakeAnswer): { clien
  */
 export function foldStreamEvents(events: IrStreamEvent[]): IrResponse & { error?: GatewayError } {
   const response: IrResponse & { error?: GatewayError } = {
-    id: '', model: '', parts: [], finish: { unified: 'other', raw: null }, usage: { ...ZERO_USAGE },
+    id: '',
+    model: '',
+    parts: [],
+    finish: { unified: 'other', raw: null },
+    usage: { ...ZERO_USAGE },
   };
   const blocks = new Map<number, ContentPart>();
   for (const event of events) {
@@ -80,7 +86,14 @@ export function foldStreamEvents(events: IrStreamEvent[]): IrResponse & { error?
         let part: ContentPart;
         if (block.kind === 'text') part = { type: 'text', text: '' };
         else if (block.kind === 'reasoning') part = { type: 'reasoning', text: '', ...(block.itemId ? { itemId: block.itemId } : {}) };
-        else if (block.kind === 'tool_call') part = { type: 'tool_call', id: block.id, name: block.name, argumentsJson: '', ...(block.signature ? { signature: block.signature } : {}) };
+        else if (block.kind === 'tool_call')
+          part = {
+            type: 'tool_call',
+            id: block.id,
+            name: block.name,
+            argumentsJson: '',
+            ...(block.signature ? { signature: block.signature } : {}),
+          };
         else if (block.kind === 'refusal') part = { type: 'refusal', text: '' };
         else part = block.part;
         blocks.set(event.index, part);

@@ -33,7 +33,10 @@ export function fakeMessagesClient(answer: FakeAnswer | ((url: string, init: Req
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       const given = typeof answer === 'function' ? answer(url, init) : answer;
       const pieces = typeof given.body === 'string' ? [given.body] : given.body;
-      return new Response(streamOf(pieces), { status: given.status ?? 200, headers: given.headers ?? { 'content-type': 'text/event-stream' } });
+      return new Response(streamOf(pieces), {
+        status: given.status ?? 200,
+        headers: given.headers ?? { 'content-type': 'text/event-stream' },
+      });
     },
   });
 }

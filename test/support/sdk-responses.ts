@@ -36,7 +36,11 @@ export function capturesRoot(): string | undefined {
 }
 
 export function readCaptureLines(file: string): string[] {
-  return fs.readFileSync(file, 'utf8').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 /** Responses captures replay as `event: <type>\ndata: <line>\n\n` (captures README). */
@@ -111,7 +115,9 @@ export function collectIrStream(events: IrStreamEvent[]): CollectedStream {
   let started = false;
   let open: number | undefined;
   let nextIndex = 0;
-  const fail = (message: string): never => { throw new Error(`IR stream contract: ${message}`); };
+  const fail = (message: string): never => {
+    throw new Error(`IR stream contract: ${message}`);
+  };
   for (const event of events) {
     if (result.error !== undefined) fail(`${event.type} after error`);
     if (!started && event.type !== 'start' && event.type !== 'error') fail(`${event.type} before start`);
@@ -134,11 +140,27 @@ export function collectIrStream(events: IrStreamEvent[]): CollectedStream {
         open = event.index;
         const block = event.block;
         switch (block.kind) {
-          case 'text': result.parts.push({ type: 'text', text: '' }); break;
-          case 'refusal': result.parts.push({ type: 'refusal', text: '' }); break;
-          case 'reasoning': result.parts.push({ type: 'reasoning', text: '', ...(block.itemId ? { itemId: block.itemId } : {}) }); break;
-          case 'tool_call': result.parts.push({ type: 'tool_call', id: block.id, name: block.name, argumentsJson: '', ...(block.signature ? { signature: block.signature } : {}) }); break;
-          case 'native': result.parts.push(block.part); break;
+          case 'text':
+            result.parts.push({ type: 'text', text: '' });
+            break;
+          case 'refusal':
+            result.parts.push({ type: 'refusal', text: '' });
+            break;
+          case 'reasoning':
+            result.parts.push({ type: 'reasoning', text: '', ...(block.itemId ? { itemId: block.itemId } : {}) });
+            break;
+          case 'tool_call':
+            result.parts.push({
+              type: 'tool_call',
+              id: block.id,
+              name: block.name,
+              argumentsJson: '',
+              ...(block.signature ? { signature: block.signature } : {}),
+            });
+            break;
+          case 'native':
+            result.parts.push(block.part);
+            break;
         }
         break;
       }

@@ -21,10 +21,40 @@ export function makeTestCertificates(): TestCertificates {
     const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
     const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
     openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', ...subject, '-keyout', 'self.key', '-out', 'self.crt']);
-    openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=gateway-test-ca', '-keyout', 'ca.key', '-out', 'ca.crt']);
+    openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=gateway-test-ca',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+    ]);
     openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'leaf.key', '-out', 'leaf.csr']);
     writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-    openssl(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'san.ext', '-out', 'leaf.crt']);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      'san.ext',
+      '-out',
+      'leaf.crt',
+    ]);
     return {
       selfSigned: { key: read('self.key'), cert: read('self.crt') },
       ca: { cert: read('ca.crt') },

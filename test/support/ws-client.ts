@@ -10,8 +10,14 @@ export class WebSocketClient {
   closed: { code: number; reason: string } | undefined;
 
   private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => { this.frames.push(JSON.parse(data.toString()) as Frame); this.wake(); });
-    ws.on('close', (code, reason) => { this.closed = { code, reason: reason.toString() }; this.wake(); });
+    ws.on('message', (data) => {
+      this.frames.push(JSON.parse(data.toString()) as Frame);
+      this.wake();
+    });
+    ws.on('close', (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+      this.wake();
+    });
   }
 
   static open(url: string, headers: Record<string, string>): Promise<WebSocketClient> {
@@ -20,7 +26,9 @@ export class WebSocketClient {
       ws.once('open', () => resolve(new WebSocketClient(ws)));
       ws.once('unexpected-response', (_req, res) => {
         let body = '';
-        res.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
         res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body })));
       });
       ws.once('error', reject);

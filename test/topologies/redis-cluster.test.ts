@@ -10,7 +10,17 @@ import { createRedisKeys } from '../../src/redis/keys';
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
 import { ask, cpuSeconds, startOwnCluster } from './redis-servers';
-import { expectBilledExactly, expectBullMqWorks, expectRecordedExactly, expectExactnessSuite, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+import {
+  expectBilledExactly,
+  expectBullMqWorks,
+  expectRecordedExactly,
+  expectExactnessSuite,
+  expectNoLeaseLeft,
+  ledgerFigures,
+  mixedLoad,
+  newTally,
+  probeThroughFailover,
+} from './topology-scenario';
 
 jest.setTimeout(120_000);
 
@@ -34,8 +44,12 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
     }
   };
   /** The test account's admission hash on the slot's current master (wallet, reservations). */
-  const accountState = async (slot: number) => JSON.stringify(await ask((await cluster.masterOfSlot(slot)).port,
-    (node) => node.hgetall(createRedisKeys(world.env.REDIS_PREFIX).account(world.accountId))));
+  const accountState = async (slot: number) =>
+    JSON.stringify(
+      await ask((await cluster.masterOfSlot(slot)).port, (node) =>
+        node.hgetall(createRedisKeys(world.env.REDIS_PREFIX).account(world.accountId)),
+      ),
+    );
   afterAll(async () => {
     await world?.close();
     await cluster?.close();
@@ -60,26 +74,35 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
     const traffic = mixedLoad(world, tally, 6);
     await sleep(4_000);
     await traffic.stop();
-    const cpuPerRequestUs = ((await cpuSeconds(shardMaster.port)) - cpuBefore) * 1e6 / tally.requests;
+    const cpuPerRequestUs = (((await cpuSeconds(shardMaster.port)) - cpuBefore) * 1e6) / tally.requests;
     expect(tally.broken).toEqual([]);
     expect(tally.dropped).toBe(0);
     const delivered = tally.byStatus[200] ?? 0;
     expect(delivered).toBe(tally.requests);
     await expectBilledExactly(world, before, delivered);
     await expectRecordedExactly(world, sinceMs, tally.requests);
-    printFigures('cluster exactness', { requests: tally.requests, perSecond: Math.round(tally.requests / 4),
-      shardMasterCpuUsPerRequest: Math.round(cpuPerRequestUs), shardCeilingPerSecond: Math.round(1e6 / cpuPerRequestUs) });
+    printFigures('cluster exactness', {
+      requests: tally.requests,
+      perSecond: Math.round(tally.requests / 4),
+      shardMasterCpuUsPerRequest: Math.round(cpuPerRequestUs),
+      shardCeilingPerSecond: Math.round(1e6 / cpuPerRequestUs),
+    });
   });
 
-  it('cluster_master_failover: a killed master\'s replica takes over; refusals are 503s within 1 s, nothing billed is lost', async () => {
+  it("cluster_master_failover: a killed master's replica takes over; refusals are 503s within 1 s, nothing billed is lost", async () => {
     const before = await ledgerFigures(world.db, world.accountId);
     const tally = newTally();
     const traffic = mixedLoad(world, tally, 4);
     await sleep(1_500);
     const slot = await slotOfAccount();
     const master = await cluster.masterOfSlot(slot);
-    const figures = await probeThroughFailover(world, tally, () => master.server.kill('SIGKILL'),
-      async () => `slot ${slot} served by ${(await cluster.masterOfSlot(slot)).port} (killed: ${master.port}); account state there: ${await accountState(slot)}`);
+    const figures = await probeThroughFailover(
+      world,
+      tally,
+      () => master.server.kill('SIGKILL'),
+      async () =>
+        `slot ${slot} served by ${(await cluster.masterOfSlot(slot)).port} (killed: ${master.port}); account state there: ${await accountState(slot)}`,
+    );
     await sleep(1_000);
     await traffic.stop();
     expect(figures.refusals).toBeGreaterThan(0);
@@ -88,6 +111,13 @@ describe('Redis Cluster (3 masters, 3 replicas)', () => {
     expect((await cluster.masterOfSlot(slot)).port).not.toBe(master.port);
     const { writtenAfterMs } = await expectBilledExactly(world, before, tally.byStatus[200] ?? 0);
     const leasesGoneAfterMs = await expectNoLeaseLeft(world, LEASE_TTL_MS);
-    printFigures('cluster failover', { ...figures, requests: tally.requests, byStatus: tally.byStatus, slowestLoadRefusalMs: tally.slowestRefusalMs, writtenAfterMs, leasesGoneAfterMs });
+    printFigures('cluster failover', {
+      ...figures,
+      requests: tally.requests,
+      byStatus: tally.byStatus,
+      slowestLoadRefusalMs: tally.slowestRefusalMs,
+      writtenAfterMs,
+      leasesGoneAfterMs,
+    });
   });
 });

@@ -7,7 +7,16 @@
 import { printFigures } from '../chaos/chaos-figures';
 import { sleep, startChaosWorld, type ChaosWorld } from '../chaos/chaos-harness';
 import { cpuSeconds, startOwnSentinelSet } from './redis-servers';
-import { expectBilledExactly, expectBullMqWorks, expectExactnessSuite, expectNoLeaseLeft, ledgerFigures, mixedLoad, newTally, probeThroughFailover } from './topology-scenario';
+import {
+  expectBilledExactly,
+  expectBullMqWorks,
+  expectExactnessSuite,
+  expectNoLeaseLeft,
+  ledgerFigures,
+  mixedLoad,
+  newTally,
+  probeThroughFailover,
+} from './topology-scenario';
 
 jest.setTimeout(120_000);
 
@@ -43,14 +52,18 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
     const traffic = mixedLoad(world, tally, 6);
     await sleep(4_000);
     await traffic.stop();
-    const cpuPerRequestUs = ((await cpuSeconds(sentinel.primary.port)) - cpuBefore) * 1e6 / tally.requests;
+    const cpuPerRequestUs = (((await cpuSeconds(sentinel.primary.port)) - cpuBefore) * 1e6) / tally.requests;
     expect(tally.broken).toEqual([]);
     expect(tally.dropped).toBe(0);
     const delivered = tally.byStatus[200] ?? 0;
     expect(delivered).toBe(tally.requests);
     await expectBilledExactly(world, before, delivered);
-    printFigures('sentinel exactness', { requests: tally.requests, perSecond: Math.round(tally.requests / 4),
-      primaryCpuUsPerRequest: Math.round(cpuPerRequestUs), ceilingPerSecond: Math.round(1e6 / cpuPerRequestUs) });
+    printFigures('sentinel exactness', {
+      requests: tally.requests,
+      perSecond: Math.round(tally.requests / 4),
+      primaryCpuUsPerRequest: Math.round(cpuPerRequestUs),
+      ceilingPerSecond: Math.round(1e6 / cpuPerRequestUs),
+    });
   });
 
   it('sentinel_primary_failover: the replica is promoted; refusals are 503s within 1 s, nothing billed is lost', async () => {
@@ -58,8 +71,13 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
     const tally = newTally();
     const traffic = mixedLoad(world, tally, 4);
     await sleep(1_500);
-    const figures = await probeThroughFailover(world, tally, () => sentinel.primary.server.kill('SIGKILL'),
-      async () => `sentinels name port ${await sentinel.currentPrimaryPort()} as primary (killed: ${sentinel.primary.port}); sentinel log: ${sentinel.nodes[2]!.server.output.slice(-8).join(' | ')}`);
+    const figures = await probeThroughFailover(
+      world,
+      tally,
+      () => sentinel.primary.server.kill('SIGKILL'),
+      async () =>
+        `sentinels name port ${await sentinel.currentPrimaryPort()} as primary (killed: ${sentinel.primary.port}); sentinel log: ${sentinel.nodes[2]!.server.output.slice(-8).join(' | ')}`,
+    );
     await sleep(1_000);
     await traffic.stop();
     expect(figures.refusals).toBeGreaterThan(0);
@@ -68,6 +86,13 @@ describe('Redis Sentinel (primary, replica, three sentinels)', () => {
     expect(await sentinel.currentPrimaryPort()).not.toBe(sentinel.primary.port);
     const { writtenAfterMs } = await expectBilledExactly(world, before, tally.byStatus[200] ?? 0);
     const leasesGoneAfterMs = await expectNoLeaseLeft(world, LEASE_TTL_MS);
-    printFigures('sentinel failover', { ...figures, requests: tally.requests, byStatus: tally.byStatus, slowestLoadRefusalMs: tally.slowestRefusalMs, writtenAfterMs, leasesGoneAfterMs });
+    printFigures('sentinel failover', {
+      ...figures,
+      requests: tally.requests,
+      byStatus: tally.byStatus,
+      slowestLoadRefusalMs: tally.slowestRefusalMs,
+      writtenAfterMs,
+      leasesGoneAfterMs,
+    });
   });
 });

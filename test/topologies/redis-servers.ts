@@ -24,7 +24,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface RedisNodeProcess { port: number; server: ChildHandle }
+export interface RedisNodeProcess {
+  port: number;
+  server: ChildHandle;
+}
 
 export interface OwnTopology {
   /** The gateway's environment for this topology (REDIS_URL blanked: one topology at a time). */
@@ -36,7 +39,7 @@ export interface OwnTopology {
 const NO_PERSISTENCE = ['--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'];
 
 async function startServer(dir: string, args: string[], port?: number): Promise<RedisNodeProcess> {
-  const chosen = port ?? await freePort();
+  const chosen = port ?? (await freePort());
   const server = startChild('redis-server', ['--port', String(chosen), '--dir', dir, ...NO_PERSISTENCE, ...args], {});
   await server.waitFor(/Ready to accept connections|Sentinel ID is/, 20_000);
   return { port: chosen, server };
@@ -75,16 +78,44 @@ export async function startOwnCluster(): Promise<OwnTopology & { masterOfSlot(sl
   const nodes: RedisNodeProcess[] = [];
   for (let index = 0; index < 6; index++) {
     // The bus port is chosen too: port + 10000 may be taken or past 65535.
-    nodes.push(await startServer(dir, ['--cluster-enabled', 'yes', '--cluster-port', String(await freePort()), '--cluster-config-file', `nodes-${index}.conf`, '--cluster-node-timeout', '1000',
-      '--cluster-replica-validity-factor', '0', '--cluster-allow-reads-when-down', 'no']));
+    nodes.push(
+      await startServer(dir, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-port',
+        String(await freePort()),
+        '--cluster-config-file',
+        `nodes-${index}.conf`,
+        '--cluster-node-timeout',
+        '1000',
+        '--cluster-replica-validity-factor',
+        '0',
+        '--cluster-allow-reads-when-down',
+        'no',
+      ]),
+    );
   }
-  execFileSync('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes'], { stdio: 'pipe' });
-  await eventuallyTrue('cluster state ok on every node', async () => {
-    const states = await Promise.all(nodes.map((node) => ask(node.port, (redis) => redis.cluster('INFO'))));
-    return states.every((info) => String(info).includes('cluster_state:ok'));
-  }, 30_000);
+  execFileSync(
+    'redis-cli',
+    ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+    { stdio: 'pipe' },
+  );
+  await eventuallyTrue(
+    'cluster state ok on every node',
+    async () => {
+      const states = await Promise.all(nodes.map((node) => ask(node.port, (redis) => redis.cluster('INFO'))));
+      return states.every((info) => String(info).includes('cluster_state:ok'));
+    },
+    30_000,
+  );
   return {
-    env: { REDIS_URL: '', REDIS_CLUSTER_NODES: nodes.slice(0, 3).map((node) => `127.0.0.1:${node.port}`).join(',') },
+    env: {
+      REDIS_URL: '',
+      REDIS_CLUSTER_NODES: nodes
+        .slice(0, 3)
+        .map((node) => `127.0.0.1:${node.port}`)
+        .join(','),
+    },
     nodes,
     async masterOfSlot(slot) {
       const live = nodes.find((node) => node.server.child.exitCode === null && node.server.child.signalCode === null)!;
@@ -106,32 +137,53 @@ export async function startOwnCluster(): Promise<OwnTopology & { masterOfSlot(sl
  * failover whose leader election split the votes is tried again after 2 × failover-timeout: 4 s here
  * (with the default 3 minutes a split vote on a busy machine outlasts the test).
  */
-export async function startOwnSentinelSet(name = 'gw'): Promise<OwnTopology & { primary: RedisNodeProcess; currentPrimaryPort(): Promise<number> }> {
+export async function startOwnSentinelSet(
+  name = 'gw',
+): Promise<OwnTopology & { primary: RedisNodeProcess; currentPrimaryPort(): Promise<number> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-sentinel-'));
   const primary = await startServer(dir, []);
   const replica = await startServer(dir, ['--replicaof', '127.0.0.1', String(primary.port)]);
-  await eventuallyTrue('replica in sync', async () => String(await ask(replica.port, (redis) => redis.info('replication'))).includes('master_link_status:up'), 20_000);
+  await eventuallyTrue(
+    'replica in sync',
+    async () => String(await ask(replica.port, (redis) => redis.info('replication'))).includes('master_link_status:up'),
+    20_000,
+  );
   const sentinels: RedisNodeProcess[] = [];
   for (let index = 0; index < 3; index++) {
     const port = await freePort();
     const conf = path.join(dir, `sentinel-${index}.conf`);
-    writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
-      `sentinel down-after-milliseconds ${name} 1000`, `sentinel failover-timeout ${name} 2000`, `sentinel parallel-syncs ${name} 1`, ''].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 2000`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
     const server = startChild('redis-server', [conf, '--sentinel'], {});
     await server.waitFor(/Sentinel ID is/, 20_000);
     sentinels.push({ port, server });
   }
   const currentPrimaryPort = async () => {
     const live = sentinels.find((sentinel) => sentinel.server.child.exitCode === null)!;
-    const address = await ask(live.port, (redis) => redis.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string];
+    const address = (await ask(live.port, (redis) => redis.call('SENTINEL', 'get-master-addr-by-name', name))) as [string, string];
     return Number(address[1]);
   };
-  await eventuallyTrue('sentinels see the replica and each other', async () => {
-    const flat = await ask(sentinels[0]!.port, (redis) => redis.call('SENTINEL', 'master', name)) as string[];
-    const fields = new Map<string, string>();
-    for (let index = 0; index + 1 < flat.length; index += 2) fields.set(flat[index]!, flat[index + 1]!);
-    return Number(fields.get('num-slaves')) >= 1 && Number(fields.get('num-other-sentinels')) >= 2;
-  }, 30_000);
+  await eventuallyTrue(
+    'sentinels see the replica and each other',
+    async () => {
+      const flat = (await ask(sentinels[0]!.port, (redis) => redis.call('SENTINEL', 'master', name))) as string[];
+      const fields = new Map<string, string>();
+      for (let index = 0; index + 1 < flat.length; index += 2) fields.set(flat[index]!, flat[index + 1]!);
+      return Number(fields.get('num-slaves')) >= 1 && Number(fields.get('num-other-sentinels')) >= 2;
+    },
+    30_000,
+  );
   return {
     env: { REDIS_URL: '', REDIS_SENTINELS: sentinels.map((sentinel) => `127.0.0.1:${sentinel.port}`).join(','), REDIS_SENTINEL_NAME: name },
     nodes: [primary, replica, ...sentinels],

@@ -24,14 +24,35 @@ describe('Redis over TLS', () => {
   const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const startTlsServer = async (args: string[], ready = /Ready to accept connections/) => {
     const port = await freePort();
-    const server = startChild('redis-server', ['--port', '0', '--tls-port', String(port), ...tlsArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...args], {});
+    const server = startChild(
+      'redis-server',
+      [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        ...tlsArgs,
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        ...args,
+      ],
+      {},
+    );
     children.push(server);
     await server.waitFor(ready, 20_000);
     return port;
   };
   const probeTarget = async (env: Record<string, string>) => {
     const config = loadConfig({ ...secrets, ...env });
-    const probe = startNodeProcess('test/topologies/tls-probe.ts', { NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.crt') }, [JSON.stringify(config.redis)]);
+    const probe = startNodeProcess('test/topologies/tls-probe.ts', { NODE_EXTRA_CA_CERTS: path.join(dir, 'ca.crt') }, [
+      JSON.stringify(config.redis),
+    ]);
     children.push(probe);
     const [line] = await probe.waitFor(/TLS OK \w+/, 30_000);
     return line;
@@ -42,8 +63,33 @@ describe('Redis over TLS', () => {
     openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=test-ca', '-keyout', 'ca.key', '-out', 'ca.crt']);
     openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'redis.key', '-out', 'redis.csr']);
     writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-    openssl(['x509', '-req', '-in', 'redis.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'san.ext', '-out', 'redis.crt']);
-    tlsArgs = ['--tls-cert-file', path.join(dir, 'redis.crt'), '--tls-key-file', path.join(dir, 'redis.key'), '--tls-ca-cert-file', path.join(dir, 'ca.crt'), '--tls-auth-clients', 'no'];
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      'redis.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      'san.ext',
+      '-out',
+      'redis.crt',
+    ]);
+    tlsArgs = [
+      '--tls-cert-file',
+      path.join(dir, 'redis.crt'),
+      '--tls-key-file',
+      path.join(dir, 'redis.key'),
+      '--tls-ca-cert-file',
+      path.join(dir, 'ca.crt'),
+      '--tls-auth-clients',
+      'no',
+    ];
   });
   afterAll(async () => {
     await Promise.all(children.map((child) => child.kill('SIGKILL')));
@@ -52,8 +98,23 @@ describe('Redis over TLS', () => {
 
   it('redis_cluster_over_tls: REDIS_CLUSTER_NODES=rediss://… reaches every node over TLS', async () => {
     // One master holding every slot: enough for the client's slot map, its node connections and pub/sub.
-    const port = await startTlsServer(['--cluster-enabled', 'yes', '--cluster-config-file', 'tls-nodes.conf', '--tls-cluster', 'yes', '--cluster-announce-ip', '127.0.0.1', '--cluster-port', String(await freePort())]);
-    execFileSync('redis-cli', ['--tls', '--cacert', path.join(dir, 'ca.crt'), '-p', String(port), 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383'], { stdio: 'pipe' });
+    const port = await startTlsServer([
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'tls-nodes.conf',
+      '--tls-cluster',
+      'yes',
+      '--cluster-announce-ip',
+      '127.0.0.1',
+      '--cluster-port',
+      String(await freePort()),
+    ]);
+    execFileSync(
+      'redis-cli',
+      ['--tls', '--cacert', path.join(dir, 'ca.crt'), '-p', String(port), 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383'],
+      { stdio: 'pipe' },
+    );
     expect(await probeTarget({ REDIS_CLUSTER_NODES: `rediss://127.0.0.1:${port}` })).toBe('TLS OK cluster');
   });
 
@@ -61,12 +122,27 @@ describe('Redis over TLS', () => {
     const primary = await startTlsServer([]);
     const sentinelPort = await freePort();
     const conf = path.join(dir, 'sentinel.conf');
-    writeFileSync(conf, [`port 0`, `tls-port ${sentinelPort}`, `tls-cert-file ${path.join(dir, 'redis.crt')}`, `tls-key-file ${path.join(dir, 'redis.key')}`,
-      `tls-ca-cert-file ${path.join(dir, 'ca.crt')}`, 'tls-auth-clients no', 'tls-replication yes', 'bind 127.0.0.1', `dir ${dir}`,
-      `sentinel monitor tlsgw 127.0.0.1 ${primary} 1`, ''].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        `port 0`,
+        `tls-port ${sentinelPort}`,
+        `tls-cert-file ${path.join(dir, 'redis.crt')}`,
+        `tls-key-file ${path.join(dir, 'redis.key')}`,
+        `tls-ca-cert-file ${path.join(dir, 'ca.crt')}`,
+        'tls-auth-clients no',
+        'tls-replication yes',
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor tlsgw 127.0.0.1 ${primary} 1`,
+        '',
+      ].join('\n'),
+    );
     const sentinel = startChild('redis-server', [conf, '--sentinel'], {});
     children.push(sentinel);
     await sentinel.waitFor(/\+monitor master tlsgw/, 20_000);
-    expect(await probeTarget({ REDIS_SENTINELS: `rediss://127.0.0.1:${sentinelPort}`, REDIS_SENTINEL_NAME: 'tlsgw' })).toBe('TLS OK sentinel');
+    expect(await probeTarget({ REDIS_SENTINELS: `rediss://127.0.0.1:${sentinelPort}`, REDIS_SENTINEL_NAME: 'tlsgw' })).toBe(
+      'TLS OK sentinel',
+    );
   });
 });

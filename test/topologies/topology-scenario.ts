@@ -15,7 +15,18 @@ import { envelopeProblem } from '../fuzz/envelopes';
 import { probe } from '../fuzz/http-probe';
 import { sleep, type ChaosWorld } from '../chaos/chaos-harness';
 import { createTrafficKeys, planCalls, runCall, runTraffic, type TrafficTarget } from '../integration/billing/gateway-traffic';
-import { accountingView, CALLS, eventually, ledgerFigures, newTally, PROTOCOLS, record, streamedCall, type LedgerFigures, type Tally } from '../chaos/chaos-figures';
+import {
+  accountingView,
+  CALLS,
+  eventually,
+  ledgerFigures,
+  newTally,
+  PROTOCOLS,
+  record,
+  streamedCall,
+  type LedgerFigures,
+  type Tally,
+} from '../chaos/chaos-figures';
 
 type CallSurface = keyof typeof CALLS;
 
@@ -36,15 +47,29 @@ export function mixedLoad(world: ChaosWorld, tally: Tally, connections: number):
       }
     }
   });
-  return { async stop() { stopped = true; await Promise.all(loops); } };
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
 }
 
 /** Delivered answers (200) billed exactly once: a usage row each, the wallet down by their sum. */
-export async function expectBilledExactly(world: ChaosWorld, before: LedgerFigures, delivered: number, timeoutMs = 25_000): Promise<{ figures: LedgerFigures; writtenAfterMs: number }> {
+export async function expectBilledExactly(
+  world: ChaosWorld,
+  before: LedgerFigures,
+  delivered: number,
+  timeoutMs = 25_000,
+): Promise<{ figures: LedgerFigures; writtenAfterMs: number }> {
   // A usage event Redis lost in a failover is appended again by the API after 10 s (confirmAfterMs);
   // one a worker read when the primary died is read again at once, not after the 30 s claim.
-  const { value: after, afterMs } = await eventually('every delivered answer written', () => ledgerFigures(world.db, world.accountId),
-    (figures) => figures.usageRows - before.usageRows >= delivered, timeoutMs);
+  const { value: after, afterMs } = await eventually(
+    'every delivered answer written',
+    () => ledgerFigures(world.db, world.accountId),
+    (figures) => figures.usageRows - before.usageRows >= delivered,
+    timeoutMs,
+  );
   await sleep(1_500);
   const settled = await ledgerFigures(world.db, world.accountId);
   expect(settled).toEqual(after);
@@ -59,9 +84,15 @@ export async function expectBilledExactly(world: ChaosWorld, before: LedgerFigur
  * account's shard stream; the request-log worker reads every shard.
  */
 export async function expectRecordedExactly(world: ChaosWorld, sinceMs: number, requests: number, timeoutMs = 25_000): Promise<void> {
-  const count = async () => Number((await world.db.query<{ n: string }>(
-    'SELECT count(*) AS n FROM request_records WHERE account_id = $1 AND created_at >= $2 AND NOT provisional',
-    [world.accountId, new Date(sinceMs)])).rows[0]!.n);
+  const count = async () =>
+    Number(
+      (
+        await world.db.query<{ n: string }>(
+          'SELECT count(*) AS n FROM request_records WHERE account_id = $1 AND created_at >= $2 AND NOT provisional',
+          [world.accountId, new Date(sinceMs)],
+        )
+      ).rows[0]!.n,
+    );
   await eventually('every request recorded', count, (n) => n >= requests, timeoutMs);
   expect(await count()).toBe(requests);
 }
@@ -84,7 +115,13 @@ export interface FailoverFigures {
  * Right after `kill`, probes the protocols in turn until each answered 200 again: every answer in
  * between is a 200 or a 503 in the protocol's unavailable shape, with Retry-After, within 1 s.
  */
-export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill: () => Promise<void>, describe: () => Promise<string>, timeoutMs = 30_000): Promise<FailoverFigures> {
+export async function probeThroughFailover(
+  world: ChaosWorld,
+  tally: Tally,
+  kill: () => Promise<void>,
+  describe: () => Promise<string>,
+  timeoutMs = 30_000,
+): Promise<FailoverFigures> {
   await kill();
   const killedAt = Date.now();
   const resumed = new Set<CallSurface>();
@@ -92,7 +129,9 @@ export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill
   for (let turn = 0; resumed.size < PROTOCOLS.length; turn++) {
     if (Date.now() - killedAt > timeoutMs) {
       const apiLog = world.api.output.slice(-5).join('\n');
-      throw new Error(`traffic did not resume within ${timeoutMs} ms: ${JSON.stringify(figures)}; ${await describe().catch(String)}; API log:\n${apiLog}`);
+      throw new Error(
+        `traffic did not resume within ${timeoutMs} ms: ${JSON.stringify(figures)}; ${await describe().catch(String)}; API log:\n${apiLog}`,
+      );
     }
     const surface = PROTOCOLS[turn % PROTOCOLS.length]!;
     const startedAt = Date.now();
@@ -107,7 +146,12 @@ export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill
     figures.slowestRefusalMs = Math.max(figures.slowestRefusalMs, ms);
     // Anything but a 503 names the topology's state (a 402 here once came from an unexplained wallet).
     const state = answer.status === 503 ? '' : await describe().catch(String);
-    expect({ surface, status: answer.status, text: answer.status === 503 ? '' : answer.text, state }).toEqual({ surface, status: 503, text: '', state: '' });
+    expect({ surface, status: answer.status, text: answer.status === 503 ? '' : answer.text, state }).toEqual({
+      surface,
+      status: 503,
+      text: '',
+      state: '',
+    });
     expect(answer.json).toMatchObject(UNAVAILABLE_SHAPE[surface]);
     expect(envelopeProblem(surface, answer.json)).toBeUndefined();
     expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
@@ -120,7 +164,14 @@ export async function probeThroughFailover(world: ChaosWorld, tally: Tally, kill
 
 /** Every lease is released or has expired within its TTL (the accounting headers count them). */
 export async function expectNoLeaseLeft(world: ChaosWorld, leaseTtlMs: number): Promise<number> {
-  return (await eventually('no lease left', () => accountingView(world.api.url, world.key), (view) => view?.leases === 0, leaseTtlMs + 5_000)).afterMs;
+  return (
+    await eventually(
+      'no lease left',
+      () => accountingView(world.api.url, world.key),
+      (view) => view?.leases === 0,
+      leaseTtlMs + 5_000,
+    )
+  ).afterMs;
 }
 
 /**
@@ -134,11 +185,24 @@ export async function expectBullMqWorks(world: ChaosWorld): Promise<void> {
   const prefix = createRedisKeys(config.redisPrefix).bullPrefix();
   const maintenance = new Queue('maintenance', { connection: createRedis(config.redis, { waits: true }), prefix });
   const probeQueue = new Queue('topology-probe', { connection: createRedis(config.redis, { waits: true }), prefix });
-  const worker = new Worker('topology-probe', async (job) => `done ${String(job.data.n)}`, { connection: createRedis(config.redis, { waits: true }), prefix });
+  const worker = new Worker('topology-probe', async (job) => `done ${String(job.data.n)}`, {
+    connection: createRedis(config.redis, { waits: true }),
+    prefix,
+  });
   try {
-    await eventually('maintenance scheduler registered by the worker process', () => maintenance.getJobSchedulersCount(), (count) => count >= 1, 40_000);
+    await eventually(
+      'maintenance scheduler registered by the worker process',
+      () => maintenance.getJobSchedulersCount(),
+      (count) => count >= 1,
+      40_000,
+    );
     const job = await probeQueue.add('probe', { n: 7 });
-    await eventually('the probe job completed', () => job.getState(), (state) => state === 'completed', 40_000);
+    await eventually(
+      'the probe job completed',
+      () => job.getState(),
+      (state) => state === 'completed',
+      40_000,
+    );
     expect((await Job.fromId(probeQueue, job.id!))?.returnvalue).toBe('done 7');
   } finally {
     await worker.close();
@@ -154,22 +218,45 @@ export { newTally, ledgerFigures };
  * the world's API process: every billable call has its row at its expected cost (an aborted stream:
  * something, less than the whole answer), no failed call has one, the wallet drop is their sum.
  */
-export async function expectExactnessSuite(world: ChaosWorld, calls: number, concurrency: number): Promise<{ calls: number; rows: number }> {
+export async function expectExactnessSuite(
+  world: ChaosWorld,
+  calls: number,
+  concurrency: number,
+): Promise<{ calls: number; rows: number }> {
   const config = loadConfig(world.env);
   const deps = { db: world.db, crypto: createSecretCrypto(config.encryptionKey, config.hmacSecret), catalog: new Catalog(DEFAULT_CATALOG) };
   const target = { url: world.api.url, deps: deps as TrafficTarget['deps'] };
-  const keys = await createTrafficKeys({ deps: deps as TrafficTarget['deps'], sim: { url: world.simUrl } as never, accountId: world.accountId, key: world.key });
+  const keys = await createTrafficKeys({
+    deps: deps as TrafficTarget['deps'],
+    sim: { url: world.simUrl } as never,
+    accountId: world.accountId,
+    key: world.key,
+  });
   const before = await ledgerFigures(world.db, world.accountId);
   const startedAt = new Date(Date.now() - 1_000);
   // The API process learns of the new groups at its next upstream refresh (every few seconds); the
   // one probe that succeeds is billed too.
   const probePlan = planCalls(3)[2]!;
-  await eventually('the new groups known to the API', () => runCall(target, keys, probePlan), (result) => result.status === 200, 20_000);
+  await eventually(
+    'the new groups known to the API',
+    () => runCall(target, keys, probePlan),
+    (result) => result.status === 200,
+    20_000,
+  );
   const results = await runTraffic(target, keys, planCalls(calls), concurrency);
   const billable = results.filter((result) => result.kind === 'ok' || result.kind === 'failover' || result.kind === 'abort');
-  await eventually('every billable call written', () => ledgerFigures(world.db, world.accountId), (figures) => figures.usageRows - before.usageRows >= billable.length + 1, 25_000);
-  const rows = (await world.db.query<{ request_id: string; credits: number; status: string }>(
-    'SELECT request_id, credits::int AS credits, status FROM usage_rows WHERE account_id = $1 AND started_at >= $2', [world.accountId, startedAt])).rows;
+  await eventually(
+    'every billable call written',
+    () => ledgerFigures(world.db, world.accountId),
+    (figures) => figures.usageRows - before.usageRows >= billable.length + 1,
+    25_000,
+  );
+  const rows = (
+    await world.db.query<{ request_id: string; credits: number; status: string }>(
+      'SELECT request_id, credits::int AS credits, status FROM usage_rows WHERE account_id = $1 AND started_at >= $2',
+      [world.accountId, startedAt],
+    )
+  ).rows;
   const byRequest = new Map(rows.map((row) => [row.request_id, row]));
   for (const result of results) {
     const row = result.requestId === null ? undefined : byRequest.get(result.requestId);

@@ -9,8 +9,24 @@ import { usd } from '../format';
 import { readSse } from '../sse';
 import { protocolCall, type PlaygroundInput } from './playground-protocols';
 
-const SHOWN_HEADERS = ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-remaining-credits', 'x-org-quota-remaining-credits', 'x-gateway-warnings'];
-const EXAMPLE_TOOL = JSON.stringify({ name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, null, 2);
+const SHOWN_HEADERS = [
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-quota-remaining-credits',
+  'x-org-quota-remaining-credits',
+  'x-gateway-warnings',
+];
+const EXAMPLE_TOOL = JSON.stringify(
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+  null,
+  2,
+);
 
 async function readImage(file: File): Promise<{ mediaType: string; data: string }> {
   const url = await new Promise<string>((resolve, reject) => {
@@ -55,7 +71,7 @@ export function Playground() {
   const chatModels = models.data?.data.filter((m) => m.kind === 'chat') ?? [];
   const chosenModel = chatModels.find((m) => m.id === model) ?? chatModels[0];
   const protocols = chosenModel?.protocols ?? [];
-  const chosenProtocol = protocols.includes(protocol) ? protocol : protocols[0] ?? 'chat';
+  const chosenProtocol = protocols.includes(protocol) ? protocol : (protocols[0] ?? 'chat');
   const activeKeys = keys.data?.data.filter((k) => k.status === 'active') ?? [];
   const chosenKey = activeKeys.find((k) => String(k.id) === keyId) ?? activeKeys[0];
 
@@ -65,15 +81,29 @@ export function Playground() {
     abort.current?.abort();
     const controller = new AbortController();
     abort.current = controller;
-    setAnswer(''); setToolCall(''); setHeaders([]); setUsage(undefined); setCost(''); setError(undefined); setStatus('streaming');
+    setAnswer('');
+    setToolCall('');
+    setHeaders([]);
+    setUsage(undefined);
+    setCost('');
+    setError(undefined);
+    setStatus('streaming');
     try {
       const input: PlaygroundInput = { model: chosenModel.id, prompt };
       if (image) input.image = await readImage(image);
       if (useTool) input.tool = JSON.parse(tool) as PlaygroundInput['tool'];
       const secret = await keySecret(chosenKey.id);
       const call = protocolCall(chosenProtocol, input, secret);
-      const response = await fetch(call.url, { method: 'POST', headers: call.headers, body: JSON.stringify(call.body), signal: controller.signal, credentials: 'omit' });
-      setHeaders(SHOWN_HEADERS.map((name) => [name, response.headers.get(name) ?? '']).filter(([, value]) => value) as Array<[string, string]>);
+      const response = await fetch(call.url, {
+        method: 'POST',
+        headers: call.headers,
+        body: JSON.stringify(call.body),
+        signal: controller.signal,
+        credentials: 'omit',
+      });
+      setHeaders(
+        SHOWN_HEADERS.map((name) => [name, response.headers.get(name) ?? '']).filter(([, value]) => value) as Array<[string, string]>,
+      );
       if (!response.ok) {
         const body: unknown = await response.json().catch(() => ({}));
         throw new Error(`${response.status}: ${errorMessage(body, response.status).message}`);
@@ -102,42 +132,117 @@ export function Playground() {
       <ErrorNote error={keys.error ?? models.error} />
       <form className="panel" onSubmit={(event) => void send(event)} aria-label="Playground request">
         <div className="grid">
-          <div className="field"><label htmlFor="pg-key">Key</label>
+          <div className="field">
+            <label htmlFor="pg-key">Key</label>
             <select id="pg-key" value={chosenKey?.id ?? ''} onChange={(e) => setKeyId(e.target.value)}>
-              {activeKeys.map((k) => <option key={k.id} value={k.id}>{k.name} ({k.key})</option>)}
-            </select></div>
-          <div className="field"><label htmlFor="pg-model">Model</label>
+              {activeKeys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name} ({k.key})
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="pg-model">Model</label>
             <select id="pg-model" value={chosenModel?.id ?? ''} onChange={(e) => setModel(e.target.value)}>
-              {chatModels.map((m) => <option key={m.id} value={m.id}>{m.id}</option>)}
-            </select></div>
-          <div className="field"><label htmlFor="pg-protocol">Protocol</label>
+              {chatModels.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.id}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="pg-protocol">Protocol</label>
             <select id="pg-protocol" value={chosenProtocol} onChange={(e) => setProtocol(e.target.value)}>
-              {protocols.map((p) => <option key={p} value={p}>{p}</option>)}
-            </select></div>
+              {protocols.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </div>
         </div>
-        <div className="field"><label htmlFor="pg-prompt">Prompt</label>
-          <textarea id="pg-prompt" rows={4} value={prompt} onChange={(e) => setPrompt(e.target.value)} required /></div>
-        <div className="field"><label htmlFor="pg-image">Image (optional)</label>
-          <input id="pg-image" type="file" accept="image/png,image/jpeg,image/webp,image/gif" onChange={(e) => setImage(e.target.files?.[0])} /></div>
-        <label className="inline"><input type="checkbox" checked={useTool} onChange={(e) => setUseTool(e.target.checked)} /> Offer a tool</label>
-        {useTool && <div className="field"><label htmlFor="pg-tool">Tool definition (JSON: name, description, parameters)</label>
-          <textarea id="pg-tool" rows={8} value={tool} onChange={(e) => setTool(e.target.value)} spellCheck={false} /></div>}
+        <div className="field">
+          <label htmlFor="pg-prompt">Prompt</label>
+          <textarea id="pg-prompt" rows={4} value={prompt} onChange={(e) => setPrompt(e.target.value)} required />
+        </div>
+        <div className="field">
+          <label htmlFor="pg-image">Image (optional)</label>
+          <input
+            id="pg-image"
+            type="file"
+            accept="image/png,image/jpeg,image/webp,image/gif"
+            onChange={(e) => setImage(e.target.files?.[0])}
+          />
+        </div>
+        <label className="inline">
+          <input type="checkbox" checked={useTool} onChange={(e) => setUseTool(e.target.checked)} /> Offer a tool
+        </label>
+        {useTool && (
+          <div className="field">
+            <label htmlFor="pg-tool">Tool definition (JSON: name, description, parameters)</label>
+            <textarea id="pg-tool" rows={8} value={tool} onChange={(e) => setTool(e.target.value)} spellCheck={false} />
+          </div>
+        )}
         <div className="actions">
-          <button type="submit" disabled={!chosenKey || !chosenModel || status === 'streaming'}>Send (billed)</button>
-          {status === 'streaming' && <button type="button" onClick={() => abort.current?.abort()}>Stop</button>}
+          <button type="submit" disabled={!chosenKey || !chosenModel || status === 'streaming'}>
+            Send (billed)
+          </button>
+          {status === 'streaming' && (
+            <button type="button" onClick={() => abort.current?.abort()}>
+              Stop
+            </button>
+          )}
         </div>
         {!chosenKey && keys.data && <p>Create an active key first.</p>}
       </form>
       <ErrorNote error={error} />
       <section aria-labelledby="pg-answer" aria-busy={status === 'streaming'}>
-        <h2 id="pg-answer">Answer {status === 'streaming' && <small role="status">streaming…</small>}{status === 'done' && <small role="status" data-testid="pg-done">done</small>}</h2>
-        <pre className="answer" data-testid="pg-output" aria-live="polite">{answer}</pre>
-        {toolCall && <><h3>Tool call</h3><pre className="answer" data-testid="pg-tool-call">{toolCall}{toolCall.endsWith(')') ? '' : ')'}</pre></>}
+        <h2 id="pg-answer">
+          Answer {status === 'streaming' && <small role="status">streaming…</small>}
+          {status === 'done' && (
+            <small role="status" data-testid="pg-done">
+              done
+            </small>
+          )}
+        </h2>
+        <pre className="answer" data-testid="pg-output" aria-live="polite">
+          {answer}
+        </pre>
+        {toolCall && (
+          <>
+            <h3>Tool call</h3>
+            <pre className="answer" data-testid="pg-tool-call">
+              {toolCall}
+              {toolCall.endsWith(')') ? '' : ')'}
+            </pre>
+          </>
+        )}
         {(headers.length > 0 || usage || cost) && (
           <dl className="facts" data-testid="pg-accounting">
-            {headers.map(([name, value]) => <div key={name} className="fact"><dt>{name}</dt><dd><code>{value}</code></dd></div>)}
-            {usage && <div className="fact"><dt>usage</dt><dd><code>{JSON.stringify(usage)}</code></dd></div>}
-            {cost && <div className="fact"><dt>billed cost</dt><dd data-testid="pg-cost">{cost}</dd></div>}
+            {headers.map(([name, value]) => (
+              <div key={name} className="fact">
+                <dt>{name}</dt>
+                <dd>
+                  <code>{value}</code>
+                </dd>
+              </div>
+            ))}
+            {usage && (
+              <div className="fact">
+                <dt>usage</dt>
+                <dd>
+                  <code>{JSON.stringify(usage)}</code>
+                </dd>
+              </div>
+            )}
+            {cost && (
+              <div className="fact">
+                <dt>billed cost</dt>
+                <dd data-testid="pg-cost">{cost}</dd>
+              </div>
+            )}
           </dl>
         )}
       </section>

@@ -8,14 +8,26 @@ import { ErrorNote, useLoad } from '../components';
 import { readSse } from '../sse';
 
 interface Task {
-  task_id: string; kind: string; model: string; status: string; progress: number; estimated_credits: number; actual_credits: number | null;
-  result: { items: Array<{ url: string; content_type: string; prompt_index?: number }> } | null; error: { code: string; message: string } | null;
+  task_id: string;
+  kind: string;
+  model: string;
+  status: string;
+  progress: number;
+  estimated_credits: number;
+  actual_credits: number | null;
+  result: { items: Array<{ url: string; content_type: string; prompt_index?: number }> } | null;
+  error: { code: string; message: string } | null;
 }
 
 const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
 async function taskCall<T = Task>(path: string, keyId: number, body: unknown): Promise<T> {
-  const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': await keySecret(keyId) }, body: JSON.stringify(body), credentials: 'omit' });
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': await keySecret(keyId) },
+    body: JSON.stringify(body),
+    credentials: 'omit',
+  });
   const parsed: unknown = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(`${response.status}: ${errorMessage(parsed, response.status).message}`);
   return parsed as T;
@@ -43,7 +55,11 @@ export function Tasks() {
     stream.current?.abort();
     const controller = new AbortController();
     stream.current = controller;
-    const response = await fetch(`/v1/tasks/stream/${encodeURIComponent(taskId)}`, { headers: { accept: 'text/event-stream', 'x-api-key': await keySecret(key) }, signal: controller.signal, credentials: 'omit' });
+    const response = await fetch(`/v1/tasks/stream/${encodeURIComponent(taskId)}`, {
+      headers: { accept: 'text/event-stream', 'x-api-key': await keySecret(key) },
+      signal: controller.signal,
+      credentials: 'omit',
+    });
     if (!response.ok) throw new Error(`task stream: HTTP ${response.status}`);
     for await (const frame of readSse(response, controller.signal)) {
       const update = JSON.parse(frame.data) as Task;
@@ -56,11 +72,20 @@ export function Tasks() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!chosenKey || !chosenModel) return;
-    setError(undefined); setEvents([]); setTask(undefined);
+    setError(undefined);
+    setEvents([]);
+    setTask(undefined);
     try {
-      const body = chosenModel.kind === 'video'
-        ? { model: chosenModel.id, prompt, duration_seconds: Number(duration) }
-        : { model: chosenModel.id, prompts: prompt.split('\n').map((line) => line.trim()).filter(Boolean) };
+      const body =
+        chosenModel.kind === 'video'
+          ? { model: chosenModel.id, prompt, duration_seconds: Number(duration) }
+          : {
+              model: chosenModel.id,
+              prompts: prompt
+                .split('\n')
+                .map((line) => line.trim())
+                .filter(Boolean),
+            };
       // The submit answer is short (id, status, estimate); the stream's first event carries the whole task.
       const submitted = await taskCall<Pick<Task, 'task_id' | 'status' | 'estimated_credits'>>('/v1/tasks/submit', chosenKey.id, body);
       setTask({ progress: 0, result: null, error: null, actual_credits: null, kind: '', model: chosenModel.id, ...submitted });
@@ -83,37 +108,84 @@ export function Tasks() {
     <>
       <form className="panel" onSubmit={(event) => void submit(event)} aria-label="Submit a task">
         <div className="grid">
-          <div className="field"><label htmlFor="task-key">Key</label>
+          <div className="field">
+            <label htmlFor="task-key">Key</label>
             <select id="task-key" value={chosenKey?.id ?? ''} onChange={(e) => setKeyId(e.target.value)}>
-              {activeKeys.map((k) => <option key={k.id} value={k.id}>{k.name} ({k.key})</option>)}
-            </select></div>
-          <div className="field"><label htmlFor="task-model">Model</label>
+              {activeKeys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name} ({k.key})
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="task-model">Model</label>
             <select id="task-model" value={chosenModel?.id ?? ''} onChange={(e) => setModel(e.target.value)}>
-              {media.map((m) => <option key={m.id} value={m.id}>{m.id} ({m.kind === 'video' ? 'video' : 'batch image'})</option>)}
-            </select></div>
-          {chosenModel?.kind === 'video' && <div className="field"><label htmlFor="task-duration">Duration (seconds)</label>
-            <input id="task-duration" inputMode="numeric" value={duration} onChange={(e) => setDuration(e.target.value)} /></div>}
+              {media.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.id} ({m.kind === 'video' ? 'video' : 'batch image'})
+                </option>
+              ))}
+            </select>
+          </div>
+          {chosenModel?.kind === 'video' && (
+            <div className="field">
+              <label htmlFor="task-duration">Duration (seconds)</label>
+              <input id="task-duration" inputMode="numeric" value={duration} onChange={(e) => setDuration(e.target.value)} />
+            </div>
+          )}
         </div>
-        <div className="field"><label htmlFor="task-prompt">{chosenModel?.kind === 'image' ? 'Prompts (one image per line)' : 'Prompt'}</label>
-          <textarea id="task-prompt" rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} required /></div>
+        <div className="field">
+          <label htmlFor="task-prompt">{chosenModel?.kind === 'image' ? 'Prompts (one image per line)' : 'Prompt'}</label>
+          <textarea id="task-prompt" rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} required />
+        </div>
         <div className="actions">
-          <button type="submit" disabled={!chosenKey || !chosenModel}>Submit (billed)</button>
-          {task && !FINAL.has(task.status) && <button type="button" className="danger" onClick={() => void cancel()}>Cancel task</button>}
+          <button type="submit" disabled={!chosenKey || !chosenModel}>
+            Submit (billed)
+          </button>
+          {task && !FINAL.has(task.status) && (
+            <button type="button" className="danger" onClick={() => void cancel()}>
+              Cancel task
+            </button>
+          )}
         </div>
       </form>
       <ErrorNote error={error ?? keys.error ?? models.error} />
       {task && (
         <section aria-labelledby="task-title">
-          <h2 id="task-title">Task <code>{task.task_id}</code></h2>
-          <p role="status">Status: <strong data-testid="task-status">{task.status}</strong> · {task.progress ?? 0}%
-            {' '}· estimated {task.estimated_credits.toLocaleString('en-US')} credits{typeof task.actual_credits === 'number' ? ` · charged ${task.actual_credits.toLocaleString('en-US')} credits` : ''}</p>
+          <h2 id="task-title">
+            Task <code>{task.task_id}</code>
+          </h2>
+          <p role="status">
+            Status: <strong data-testid="task-status">{task.status}</strong> · {task.progress ?? 0}% · estimated{' '}
+            {task.estimated_credits.toLocaleString('en-US')} credits
+            {typeof task.actual_credits === 'number' ? ` · charged ${task.actual_credits.toLocaleString('en-US')} credits` : ''}
+          </p>
           <progress max={100} value={task.progress} aria-label="Task progress" />
-          {task.error && <p className="error">{task.error.code}: {task.error.message}</p>}
-          {task.result?.items.map((item) => item.content_type.startsWith('video/')
-            ? <video key={item.url} controls src={item.url} className="result" data-testid="task-video" />
-            : <img key={item.url} src={item.url} alt={`Result image ${(item.prompt_index ?? 0) + 1}`} className="result" data-testid="task-image" />)}
+          {task.error && (
+            <p className="error">
+              {task.error.code}: {task.error.message}
+            </p>
+          )}
+          {task.result?.items.map((item) =>
+            item.content_type.startsWith('video/') ? (
+              <video key={item.url} controls src={item.url} className="result" data-testid="task-video" />
+            ) : (
+              <img
+                key={item.url}
+                src={item.url}
+                alt={`Result image ${(item.prompt_index ?? 0) + 1}`}
+                className="result"
+                data-testid="task-image"
+              />
+            ),
+          )}
           <h3>Events</h3>
-          <ol className="events" data-testid="task-events">{events.map((line, i) => <li key={i}>{line}</li>)}</ol>
+          <ol className="events" data-testid="task-events">
+            {events.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ol>
         </section>
       )}
     </>

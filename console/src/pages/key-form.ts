@@ -3,24 +3,46 @@ import { parseCidr } from '../../../src/auth/ip-rules';
 import { MODEL_PATTERN } from '../../../src/auth/model-allowlist';
 
 export interface KeyFormValues {
-  name: string; group_id: string; quota: string; expires_in_days: string;
-  rate_limit_5h: string; rate_limit_1d: string; rate_limit_7d: string;
-  ip_whitelist: string; ip_blacklist: string; custom_key: string;
+  name: string;
+  group_id: string;
+  quota: string;
+  expires_in_days: string;
+  rate_limit_5h: string;
+  rate_limit_1d: string;
+  rate_limit_7d: string;
+  ip_whitelist: string;
+  ip_blacklist: string;
+  custom_key: string;
   /** One model slug or prefix* pattern per line; empty allows every model. */
   allowed_models: string;
 }
 
 export const EMPTY_KEY_FORM: KeyFormValues = {
-  name: '', group_id: '', quota: '0', expires_in_days: '', rate_limit_5h: '0', rate_limit_1d: '0', rate_limit_7d: '0',
-  ip_whitelist: '', ip_blacklist: '', custom_key: '', allowed_models: '',
+  name: '',
+  group_id: '',
+  quota: '0',
+  expires_in_days: '',
+  rate_limit_5h: '0',
+  rate_limit_1d: '0',
+  rate_limit_7d: '0',
+  ip_whitelist: '',
+  ip_blacklist: '',
+  custom_key: '',
+  allowed_models: '',
 };
 
 export function ipList(text: string): string[] {
-  return text.split(/[\s,]+/).map((entry) => entry.trim()).filter(Boolean);
+  return text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }
 
 export function modelList(text: string): string[] {
-  return text.split(/[\s,]+/).map((entry) => entry.trim()).filter(Boolean);
+  return text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }
 
 export function modelListError(text: string): string | undefined {
@@ -47,7 +69,8 @@ export function keyFormErrors(values: KeyFormValues, creating: boolean): Partial
     const problem = usdError(values[field]);
     if (problem) errors[field] = problem;
   }
-  if (values.expires_in_days.trim() && !/^[1-9][0-9]{0,4}$/.test(values.expires_in_days.trim())) errors.expires_in_days = 'a whole number of days (1 or more), or empty for never';
+  if (values.expires_in_days.trim() && !/^[1-9][0-9]{0,4}$/.test(values.expires_in_days.trim()))
+    errors.expires_in_days = 'a whole number of days (1 or more), or empty for never';
   const white = ipListError(values.ip_whitelist);
   if (white) errors.ip_whitelist = white;
   const black = ipListError(values.ip_blacklist);

@@ -9,7 +9,11 @@ export interface PlaygroundInput {
   tool?: { name: string; description?: string; parameters: Record<string, unknown> };
 }
 
-export interface StreamPiece { text?: string; tool?: string; usage?: Record<string, unknown> }
+export interface StreamPiece {
+  text?: string;
+  tool?: string;
+  usage?: Record<string, unknown>;
+}
 
 export interface ProtocolCall {
   url: string;
@@ -40,17 +44,31 @@ export function protocolCall(protocol: string, input: PlaygroundInput, key: stri
         url: '/v1/messages',
         headers: { ...json, 'x-api-key': key, 'anthropic-version': '2023-06-01' },
         body: {
-          model: input.model, max_tokens: 1024, stream: true,
-          messages: [{ role: 'user', content: [
-            ...(input.image ? [{ type: 'image', source: { type: 'base64', media_type: input.image.mediaType, data: input.image.data } }] : []),
-            { type: 'text', text: input.prompt },
-          ] }],
-          ...(input.tool ? { tools: [{ name: input.tool.name, description: input.tool.description, input_schema: input.tool.parameters }] } : {}),
+          model: input.model,
+          max_tokens: 1024,
+          stream: true,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                ...(input.image
+                  ? [{ type: 'image', source: { type: 'base64', media_type: input.image.mediaType, data: input.image.data } }]
+                  : []),
+                { type: 'text', text: input.prompt },
+              ],
+            },
+          ],
+          ...(input.tool
+            ? { tools: [{ name: input.tool.name, description: input.tool.description, input_schema: input.tool.parameters }] }
+            : {}),
         },
         read(event, data) {
-          if (event === 'content_block_delta' && at(data, 'delta', 'type') === 'text_delta') return { text: text(at(data, 'delta', 'text')) };
-          if (event === 'content_block_delta' && at(data, 'delta', 'type') === 'input_json_delta') return { tool: text(at(data, 'delta', 'partial_json')) };
-          if (event === 'content_block_start' && at(data, 'content_block', 'type') === 'tool_use') return { tool: `${text(at(data, 'content_block', 'name'))}(` };
+          if (event === 'content_block_delta' && at(data, 'delta', 'type') === 'text_delta')
+            return { text: text(at(data, 'delta', 'text')) };
+          if (event === 'content_block_delta' && at(data, 'delta', 'type') === 'input_json_delta')
+            return { tool: text(at(data, 'delta', 'partial_json')) };
+          if (event === 'content_block_start' && at(data, 'content_block', 'type') === 'tool_use')
+            return { tool: `${text(at(data, 'content_block', 'name'))}(` };
           if (event === 'message_delta') return { usage: record(at(data, 'usage')) };
           if (event === 'message_start') return { usage: record(at(data, 'message', 'usage')) };
           return {};
@@ -61,15 +79,28 @@ export function protocolCall(protocol: string, input: PlaygroundInput, key: stri
         url: '/v1/responses',
         headers: { ...json, authorization: `Bearer ${key}` },
         body: {
-          model: input.model, stream: true,
-          input: [{ role: 'user', content: [{ type: 'input_text', text: input.prompt }, ...(dataUrl ? [{ type: 'input_image', image_url: dataUrl }] : [])] }],
-          ...(input.tool ? { tools: [{ type: 'function', name: input.tool.name, description: input.tool.description, parameters: input.tool.parameters }] } : {}),
+          model: input.model,
+          stream: true,
+          input: [
+            {
+              role: 'user',
+              content: [{ type: 'input_text', text: input.prompt }, ...(dataUrl ? [{ type: 'input_image', image_url: dataUrl }] : [])],
+            },
+          ],
+          ...(input.tool
+            ? {
+                tools: [
+                  { type: 'function', name: input.tool.name, description: input.tool.description, parameters: input.tool.parameters },
+                ],
+              }
+            : {}),
         },
         read(event, data) {
           const type = text(at(data, 'type')) || event;
           if (type === 'response.output_text.delta') return { text: text(at(data, 'delta')) };
           if (type === 'response.function_call_arguments.delta') return { tool: text(at(data, 'delta')) };
-          if (type === 'response.output_item.added' && at(data, 'item', 'type') === 'function_call') return { tool: `${text(at(data, 'item', 'name'))}(` };
+          if (type === 'response.output_item.added' && at(data, 'item', 'type') === 'function_call')
+            return { tool: `${text(at(data, 'item', 'name'))}(` };
           if (type === 'response.completed') return { usage: record(at(data, 'response', 'usage')) };
           return {};
         },
@@ -79,9 +110,25 @@ export function protocolCall(protocol: string, input: PlaygroundInput, key: stri
         url: '/v1/chat/completions',
         headers: { ...json, authorization: `Bearer ${key}` },
         body: {
-          model: input.model, stream: true, stream_options: { include_usage: true },
-          messages: [{ role: 'user', content: [{ type: 'text', text: input.prompt }, ...(dataUrl ? [{ type: 'image_url', image_url: { url: dataUrl } }] : [])] }],
-          ...(input.tool ? { tools: [{ type: 'function', function: { name: input.tool.name, description: input.tool.description, parameters: input.tool.parameters } }] } : {}),
+          model: input.model,
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'text', text: input.prompt }, ...(dataUrl ? [{ type: 'image_url', image_url: { url: dataUrl } }] : [])],
+            },
+          ],
+          ...(input.tool
+            ? {
+                tools: [
+                  {
+                    type: 'function',
+                    function: { name: input.tool.name, description: input.tool.description, parameters: input.tool.parameters },
+                  },
+                ],
+              }
+            : {}),
         },
         read(_event, data) {
           const call = at(data, 'choices', 0, 'delta', 'tool_calls', 0, 'function');
@@ -98,8 +145,26 @@ export function protocolCall(protocol: string, input: PlaygroundInput, key: stri
         url: `/v1beta/models/${encodeURIComponent(input.model)}:streamGenerateContent?alt=sse`,
         headers: { ...json, 'x-goog-api-key': key },
         body: {
-          contents: [{ role: 'user', parts: [{ text: input.prompt }, ...(input.image ? [{ inlineData: { mimeType: input.image.mediaType, data: input.image.data } }] : [])] }],
-          ...(input.tool ? { tools: [{ functionDeclarations: [{ name: input.tool.name, description: input.tool.description, parameters: input.tool.parameters }] }] } : {}),
+          contents: [
+            {
+              role: 'user',
+              parts: [
+                { text: input.prompt },
+                ...(input.image ? [{ inlineData: { mimeType: input.image.mediaType, data: input.image.data } }] : []),
+              ],
+            },
+          ],
+          ...(input.tool
+            ? {
+                tools: [
+                  {
+                    functionDeclarations: [
+                      { name: input.tool.name, description: input.tool.description, parameters: input.tool.parameters },
+                    ],
+                  },
+                ],
+              }
+            : {}),
         },
         read(_event, data) {
           const parts = at(data, 'candidates', 0, 'content', 'parts');

@@ -12,7 +12,8 @@ export function checkStrictSchema(schema: unknown): string | null {
 function visit(schema: unknown, path: string[]): string | null {
   if (!isRecord(schema)) return null;
   const context = `In context=(${path.map((part) => `'${part}'`).join(', ')})`;
-  const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isRecord(schema.properties);
+  const isObject =
+    schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isRecord(schema.properties);
   if (isObject) {
     if (schema.additionalProperties !== false) return `${context}, 'additionalProperties' is required to be supplied and to be false.`;
     const properties = isRecord(schema.properties) ? Object.keys(schema.properties) : [];

@@ -63,8 +63,16 @@ export function planAnswer(conversation: SimConversation): AnswerPlan {
   if (toolCalls.length > 0) {
     const toolCallTokens = toolCalls.reduce((sum, call) => sum + countTextTokens(call.argumentsJson), 0);
     return {
-      reasoningText, reasoningTokens, text: '', textTokens: 0, chunkSize: null, toolCalls, toolCallTokens,
-      finish: 'tool_use', stopSequence: null, outputTokens: reasoningTokens + toolCallTokens,
+      reasoningText,
+      reasoningTokens,
+      text: '',
+      textTokens: 0,
+      chunkSize: null,
+      toolCalls,
+      toolCallTokens,
+      finish: 'tool_use',
+      stopSequence: null,
+      outputTokens: reasoningTokens + toolCallTokens,
     };
   }
 
@@ -86,8 +94,16 @@ export function planAnswer(conversation: SimConversation): AnswerPlan {
   }
   const textTokens = countTextTokens(text);
   return {
-    reasoningText, reasoningTokens, text, textTokens, chunkSize: draft.chunkSize, toolCalls: [], toolCallTokens: 0,
-    finish, stopSequence, outputTokens: reasoningTokens + textTokens,
+    reasoningText,
+    reasoningTokens,
+    text,
+    textTokens,
+    chunkSize: draft.chunkSize,
+    toolCalls: [],
+    toolCallTokens: 0,
+    finish,
+    stopSequence,
+    outputTokens: reasoningTokens + textTokens,
   };
 }
 
@@ -141,7 +157,11 @@ function wordIndex(text: string, word: string): number {
   }
 }
 
-function draftText(conversation: SimConversation, lastUser: SimTurn | undefined, userText: string): { text: string; chunkSize: number | null } {
+function draftText(
+  conversation: SimConversation,
+  lastUser: SimTurn | undefined,
+  userText: string,
+): { text: string; chunkSize: number | null } {
   const format = conversation.outputFormat;
   if (format.type === 'json_schema') return { text: JSON.stringify(schemaInstance(format.schema)), chunkSize: null };
   if (format.type === 'json_object') return { text: JSON.stringify({ echo: userText }), chunkSize: null };

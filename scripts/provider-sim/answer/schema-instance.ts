@@ -25,14 +25,22 @@ function instanceOf(schema: unknown, root: unknown, depth: number): unknown {
   }
   if (Array.isArray(resolved.allOf)) return instanceOf(mergeAllOf(resolved, root, depth), root, depth + 1);
   switch (typeOf(resolved)) {
-    case 'string': return stringInstance(resolved);
-    case 'integer': return numberInstance(resolved, true);
-    case 'number': return numberInstance(resolved, false);
-    case 'boolean': return true;
-    case 'null': return null;
-    case 'array': return arrayInstance(resolved, root, depth);
-    case 'object': return objectInstance(resolved, root, depth);
-    default: return 'example';
+    case 'string':
+      return stringInstance(resolved);
+    case 'integer':
+      return numberInstance(resolved, true);
+    case 'number':
+      return numberInstance(resolved, false);
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return arrayInstance(resolved, root, depth);
+    case 'object':
+      return objectInstance(resolved, root, depth);
+    default:
+      return 'example';
   }
 }
 
@@ -52,7 +60,10 @@ function resolveRef(schema: JsonRecord, root: unknown, depth: number): JsonRecor
   const ref = schema.$ref;
   if (typeof ref !== 'string' || !ref.startsWith('#') || depth > MAX_DEPTH) return schema;
   let target: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((part) => part !== '')) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((part) => part !== '')) {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     target = isRecord(target) ? target[part] : undefined;
   }

@@ -11,7 +11,11 @@ import { openaiError } from '../sim-error';
 export async function handleAzureChat(context: SimContext, body: unknown, deployment: string): Promise<void> {
   if (!context.query.get('api-version')) throw openaiError(404, 'Resource not found', { code: '404', type: 'invalid_request_error' });
   if (context.state.models.find('chat', deployment) === undefined) {
-    throw openaiError(404, 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.', { code: 'DeploymentNotFound' });
+    throw openaiError(
+      404,
+      'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
+      { code: 'DeploymentNotFound' },
+    );
   }
   await handleChat(context, isRecord(body) ? { ...body, model: deployment } : body, deployment);
 }

@@ -20,9 +20,12 @@ export const SYSTEM_FINGERPRINT = 'fp_sim0000001';
 
 export function chatFinishReason(finish: SimFinish): string {
   switch (finish) {
-    case 'max_tokens': return 'length';
-    case 'tool_use': return 'tool_calls';
-    default: return 'stop';
+    case 'max_tokens':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    default:
+      return 'stop';
   }
 }
 
@@ -44,7 +47,9 @@ function usage(answer: ChatAnswer): Record<string, unknown> {
 
 function toolCalls(answer: ChatAnswer): Record<string, unknown>[] {
   return answer.plan.toolCalls.map((call, index) => ({
-    id: answer.toolIds[index], type: 'function', function: { name: call.name, arguments: call.argumentsJson },
+    id: answer.toolIds[index],
+    type: 'function',
+    function: { name: call.name, arguments: call.argumentsJson },
   }));
 }
 
@@ -63,8 +68,14 @@ export function chatBody(answer: ChatAnswer): Record<string, unknown> {
     choices.push({ index, message, logprobs: null, finish_reason: chatFinishReason(plan.finish) });
   }
   return {
-    id: answer.id, object: 'chat.completion', created: answer.created, model: answer.model, choices,
-    usage: usage(answer), service_tier: 'default', system_fingerprint: SYSTEM_FINGERPRINT,
+    id: answer.id,
+    object: 'chat.completion',
+    created: answer.created,
+    model: answer.model,
+    choices,
+    usage: usage(answer),
+    service_tier: 'default',
+    system_fingerprint: SYSTEM_FINGERPRINT,
   };
 }
 
@@ -77,8 +88,13 @@ export function chatFrames(answer: ChatAnswer, options: ChatStreamOptions): stri
   const frames: string[] = [];
   const chunk = (choices: unknown[], usageValue?: unknown): void => {
     const data: Record<string, unknown> = {
-      id: answer.id, object: 'chat.completion.chunk', created: answer.created, model: answer.model,
-      service_tier: 'default', system_fingerprint: SYSTEM_FINGERPRINT, choices,
+      id: answer.id,
+      object: 'chat.completion.chunk',
+      created: answer.created,
+      model: answer.model,
+      service_tier: 'default',
+      system_fingerprint: SYSTEM_FINGERPRINT,
+      choices,
     };
     if (options.includeUsage) data.usage = usageValue ?? null;
     // OpenAI pads chunks with random characters so their size does not leak the text's.
@@ -97,8 +113,11 @@ export function chatFrames(answer: ChatAnswer, options: ChatStreamOptions): stri
     }
     for (const piece of chunkText(plan.text, plan.chunkSize)) delta(index, { content: piece });
     plan.toolCalls.forEach((call, callIndex) => {
-      delta(index, { tool_calls: [{ index: callIndex, id: answer.toolIds[callIndex], type: 'function', function: { name: call.name, arguments: '' } }] });
-      for (const piece of chunkArguments(call.argumentsJson)) delta(index, { tool_calls: [{ index: callIndex, function: { arguments: piece } }] });
+      delta(index, {
+        tool_calls: [{ index: callIndex, id: answer.toolIds[callIndex], type: 'function', function: { name: call.name, arguments: '' } }],
+      });
+      for (const piece of chunkArguments(call.argumentsJson))
+        delta(index, { tool_calls: [{ index: callIndex, function: { arguments: piece } }] });
     });
     delta(index, {}, chatFinishReason(plan.finish));
   }
@@ -108,5 +127,14 @@ export function chatFrames(answer: ChatAnswer, options: ChatStreamOptions): stri
 }
 
 export function chatErrorFrames(): string[] {
-  return [sseFrame({ error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } })];
+  return [
+    sseFrame({
+      error: {
+        message: 'The server had an error while processing your request. Sorry about that!',
+        type: 'server_error',
+        param: null,
+        code: null,
+      },
+    }),
+  ];
 }

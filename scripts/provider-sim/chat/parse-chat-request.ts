@@ -6,7 +6,13 @@ import { promptSegment } from '../answer/prompt-segment';
 import { checkStrictSchema } from '../answer/check-strict-schema';
 import { guessImageTypeFromUrl } from '../images/guess-image-type-from-url';
 import {
-  emptyTurn, type PromptSegment, type SimConversation, type SimOutputFormat, type SimTool, type SimToolChoice, type SimTurn,
+  emptyTurn,
+  type PromptSegment,
+  type SimConversation,
+  type SimOutputFormat,
+  type SimTool,
+  type SimToolChoice,
+  type SimTurn,
 } from '../answer/conversation';
 
 export interface ParsedChatRequest {
@@ -29,9 +35,14 @@ export function parseChatRequest(body: unknown, models: ModelRegistry, modelName
   if (typeof body.model !== 'string') throw openaiInvalid('you must provide a model parameter');
   const messages = body.messages;
   if (messages === undefined) throw openaiInvalid("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
-  if (!Array.isArray(messages)) throw openaiInvalid("Invalid type for 'messages': expected an array of objects.", 'messages', 'invalid_type');
+  if (!Array.isArray(messages))
+    throw openaiInvalid("Invalid type for 'messages': expected an array of objects.", 'messages', 'invalid_type');
   if (messages.length === 0) {
-    throw openaiInvalid("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+    throw openaiInvalid(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'messages',
+      'empty_array',
+    );
   }
   const model = models.find('chat', modelName);
   if (model === undefined) {
@@ -63,23 +74,44 @@ export function parseChatRequest(body: unknown, models: ModelRegistry, modelName
     choices,
     visibleReasoning: model.vendor !== 'openai',
     conversation: {
-      turns, tools, toolChoice, parallelToolCalls: body.parallel_tool_calls !== false,
-      maxOutputTokens, stopSequences, outputFormat, reasoning, segments,
+      turns,
+      tools,
+      toolChoice,
+      parallelToolCalls: body.parallel_tool_calls !== false,
+      maxOutputTokens,
+      stopSequences,
+      outputFormat,
+      reasoning,
+      segments,
     },
   };
 }
 
 function readMaxTokens(body: JsonRecord, model: SimModel): number {
   if (body.max_tokens !== undefined && body.max_tokens !== null && model.openaiReasoning) {
-    throw openaiInvalid("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", 'max_tokens', 'unsupported_parameter');
+    throw openaiInvalid(
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      'max_tokens',
+      'unsupported_parameter',
+    );
   }
   for (const key of ['max_completion_tokens', 'max_tokens']) {
     const value = body[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw openaiInvalid(`Invalid type for '${key}': expected an integer.`, key, 'invalid_type');
-    if (value < 1) throw openaiInvalid(`Invalid '${key}': integer below minimum value. Expected a value >= 1, but got ${value} instead.`, key, 'integer_below_min_value');
+    if (typeof value !== 'number' || !Number.isInteger(value))
+      throw openaiInvalid(`Invalid type for '${key}': expected an integer.`, key, 'invalid_type');
+    if (value < 1)
+      throw openaiInvalid(
+        `Invalid '${key}': integer below minimum value. Expected a value >= 1, but got ${value} instead.`,
+        key,
+        'integer_below_min_value',
+      );
     if (value > model.maxOutputTokens) {
-      throw openaiInvalid(`${key} is too large: ${value}. This model supports at most ${model.maxOutputTokens} completion tokens, whereas you provided ${value}.`, key, 'invalid_value');
+      throw openaiInvalid(
+        `${key} is too large: ${value}. This model supports at most ${model.maxOutputTokens} completion tokens, whereas you provided ${value}.`,
+        key,
+        'invalid_value',
+      );
     }
     return value;
   }
@@ -90,10 +122,24 @@ function readTemperature(body: JsonRecord, model: SimModel): void {
   const value = body.temperature;
   if (value === undefined || value === null) return;
   if (typeof value !== 'number') throw openaiInvalid("Invalid type for 'temperature': expected a decimal.", 'temperature', 'invalid_type');
-  if (value > 2) throw openaiInvalid(`Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${value} instead.`, 'temperature', 'decimal_above_max_value');
-  if (value < 0) throw openaiInvalid(`Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got ${value} instead.`, 'temperature', 'decimal_below_min_value');
+  if (value > 2)
+    throw openaiInvalid(
+      `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${value} instead.`,
+      'temperature',
+      'decimal_above_max_value',
+    );
+  if (value < 0)
+    throw openaiInvalid(
+      `Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got ${value} instead.`,
+      'temperature',
+      'decimal_below_min_value',
+    );
   if (model.openaiReasoning && value !== 1) {
-    throw openaiInvalid(`Unsupported value: 'temperature' does not support ${value} with this model. Only the default (1) value is supported.`, 'temperature', 'unsupported_value');
+    throw openaiInvalid(
+      `Unsupported value: 'temperature' does not support ${value} with this model. Only the default (1) value is supported.`,
+      'temperature',
+      'unsupported_value',
+    );
   }
 }
 
@@ -101,9 +147,18 @@ function readReasoning(body: JsonRecord, model: SimModel): boolean {
   const effort = body.reasoning_effort;
   const thinking = recordField(body, 'thinking');
   if (effort !== undefined && effort !== null) {
-    if (model.rejectsReasoning) throw openaiInvalid("Unsupported parameter: 'reasoning_effort' is not supported with this model.", 'reasoning_effort', 'unsupported_parameter');
+    if (model.rejectsReasoning)
+      throw openaiInvalid(
+        "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+        'reasoning_effort',
+        'unsupported_parameter',
+      );
     if (typeof effort !== 'string' || !EFFORTS.includes(effort)) {
-      throw openaiInvalid(`Invalid value: '${String(effort)}'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'.`, 'reasoning_effort', 'invalid_value');
+      throw openaiInvalid(
+        `Invalid value: '${String(effort)}'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', and 'xhigh'.`,
+        'reasoning_effort',
+        'invalid_value',
+      );
     }
     return effort !== 'none';
   }
@@ -115,16 +170,32 @@ function readStop(body: JsonRecord): string[] {
   const stop = body.stop;
   if (stop === undefined || stop === null) return [];
   if (typeof stop === 'string') return [stop];
-  if (!Array.isArray(stop) || stop.some((entry) => typeof entry !== 'string')) throw openaiInvalid("Invalid type for 'stop': expected a string or an array of strings.", 'stop', 'invalid_type');
-  if (stop.length > 4) throw openaiInvalid(`Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`, 'stop', 'array_above_max_length');
+  if (!Array.isArray(stop) || stop.some((entry) => typeof entry !== 'string'))
+    throw openaiInvalid("Invalid type for 'stop': expected a string or an array of strings.", 'stop', 'invalid_type');
+  if (stop.length > 4)
+    throw openaiInvalid(
+      `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`,
+      'stop',
+      'array_above_max_length',
+    );
   return stop as string[];
 }
 
 function readChoiceCount(body: JsonRecord): number {
   const n = body.n;
   if (n === undefined || n === null) return 1;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw openaiInvalid(`Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${String(n)} instead.`, 'n', 'integer_below_min_value');
-  if (n > 128) throw openaiInvalid(`Invalid 'n': integer above maximum value. Expected a value <= 128, but got ${n} instead.`, 'n', 'integer_above_max_value');
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+    throw openaiInvalid(
+      `Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${String(n)} instead.`,
+      'n',
+      'integer_below_min_value',
+    );
+  if (n > 128)
+    throw openaiInvalid(
+      `Invalid 'n': integer above maximum value. Expected a value <= 128, but got ${n} instead.`,
+      'n',
+      'integer_above_max_value',
+    );
   return n;
 }
 
@@ -135,20 +206,42 @@ function readTools(body: JsonRecord, segments: PromptSegment[]): SimTool[] {
   return raw.map((tool, index) => {
     const fn = isRecord(tool) ? recordField(tool, 'function') : undefined;
     if (!isRecord(tool) || tool.type !== 'function' || fn === undefined) {
-      throw openaiInvalid(`Missing required parameter: 'tools[${index}].function'.`, `tools[${index}].function`, 'missing_required_parameter');
+      throw openaiInvalid(
+        `Missing required parameter: 'tools[${index}].function'.`,
+        `tools[${index}].function`,
+        'missing_required_parameter',
+      );
     }
     const name = stringField(fn, 'name');
-    if (name === undefined) throw openaiInvalid(`Missing required parameter: 'tools[${index}].function.name'.`, `tools[${index}].function.name`, 'missing_required_parameter');
+    if (name === undefined)
+      throw openaiInvalid(
+        `Missing required parameter: 'tools[${index}].function.name'.`,
+        `tools[${index}].function.name`,
+        'missing_required_parameter',
+      );
     if (name.length > 64) {
-      throw openaiInvalid(`Invalid 'tools[${index}].function.name': string too long. Expected a string with maximum length 64, but got a string with length ${name.length} instead.`, `tools[${index}].function.name`, 'string_above_max_length');
+      throw openaiInvalid(
+        `Invalid 'tools[${index}].function.name': string too long. Expected a string with maximum length 64, but got a string with length ${name.length} instead.`,
+        `tools[${index}].function.name`,
+        'string_above_max_length',
+      );
     }
     if (!NAME_PATTERN.test(name)) {
-      throw openaiInvalid(`Invalid 'tools[${index}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${index}].function.name`, 'invalid_value');
+      throw openaiInvalid(
+        `Invalid 'tools[${index}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        `tools[${index}].function.name`,
+        'invalid_value',
+      );
     }
     const schema = fn.parameters ?? { type: 'object', properties: {} };
     if (fn.strict === true) {
       const problem = checkStrictSchema(schema);
-      if (problem !== null) throw openaiInvalid(`Invalid schema for function '${name}': ${problem}`, `tools[${index}].function.parameters`, 'invalid_function_parameters');
+      if (problem !== null)
+        throw openaiInvalid(
+          `Invalid schema for function '${name}': ${problem}`,
+          `tools[${index}].function.parameters`,
+          'invalid_function_parameters',
+        );
     }
     segments.push(promptSegment(tool, [JSON.stringify({ name, description: stringField(fn, 'description') ?? '', parameters: schema })]));
     return { name, schema };
@@ -165,9 +258,14 @@ function readToolChoice(body: JsonRecord, tools: SimTool[]): SimToolChoice {
   const fn = isRecord(raw) ? recordField(raw, 'function') : undefined;
   const name = fn === undefined ? undefined : stringField(fn, 'name');
   if (!isRecord(raw) || raw.type !== 'function' || name === undefined) {
-    throw openaiInvalid("Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or a named function.", 'tool_choice', 'invalid_value');
+    throw openaiInvalid(
+      "Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or a named function.",
+      'tool_choice',
+      'invalid_value',
+    );
   }
-  if (!tools.some((tool) => tool.name === name)) throw openaiInvalid(`Invalid value for 'tool_choice': function '${name}' not found in 'tools'.`, 'tool_choice', 'invalid_value');
+  if (!tools.some((tool) => tool.name === name))
+    throw openaiInvalid(`Invalid value for 'tool_choice': function '${name}' not found in 'tools'.`, 'tool_choice', 'invalid_value');
   return { type: 'named', name };
 }
 
@@ -180,24 +278,42 @@ function readResponseFormat(body: JsonRecord, messages: unknown[], segments: Pro
       return { type: 'text' };
     case 'json_object':
       if (!JSON.stringify(messages).toLowerCase().includes('json')) {
-        throw openaiInvalid("'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", 'messages');
+        throw openaiInvalid(
+          "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+          'messages',
+        );
       }
       return { type: 'json_object' };
     case 'json_schema': {
       const spec = recordField(format, 'json_schema');
-      if (spec === undefined) throw openaiInvalid("Missing required parameter: 'response_format.json_schema'.", 'response_format.json_schema', 'missing_required_parameter');
+      if (spec === undefined)
+        throw openaiInvalid(
+          "Missing required parameter: 'response_format.json_schema'.",
+          'response_format.json_schema',
+          'missing_required_parameter',
+        );
       const name = stringField(spec, 'name');
-      if (name === undefined) throw openaiInvalid("Missing required parameter: 'response_format.json_schema.name'.", 'response_format.json_schema.name', 'missing_required_parameter');
+      if (name === undefined)
+        throw openaiInvalid(
+          "Missing required parameter: 'response_format.json_schema.name'.",
+          'response_format.json_schema.name',
+          'missing_required_parameter',
+        );
       const schema = spec.schema ?? {};
       if (spec.strict === true) {
         const problem = checkStrictSchema(schema);
-        if (problem !== null) throw openaiInvalid(`Invalid schema for response_format '${name}': ${problem}`, 'response_format', 'invalid_value');
+        if (problem !== null)
+          throw openaiInvalid(`Invalid schema for response_format '${name}': ${problem}`, 'response_format', 'invalid_value');
       }
       segments.push(promptSegment(['response_format', schema], [JSON.stringify(schema)]));
       return { type: 'json_schema', schema };
     }
     default:
-      throw openaiInvalid(`Invalid value: '${String(format.type)}'. Supported values are: 'json_object', 'json_schema', and 'text'.`, 'response_format.type', 'invalid_value');
+      throw openaiInvalid(
+        `Invalid value: '${String(format.type)}'. Supported values are: 'json_object', 'json_schema', and 'text'.`,
+        'response_format.type',
+        'invalid_value',
+      );
   }
 }
 
@@ -213,7 +329,12 @@ function readContent(content: unknown, index: number, turn: SimTurn | null): Con
     reading.texts.push(content);
     return reading;
   }
-  if (!Array.isArray(content)) throw openaiInvalid(`Invalid type for 'messages[${index}].content': expected one of a string or array of objects.`, `messages[${index}].content`, 'invalid_type');
+  if (!Array.isArray(content))
+    throw openaiInvalid(
+      `Invalid type for 'messages[${index}].content': expected one of a string or array of objects.`,
+      `messages[${index}].content`,
+      'invalid_type',
+    );
   content.forEach((part, partIndex) => {
     const at = `messages[${index}].content[${partIndex}]`;
     if (!isRecord(part)) throw openaiInvalid(`Invalid type for '${at}': expected an object.`, at, 'invalid_type');
@@ -222,16 +343,25 @@ function readContent(content: unknown, index: number, turn: SimTurn | null): Con
     } else if (part.type === 'image_url') {
       const image = recordField(part, 'image_url');
       const url = image === undefined ? undefined : stringField(image, 'url');
-      if (url === undefined) throw openaiInvalid(`Missing required parameter: '${at}.image_url.url'.`, `${at}.image_url.url`, 'missing_required_parameter');
+      if (url === undefined)
+        throw openaiInvalid(`Missing required parameter: '${at}.image_url.url'.`, `${at}.image_url.url`, 'missing_required_parameter');
       if (!/^(https?:\/\/|data:image\/[a-z0-9.+-]+;base64,)/i.test(url)) {
-        throw openaiInvalid(`Invalid '${at}.image_url.url'. Expected a valid URL, but got a value with an invalid format.`, `${at}.image_url.url`, 'invalid_value');
+        throw openaiInvalid(
+          `Invalid '${at}.image_url.url'. Expected a valid URL, but got a value with an invalid format.`,
+          `${at}.image_url.url`,
+          'invalid_value',
+        );
       }
       reading.images++;
       turn?.images.push({ mediaType: guessImageTypeFromUrl(url), source: url.startsWith('data:') ? 'base64' : 'url' });
     } else if (part.type === 'input_audio' || part.type === 'file') {
       reading.texts.push(JSON.stringify(part));
     } else {
-      throw openaiInvalid(`Invalid value: '${String(part.type)}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', and 'file'.`, `${at}.type`, 'invalid_value');
+      throw openaiInvalid(
+        `Invalid value: '${String(part.type)}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', and 'file'.`,
+        `${at}.type`,
+        'invalid_value',
+      );
     }
   });
   return reading;
@@ -244,17 +374,30 @@ function readMessages(messages: unknown[], segments: PromptSegment[]): SimTurn[]
   let inToolGroup = false;
   const closeGroup = (): void => {
     if (pending !== null && pending.ids.length > 0) {
-      throw openaiInvalid(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.ids.join(', ')}`, `messages.[${pending.index}].role`);
+      throw openaiInvalid(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.ids.join(', ')}`,
+        `messages.[${pending.index}].role`,
+      );
     }
     pending = null;
     inToolGroup = false;
   };
   messages.forEach((message, index) => {
-    if (!isRecord(message)) throw openaiInvalid(`Invalid type for 'messages[${index}]': expected an object.`, `messages[${index}]`, 'invalid_type');
+    if (!isRecord(message))
+      throw openaiInvalid(`Invalid type for 'messages[${index}]': expected an object.`, `messages[${index}]`, 'invalid_type');
     const role = stringField(message, 'role');
-    if (role === undefined) throw openaiInvalid(`Missing required parameter: 'messages[${index}].role'.`, `messages[${index}].role`, 'missing_required_parameter');
+    if (role === undefined)
+      throw openaiInvalid(
+        `Missing required parameter: 'messages[${index}].role'.`,
+        `messages[${index}].role`,
+        'missing_required_parameter',
+      );
     if (!ROLES.includes(role)) {
-      throw openaiInvalid(`Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `messages[${index}].role`, 'invalid_value');
+      throw openaiInvalid(
+        `Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`,
+        `messages[${index}].role`,
+        'invalid_value',
+      );
     }
     if (role !== 'tool') closeGroup();
     switch (role) {
@@ -285,7 +428,11 @@ function readMessages(messages: unknown[], segments: PromptSegment[]): SimTurn[]
           const id = isRecord(call) ? stringField(call, 'id') : undefined;
           const name = fn === undefined ? undefined : stringField(fn, 'name');
           if (id === undefined || name === undefined) {
-            throw openaiInvalid(`Missing required parameter: 'messages[${index}].tool_calls[${callIndex}].${id === undefined ? 'id' : 'function.name'}'.`, `messages[${index}].tool_calls[${callIndex}]`, 'missing_required_parameter');
+            throw openaiInvalid(
+              `Missing required parameter: 'messages[${index}].tool_calls[${callIndex}].${id === undefined ? 'id' : 'function.name'}'.`,
+              `messages[${index}].tool_calls[${callIndex}]`,
+              'missing_required_parameter',
+            );
           }
           turn.toolCalls.push({ id, name });
           texts.push(stringField(fn!, 'arguments') ?? '');
@@ -304,12 +451,23 @@ function readMessages(messages: unknown[], segments: PromptSegment[]): SimTurn[]
       default: {
         const current = pending as { index: number; ids: string[] } | null;
         if (!inToolGroup || current === null) {
-          throw openaiInvalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${index}].role`);
+          throw openaiInvalid(
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+            `messages.[${index}].role`,
+          );
         }
         const callId = stringField(message, 'tool_call_id');
-        if (callId === undefined) throw openaiInvalid(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`, 'missing_required_parameter');
+        if (callId === undefined)
+          throw openaiInvalid(
+            `Missing required parameter: 'messages[${index}].tool_call_id'.`,
+            `messages[${index}].tool_call_id`,
+            'missing_required_parameter',
+          );
         if (!current.ids.includes(callId)) {
-          throw openaiInvalid(`Invalid parameter: 'tool_call_id' of '${callId}' not found in 'tool_calls' of previous message.`, `messages.[${index}].tool_call_id`);
+          throw openaiInvalid(
+            `Invalid parameter: 'tool_call_id' of '${callId}' not found in 'tool_calls' of previous message.`,
+            `messages.[${index}].tool_call_id`,
+          );
         }
         current.ids = current.ids.filter((id) => id !== callId);
         const reading = readContent(message.content, index, null);
@@ -326,4 +484,3 @@ function readMessages(messages: unknown[], segments: PromptSegment[]): SimTurn[]
   closeGroup();
   return turns;
 }
-

@@ -18,7 +18,11 @@ export function handleMessagesCountTokens(context: SimContext, body: unknown, mo
   if (!isRecord(body)) throw anthropicInvalid('Request body must be a JSON object');
   if (body.stream !== undefined) throw anthropicInvalid('stream: Extra inputs are not permitted');
   const model = context.state.models.find('messages', modelName);
-  const parsed = parseMessagesRequest({ ...body, max_tokens: body.max_tokens ?? model?.maxOutputTokens ?? 1 }, context.state.models, modelName);
+  const parsed = parseMessagesRequest(
+    { ...body, max_tokens: body.max_tokens ?? model?.maxOutputTokens ?? 1 },
+    context.state.models,
+    modelName,
+  );
   sendJson(context, 200, { input_tokens: totalInputTokens(parsed.conversation) });
 }
 
@@ -31,7 +35,10 @@ export function handleGenerateContentCountTokens(context: SimContext, body: unkn
   }
   const request = isRecord(inner) ? inner : { contents: body.contents };
   const parsed = parseGenerateContentRequest(request, context.state.models, modelName, 'generateContent');
-  sendJson(context, 200, { totalTokens: totalInputTokens(parsed.conversation), promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalInputTokens(parsed.conversation) }] });
+  sendJson(context, 200, {
+    totalTokens: totalInputTokens(parsed.conversation),
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalInputTokens(parsed.conversation) }],
+  });
 }
 
 export function handleResponsesInputTokens(context: SimContext, body: unknown, modelName: string): void {

@@ -85,7 +85,12 @@ interface Finish {
   message: string | null;
 }
 
-function response(answer: GenerateContentAnswer, parts: Part[], finish: Finish | null, usage: Record<string, unknown>): Record<string, unknown> {
+function response(
+  answer: GenerateContentAnswer,
+  parts: Part[],
+  finish: Finish | null,
+  usage: Record<string, unknown>,
+): Record<string, unknown> {
   const candidates = [];
   for (let index = 0; index < answer.candidateCount; index++) {
     const candidate: Record<string, unknown> = { content: { parts, role: 'model' } };
@@ -103,11 +108,17 @@ export function generateContentBody(answer: GenerateContentAnswer): Record<strin
   const parts = groups.flat();
   // Thoughts arrive as one part when not streamed.
   const thoughtParts = parts.filter((part) => part.thought === true);
-  const merged = thoughtParts.length > 0 ? [{ text: thoughtParts.map((part) => part.text).join(''), thought: true }, ...parts.filter((part) => part.thought !== true)] : parts;
+  const merged =
+    thoughtParts.length > 0
+      ? [{ text: thoughtParts.map((part) => part.text).join(''), thought: true }, ...parts.filter((part) => part.thought !== true)]
+      : parts;
   if (merged.length === 0) merged.push({ text: '' });
   // Only the whole answer explains a function-call finish; the stream's last chunk does not
   // (google-tool-call.json against google-tool-call.chunks.txt).
-  const finish = { reason: finishReason(answer.plan), message: answer.plan.toolCalls.length > 0 ? 'Model generated function call(s).' : null };
+  const finish = {
+    reason: finishReason(answer.plan),
+    message: answer.plan.toolCalls.length > 0 ? 'Model generated function call(s).' : null,
+  };
   return response(answer, merged, finish, usageMetadata(answer, candidateTokens(answer), answer.plan.reasoningTokens));
 }
 
@@ -135,9 +146,13 @@ export function generateContentChunks(answer: GenerateContentAnswer): Record<str
     } else if (answer.thinking && !answer.includeThoughts) {
       thoughts = plan.reasoningTokens;
     }
-    chunks.push(response(answer, parts, last ? { reason: finishReason(plan), message: null } : null, usageMetadata(answer, candidates, thoughts)));
+    chunks.push(
+      response(answer, parts, last ? { reason: finishReason(plan), message: null } : null, usageMetadata(answer, candidates, thoughts)),
+    );
   });
   return chunks;
 }
 
-export const GENERATE_CONTENT_STREAM_ERROR = { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } };
+export const GENERATE_CONTENT_STREAM_ERROR = {
+  error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' },
+};

@@ -9,14 +9,25 @@ import { sendStream, sseFrame } from '../http/stream';
 import { sleep } from '../http/sleep';
 import { colourOf } from '../images/png';
 import {
-  GENERATE_CONTENT_STREAM_ERROR, generateContentBody, generateContentChunks, type GenerateContentAnswer,
+  GENERATE_CONTENT_STREAM_ERROR,
+  generateContentBody,
+  generateContentChunks,
+  type GenerateContentAnswer,
 } from './generate-content-answer';
 import { parseGenerateContentRequest } from './parse-generate-content-request';
 
 /** Pixel sizes Gemini image models produce for each aspect ratio. */
 const IMAGE_SIZES: Record<string, [number, number]> = {
-  '1:1': [1024, 1024], '2:3': [832, 1248], '3:2': [1248, 832], '3:4': [864, 1184], '4:3': [1184, 864],
-  '4:5': [896, 1152], '5:4': [1152, 896], '9:16': [768, 1344], '16:9': [1344, 768], '21:9': [1536, 672],
+  '1:1': [1024, 1024],
+  '2:3': [832, 1248],
+  '3:2': [1248, 832],
+  '3:4': [864, 1184],
+  '4:3': [1184, 864],
+  '4:5': [896, 1152],
+  '5:4': [1152, 896],
+  '9:16': [768, 1344],
+  '16:9': [1344, 768],
+  '21:9': [1536, 672],
 };
 
 export async function handleGenerateContent(context: SimContext, body: unknown, modelName: string, stream: boolean): Promise<void> {

@@ -5,7 +5,13 @@ import { googleError, googleInvalid } from '../sim-error';
 import { promptSegment } from '../answer/prompt-segment';
 import { isWellFormedThoughtSignature } from '../answer/signatures';
 import {
-  emptyTurn, type PromptSegment, type SimConversation, type SimOutputFormat, type SimTool, type SimToolChoice, type SimTurn,
+  emptyTurn,
+  type PromptSegment,
+  type SimConversation,
+  type SimOutputFormat,
+  type SimTool,
+  type SimToolChoice,
+  type SimTurn,
 } from '../answer/conversation';
 import { checkGeminiSchema } from './check-gemini-schema';
 import { field } from './field';
@@ -25,19 +31,44 @@ export interface ParsedGenerateContentRequest {
 
 const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 const DATA_FIELDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
-const PART_FIELDS = new Set([...DATA_FIELDS, 'thought', 'thoughtSignature', 'videoMetadata', 'partMetadata', 'mediaResolution',
-  'inline_data', 'file_data', 'function_call', 'function_response', 'executable_code', 'code_execution_result', 'thought_signature',
-  'video_metadata', 'part_metadata', 'media_resolution']);
+const PART_FIELDS = new Set([
+  ...DATA_FIELDS,
+  'thought',
+  'thoughtSignature',
+  'videoMetadata',
+  'partMetadata',
+  'mediaResolution',
+  'inline_data',
+  'file_data',
+  'function_call',
+  'function_response',
+  'executable_code',
+  'code_execution_result',
+  'thought_signature',
+  'video_metadata',
+  'part_metadata',
+  'media_resolution',
+]);
 export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
 
-export function parseGenerateContentRequest(body: unknown, models: ModelRegistry, modelName: string, method: string): ParsedGenerateContentRequest {
+export function parseGenerateContentRequest(
+  body: unknown,
+  models: ModelRegistry,
+  modelName: string,
+  method: string,
+): ParsedGenerateContentRequest {
   const model = models.find('generate-content', modelName);
   if (model === undefined) {
-    throw googleError(404, `models/${modelName} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`, 'NOT_FOUND');
+    throw googleError(
+      404,
+      `models/${modelName} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
+      'NOT_FOUND',
+    );
   }
   if (!isRecord(body)) throw googleInvalid('Invalid JSON payload received. Expected an object.');
   const contents = field(body, 'contents');
-  if (!Array.isArray(contents) || contents.length === 0) throw googleInvalid('* GenerateContentRequest.contents: contents is not specified\n');
+  if (!Array.isArray(contents) || contents.length === 0)
+    throw googleInvalid('* GenerateContentRequest.contents: contents is not specified\n');
 
   const config = field(body, 'generationConfig');
   const generation: JsonRecord = isRecord(config) ? config : {};
@@ -62,8 +93,15 @@ export function parseGenerateContentRequest(body: unknown, models: ModelRegistry
     candidateCount,
     promptImageCount: turns.reduce((sum, turn) => sum + turn.images.length, 0),
     conversation: {
-      turns, tools, toolChoice, parallelToolCalls: true, maxOutputTokens, stopSequences, outputFormat,
-      reasoning: thinking.enabled, segments,
+      turns,
+      tools,
+      toolChoice,
+      parallelToolCalls: true,
+      maxOutputTokens,
+      stopSequences,
+      outputFormat,
+      reasoning: thinking.enabled,
+      segments,
     },
   };
 }
@@ -92,20 +130,27 @@ function readTools(body: JsonRecord, segments: PromptSegment[]): SimTool[] {
       segments.push(promptSegment(tool, [JSON.stringify(tool)]));
       return;
     }
-    if (!Array.isArray(declarations)) throw googleInvalid(`Invalid JSON payload received. Invalid value at 'tools[${toolIndex}].function_declarations'.`);
+    if (!Array.isArray(declarations))
+      throw googleInvalid(`Invalid JSON payload received. Invalid value at 'tools[${toolIndex}].function_declarations'.`);
     declarations.forEach((declaration, index) => {
       const at = `tools[${toolIndex}].function_declarations[${index}]`;
       if (!isRecord(declaration)) throw googleInvalid(`Invalid JSON payload received. Invalid value at '${at}'.`);
       const name = stringField(declaration, 'name') ?? '';
       if (!FUNCTION_NAME.test(name)) {
-        throw googleInvalid(`* GenerateContentRequest.${at}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`);
+        throw googleInvalid(
+          `* GenerateContentRequest.${at}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`,
+        );
       }
       const parameters = declaration.parameters;
       const jsonSchema = field(declaration, 'parametersJsonSchema');
       if (parameters !== undefined && parameters !== null) checkGeminiSchema(parameters, `${at}.parameters`);
       const schema = parameters ?? jsonSchema ?? { type: 'object' };
       tools.push({ name, schema });
-      segments.push(promptSegment(declaration, [JSON.stringify({ name, description: stringField(declaration, 'description') ?? '', parameters: schema })]));
+      segments.push(
+        promptSegment(declaration, [
+          JSON.stringify({ name, description: stringField(declaration, 'description') ?? '', parameters: schema }),
+        ]),
+      );
     });
   });
   return tools;
@@ -128,14 +173,19 @@ function readToolConfig(body: JsonRecord, tools: SimTool[]): SimToolChoice {
       if (!Array.isArray(allowed) || allowed.length === 0) return { type: 'required' };
       const names = allowed.filter((name): name is string => typeof name === 'string');
       const unknown = names.find((name) => !tools.some((tool) => tool.name === name));
-      if (unknown !== undefined) throw googleInvalid(`* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: Function name "${unknown}" is not declared in tools.\n`);
+      if (unknown !== undefined)
+        throw googleInvalid(
+          `* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: Function name "${unknown}" is not declared in tools.\n`,
+        );
       if (names.length === 1) return { type: 'named', name: names[0]! };
       // Several allowed names: keep only those tools callable.
       tools.splice(0, tools.length, ...tools.filter((tool) => names.includes(tool.name)));
       return { type: 'required' };
     }
     default:
-      throw googleInvalid(`Invalid JSON payload received. Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "${String(mode)}"`);
+      throw googleInvalid(
+        `Invalid JSON payload received. Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "${String(mode)}"`,
+      );
   }
 }
 
@@ -146,11 +196,15 @@ function readOutputFormat(generation: JsonRecord, segments: PromptSegment[]): Si
   if (schema !== undefined && schema !== null) {
     checkGeminiSchema(schema, 'generation_config.response_schema');
     if (mimeType !== 'application/json' && mimeType !== 'text/x.enum') {
-      throw googleInvalid('* GenerateContentRequest.generation_config.response_mime_type: response_mime_type must be set to application/json or text/x.enum when response_schema is set.\n');
+      throw googleInvalid(
+        '* GenerateContentRequest.generation_config.response_mime_type: response_mime_type must be set to application/json or text/x.enum when response_schema is set.\n',
+      );
     }
   }
   if (jsonSchema !== undefined && jsonSchema !== null && mimeType !== 'application/json') {
-    throw googleInvalid('* GenerateContentRequest.generation_config.response_mime_type: response_mime_type must be set to application/json when response_json_schema is set.\n');
+    throw googleInvalid(
+      '* GenerateContentRequest.generation_config.response_mime_type: response_mime_type must be set to application/json when response_json_schema is set.\n',
+    );
   }
   if (mimeType !== 'application/json') return { type: 'text' };
   const chosen = schema ?? jsonSchema;
@@ -163,7 +217,9 @@ function readMaxOutputTokens(generation: JsonRecord, model: SimModel): number {
   const value = field(generation, 'maxOutputTokens');
   if (value === undefined || value === null) return model.maxOutputTokens;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > model.maxOutputTokens) {
-    throw googleInvalid(`Unable to submit request because it has a maxOutputTokens value of ${String(value)} but the supported range is from 1 (inclusive) to ${model.maxOutputTokens + 1} (exclusive). Update the value and try again.`);
+    throw googleInvalid(
+      `Unable to submit request because it has a maxOutputTokens value of ${String(value)} but the supported range is from 1 (inclusive) to ${model.maxOutputTokens + 1} (exclusive). Update the value and try again.`,
+    );
   }
   return value;
 }
@@ -171,8 +227,10 @@ function readMaxOutputTokens(generation: JsonRecord, model: SimModel): number {
 function readStopSequences(generation: JsonRecord): string[] {
   const value = field(generation, 'stopSequences');
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) throw googleInvalid("Invalid JSON payload received. Invalid value at 'generation_config.stop_sequences'.");
-  if (value.length > 5) throw googleInvalid('* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed\n');
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string'))
+    throw googleInvalid("Invalid JSON payload received. Invalid value at 'generation_config.stop_sequences'.");
+  if (value.length > 5)
+    throw googleInvalid('* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed\n');
   return value as string[];
 }
 
@@ -193,9 +251,11 @@ function readImageOutput(generation: JsonRecord, model: SimModel): { aspectRatio
   if (!wantsImage) return null;
   if (!model.imageOutput) throw googleInvalid('Model does not support the requested response modalities: image');
   const imageConfig = field(generation, 'imageConfig');
-  const aspectRatio = isRecord(imageConfig) ? field(imageConfig, 'aspectRatio') ?? '1:1' : '1:1';
+  const aspectRatio = isRecord(imageConfig) ? (field(imageConfig, 'aspectRatio') ?? '1:1') : '1:1';
   if (typeof aspectRatio !== 'string' || !ASPECT_RATIOS.includes(aspectRatio)) {
-    throw googleInvalid(`* GenerateContentRequest.generation_config.image_config.aspect_ratio: Unsupported aspect ratio ${String(aspectRatio)}. Supported values are ${ASPECT_RATIOS.join(', ')}.\n`);
+    throw googleInvalid(
+      `* GenerateContentRequest.generation_config.image_config.aspect_ratio: Unsupported aspect ratio ${String(aspectRatio)}. Supported values are ${ASPECT_RATIOS.join(', ')}.\n`,
+    );
   }
   return { aspectRatio };
 }
@@ -225,7 +285,8 @@ function readContents(contents: unknown[], segments: PromptSegment[], model: Sim
     const role = content.role ?? 'user';
     if (role !== 'user' && role !== 'model') throw googleInvalid('Please use a valid role: user, model.');
     const parts = content.parts;
-    if (!Array.isArray(parts) || parts.length === 0) throw googleInvalid(`* GenerateContentRequest.${at}.parts: contents.parts must not be empty.\n`);
+    if (!Array.isArray(parts) || parts.length === 0)
+      throw googleInvalid(`* GenerateContentRequest.${at}.parts: contents.parts must not be empty.\n`);
     const turn = emptyTurn(role === 'user' ? 'user' : 'assistant');
     const summary: ContentSummary = { role, calls: [], responses: [], hasUserData: false };
     const texts: string[] = [];
@@ -246,9 +307,11 @@ function readPart(part: unknown, at: string, turn: SimTurn, summary: ContentSumm
   }
   const present = DATA_FIELDS.filter((name) => field(part, name) !== undefined);
   if (present.length !== 1) {
-    throw googleInvalid(present.length === 0
-      ? `* GenerateContentRequest.${at}.data: required oneof field 'data' must have one initialized field\n`
-      : `Invalid JSON payload received. Oneof field 'data' is already set. Cannot set '${present[1]}'`);
+    throw googleInvalid(
+      present.length === 0
+        ? `* GenerateContentRequest.${at}.data: required oneof field 'data' must have one initialized field\n`
+        : `Invalid JSON payload received. Oneof field 'data' is already set. Cannot set '${present[1]}'`,
+    );
   }
   const signature = field(part, 'thoughtSignature');
   if (signature !== undefined && (typeof signature !== 'string' || !isWellFormedThoughtSignature(signature))) {
@@ -267,9 +330,13 @@ function readPart(part: unknown, at: string, turn: SimTurn, summary: ContentSumm
     case 'inlineData':
     case 'fileData': {
       const data = field(part, present[0]);
-      const mimeType = isRecord(data) ? stringField(data, 'mimeType') ?? stringField(data, 'mime_type') : undefined;
-      if (mimeType === undefined) throw googleInvalid(`* GenerateContentRequest.${at}.${present[0] === 'inlineData' ? 'inline_data' : 'file_data'}.mime_type: mime_type is required.\n`);
-      if (present[0] === 'inlineData' && isRecord(data) && typeof data.data !== 'string') throw googleInvalid(`* GenerateContentRequest.${at}.inline_data.data: data is required.\n`);
+      const mimeType = isRecord(data) ? (stringField(data, 'mimeType') ?? stringField(data, 'mime_type')) : undefined;
+      if (mimeType === undefined)
+        throw googleInvalid(
+          `* GenerateContentRequest.${at}.${present[0] === 'inlineData' ? 'inline_data' : 'file_data'}.mime_type: mime_type is required.\n`,
+        );
+      if (present[0] === 'inlineData' && isRecord(data) && typeof data.data !== 'string')
+        throw googleInvalid(`* GenerateContentRequest.${at}.inline_data.data: data is required.\n`);
       if (mimeType.startsWith('image/')) turn.images.push({ mediaType: mimeType, source: present[0] === 'inlineData' ? 'base64' : 'url' });
       summary.hasUserData = true;
       return;
@@ -278,7 +345,7 @@ function readPart(part: unknown, at: string, turn: SimTurn, summary: ContentSumm
       const call = field(part, 'functionCall');
       const name = isRecord(call) ? stringField(call, 'name') : undefined;
       if (name === undefined) throw googleInvalid(`* GenerateContentRequest.${at}.function_call.name: Name is empty.\n`);
-      const args = isRecord(call) ? call.args ?? {} : {};
+      const args = isRecord(call) ? (call.args ?? {}) : {};
       summary.calls.push(name);
       turn.toolCalls.push({ id: (isRecord(call) ? stringField(call, 'id') : undefined) ?? name, name });
       texts.push(JSON.stringify(args));
@@ -289,7 +356,10 @@ function readPart(part: unknown, at: string, turn: SimTurn, summary: ContentSumm
       const name = isRecord(response) ? stringField(response, 'name') : undefined;
       if (name === undefined) throw googleInvalid(`* GenerateContentRequest.${at}.function_response.name: Name is empty.\n`);
       const payload = isRecord(response) ? response.response : undefined;
-      if (payload !== undefined && !isRecord(payload)) throw googleInvalid(`Invalid JSON payload received. Invalid value at '${at}.function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(payload)}`);
+      if (payload !== undefined && !isRecord(payload))
+        throw googleInvalid(
+          `Invalid JSON payload received. Invalid value at '${at}.function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(payload)}`,
+        );
       summary.responses.push(name);
       const text = responseText(payload ?? {});
       turn.toolResults.push({ callId: (isRecord(response) ? stringField(response, 'id') : undefined) ?? name, text });
@@ -321,7 +391,9 @@ function checkFunctionTurns(summaries: ContentSummary[]): void {
     }
     if (previous !== undefined && previous.role === 'model' && previous.calls.length > 0) {
       if (summary.responses.length !== previous.calls.length) {
-        throw googleInvalid('Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.');
+        throw googleInvalid(
+          'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.',
+        );
       }
       const expected = [...previous.calls].sort();
       const given = [...summary.responses].sort();
@@ -349,6 +421,8 @@ function checkThoughtSignatures(contents: unknown[], summaries: ContentSummary[]
     if (!isRecord(first) || field(first, 'thoughtSignature') !== undefined) continue;
     const call = field(first, 'functionCall');
     const name = isRecord(call) ? String(call.name) : '';
-    throw googleInvalid(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${index + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`);
+    throw googleInvalid(
+      `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${index + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+    );
   }
 }

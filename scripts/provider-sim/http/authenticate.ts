@@ -21,9 +21,14 @@ export function authenticate(context: SimContext, auth?: 'azure'): void {
 function forbidden(family: ErrorFamily, auth?: 'azure'): SimHttpError {
   if (auth === 'azure') return openaiError(403, 'Access denied due to Virtual Network/Firewall rules.', { code: '403' });
   switch (family) {
-    case 'anthropic': return anthropicError(403, 'permission_error', 'Your API key does not have permission to use the specified resource.');
-    case 'openai': return openaiError(403, 'You have insufficient permissions for this operation. Missing scopes: api.model.read.', { type: 'invalid_request_error' });
-    case 'google': return googleError(403, 'The caller does not have permission', 'PERMISSION_DENIED');
+    case 'anthropic':
+      return anthropicError(403, 'permission_error', 'Your API key does not have permission to use the specified resource.');
+    case 'openai':
+      return openaiError(403, 'You have insufficient permissions for this operation. Missing scopes: api.model.read.', {
+        type: 'invalid_request_error',
+      });
+    case 'google':
+      return googleError(403, 'The caller does not have permission', 'PERMISSION_DENIED');
   }
 }
 
@@ -56,10 +61,17 @@ function authenticateAnthropic(context: SimContext): string {
 function authenticateOpenAI(context: SimContext): string {
   const key = bearer(context);
   if (key === undefined || key === '') {
-    throw openaiError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).");
+    throw openaiError(
+      401,
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+    );
   }
   if (!accepted(context, key)) {
-    throw openaiError(401, `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`, { code: 'invalid_api_key' });
+    throw openaiError(
+      401,
+      `Incorrect API key provided: ${maskKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      { code: 'invalid_api_key' },
+    );
   }
   return key;
 }
@@ -67,12 +79,21 @@ function authenticateOpenAI(context: SimContext): string {
 function authenticateGoogle(context: SimContext): string {
   const key = header(context, 'x-goog-api-key') ?? context.query.get('key') ?? undefined;
   if (key === undefined || key === '') {
-    throw googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.", 'PERMISSION_DENIED');
+    throw googleError(
+      403,
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      'PERMISSION_DENIED',
+    );
   }
   if (!accepted(context, key)) {
     // Google answers a wrong key with 400, not 401.
     throw googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
     ]);
   }
   return key;
@@ -82,7 +103,11 @@ function authenticateGoogle(context: SimContext): string {
 function authenticateAzure(context: SimContext): string {
   const key = header(context, 'api-key');
   if (key === undefined || key === '' || !accepted(context, key)) {
-    throw openaiError(401, 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.', { code: '401' });
+    throw openaiError(
+      401,
+      'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+      { code: '401' },
+    );
   }
   return key;
 }

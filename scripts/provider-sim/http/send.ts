@@ -9,13 +9,20 @@ export function sendJson(context: SimContext, status: number, body: unknown, hea
 /** Anthropic's error bodies carry the request id of the `request-id` header, as the real API's do. */
 export function sendError(context: SimContext, error: SimHttpError): void {
   const requestId = context.defaultHeaders['request-id'];
-  const body = context.family === 'anthropic' && requestId !== undefined && typeof error.body === 'object' && error.body !== null
-    ? { ...error.body, request_id: requestId }
-    : error.body;
+  const body =
+    context.family === 'anthropic' && requestId !== undefined && typeof error.body === 'object' && error.body !== null
+      ? { ...error.body, request_id: requestId }
+      : error.body;
   sendJson(context, error.status, body, error.headers);
 }
 
-export function sendBytes(context: SimContext, status: number, contentType: string, bytes: Buffer, headers: Record<string, string> = {}): void {
+export function sendBytes(
+  context: SimContext,
+  status: number,
+  contentType: string,
+  bytes: Buffer,
+  headers: Record<string, string> = {},
+): void {
   const { response } = context;
   if (response.headersSent || response.destroyed) return;
   context.log.status = status;

@@ -1,6 +1,10 @@
 /** No internet here, so an image URL's media type is read from its extension (or data: prefix). */
 const EXTENSIONS: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
 };
 
 export function guessImageTypeFromUrl(url: string): string {

@@ -25,9 +25,14 @@ function findImageModel(context: SimContext, name: string): SimModel {
 }
 
 function readPrompt(value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw openaiInvalid("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+  if (typeof value !== 'string' || value === '')
+    throw openaiInvalid("Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
   if (value.length > MAX_PROMPT) {
-    throw openaiInvalid(`Invalid 'prompt': string too long. Expected a string with maximum length ${MAX_PROMPT}, but got a string with length ${value.length} instead.`, 'prompt', 'string_above_max_length');
+    throw openaiInvalid(
+      `Invalid 'prompt': string too long. Expected a string with maximum length ${MAX_PROMPT}, but got a string with length ${value.length} instead.`,
+      'prompt',
+      'string_above_max_length',
+    );
   }
   return value;
 }
@@ -48,7 +53,11 @@ export async function handleImageEdit(context: SimContext, form: MultipartForm |
   for (const file of [...images, ...form.files.filter((entry) => entry.field === 'mask')]) {
     const type = sniffImageType(file.data);
     if (type === null || !EDIT_TYPES.includes(type)) {
-      throw openaiInvalid(`Invalid file '${file.field}': unsupported mimetype ('${file.contentType}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`, file.field, 'unsupported_file');
+      throw openaiInvalid(
+        `Invalid file '${file.field}': unsupported mimetype ('${file.contentType}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`,
+        file.field,
+        'unsupported_file',
+      );
     }
   }
   const prompt = readPrompt(form.fields.prompt);
@@ -60,7 +69,14 @@ export async function handleImageEdit(context: SimContext, form: MultipartForm |
   await answerImages(context, options, prompt, seed, countTextTokens(prompt), images.length);
 }
 
-async function answerImages(context: SimContext, options: ImageOptions, prompt: string, seed: string, textTokens: number, imageCount: number): Promise<void> {
+async function answerImages(
+  context: SimContext,
+  options: ImageOptions,
+  prompt: string,
+  seed: string,
+  textTokens: number,
+  imageCount: number,
+): Promise<void> {
   const { state } = context;
   if (!(await sleep(state.options.imageMs, state.closing))) return;
   const png = state.pngs.get(options.width, options.height, colourOf(seed));

@@ -34,25 +34,42 @@ export function readImageOptions(values: Record<string, unknown>, model: SimMode
   let height: number;
   if (model.isSim) {
     const match = /^(\d{2,4})x(\d{2,4})$/.exec(size);
-    if (size !== 'auto' && match === null) throw openaiInvalid(`Invalid value: '${size}'. Expected a size like '1024x1024' or 'auto'.`, 'size', 'invalid_value');
+    if (size !== 'auto' && match === null)
+      throw openaiInvalid(`Invalid value: '${size}'. Expected a size like '1024x1024' or 'auto'.`, 'size', 'invalid_value');
     [width, height] = match === null ? [1024, 1024] : [Number(match[1]), Number(match[2])];
-    if (width > 4096 || height > 4096 || width < 16 || height < 16) throw openaiInvalid(`Invalid value: '${size}'. Sizes go from 16 to 4096 pixels a side.`, 'size', 'invalid_value');
+    if (width > 4096 || height > 4096 || width < 16 || height < 16)
+      throw openaiInvalid(`Invalid value: '${size}'. Sizes go from 16 to 4096 pixels a side.`, 'size', 'invalid_value');
   } else {
     if (!GPT_IMAGE_SIZES.includes(size)) {
-      throw openaiInvalid(`Invalid value: '${size}'. Supported values are: '1024x1024', '1024x1536', '1536x1024', and 'auto'.`, 'size', 'invalid_value');
+      throw openaiInvalid(
+        `Invalid value: '${size}'. Supported values are: '1024x1024', '1024x1536', '1536x1024', and 'auto'.`,
+        'size',
+        'invalid_value',
+      );
     }
-    [width, height] = size === 'auto' ? [1024, 1024] : size.split('x').map(Number) as [number, number];
+    [width, height] = size === 'auto' ? [1024, 1024] : (size.split('x').map(Number) as [number, number]);
   }
   const quality = values.quality === undefined || values.quality === null ? 'auto' : String(values.quality);
   if (!GPT_IMAGE_QUALITIES.includes(quality)) {
-    throw openaiInvalid(`Invalid value: '${quality}'. Supported values are: 'low', 'medium', 'high', and 'auto'.`, 'quality', 'invalid_value');
+    throw openaiInvalid(
+      `Invalid value: '${quality}'. Supported values are: 'low', 'medium', 'high', and 'auto'.`,
+      'quality',
+      'invalid_value',
+    );
   }
   const outputFormat = values.output_format;
   if (outputFormat !== undefined && outputFormat !== null && !OUTPUT_FORMATS.includes(String(outputFormat))) {
-    throw openaiInvalid(`Invalid value: '${String(outputFormat)}'. Supported values are: 'png', 'jpeg', and 'webp'.`, 'output_format', 'invalid_value');
+    throw openaiInvalid(
+      `Invalid value: '${String(outputFormat)}'. Supported values are: 'png', 'jpeg', and 'webp'.`,
+      'output_format',
+      'invalid_value',
+    );
   }
   return {
-    count, width, height, size: `${width}x${height}`,
+    count,
+    width,
+    height,
+    size: `${width}x${height}`,
     quality: quality === 'auto' ? 'high' : quality,
     responseFormat: readResponseFormat(values.response_format, model),
   };
@@ -62,8 +79,18 @@ function readCount(value: unknown): number {
   if (value === undefined || value === null) return 1;
   const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n)) throw openaiInvalid("Invalid type for 'n': expected an integer.", 'n', 'invalid_type');
-  if (n < 1) throw openaiInvalid(`Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${n} instead.`, 'n', 'integer_below_min_value');
-  if (n > 10) throw openaiInvalid(`Invalid 'n': integer above maximum value. Expected a value <= 10, but got ${n} instead.`, 'n', 'integer_above_max_value');
+  if (n < 1)
+    throw openaiInvalid(
+      `Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${n} instead.`,
+      'n',
+      'integer_below_min_value',
+    );
+  if (n > 10)
+    throw openaiInvalid(
+      `Invalid 'n': integer above maximum value. Expected a value <= 10, but got ${n} instead.`,
+      'n',
+      'integer_above_max_value',
+    );
   return n;
 }
 
@@ -72,7 +99,11 @@ function readResponseFormat(value: unknown, model: SimModel): 'b64_json' | 'url'
   if (value === undefined || value === null) return 'b64_json';
   if (!model.isSim) throw openaiInvalid("Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
   if (value !== 'url' && value !== 'b64_json') {
-    throw openaiInvalid(`Invalid value: '${String(value)}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value');
+    throw openaiInvalid(
+      `Invalid value: '${String(value)}'. Supported values are: 'url' and 'b64_json'.`,
+      'response_format',
+      'invalid_value',
+    );
   }
   return value;
 }

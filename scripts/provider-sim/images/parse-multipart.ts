@@ -48,5 +48,10 @@ function addPart(form: MultipartForm, headerText: string, content: Buffer): void
     form.fields[name] = content.toString('utf8');
     return;
   }
-  form.files.push({ field: name, filename, contentType: headers.get('content-type') ?? 'application/octet-stream', data: Buffer.from(content) });
+  form.files.push({
+    field: name,
+    filename,
+    contentType: headers.get('content-type') ?? 'application/octet-stream',
+    data: Buffer.from(content),
+  });
 }

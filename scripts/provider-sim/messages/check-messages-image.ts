@@ -14,14 +14,17 @@ export function checkMessagesImage(block: JsonRecord, at: string): SimImage {
     case 'base64': {
       const mediaType = stringField(source, 'media_type') ?? '';
       if (!MEDIA_TYPES.includes(mediaType)) {
-        throw anthropicInvalid(`${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+        throw anthropicInvalid(
+          `${at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`,
+        );
       }
       const data = stringField(source, 'data') ?? '';
       const bytes = Buffer.from(data, 'base64');
       if (data === '' || bytes.length === 0) throw anthropicInvalid(`${at}.image.source.base64.data: Field required`);
       const actual = sniffImageType(bytes);
       if (actual === null) throw anthropicInvalid(`${at}.image.source.base64.data: The image data is not a valid image.`);
-      if (actual !== mediaType) throw anthropicInvalid(`${at}.image.source.base64.data: Image does not match the provided media type ${mediaType}`);
+      if (actual !== mediaType)
+        throw anthropicInvalid(`${at}.image.source.base64.data: Image does not match the provided media type ${mediaType}`);
       return { mediaType, source: 'base64' };
     }
     case 'url': {
@@ -32,6 +35,8 @@ export function checkMessagesImage(block: JsonRecord, at: string): SimImage {
     case 'file':
       return { mediaType: 'image/*', source: 'file' };
     default:
-      throw anthropicInvalid(`${at}.image.source: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`);
+      throw anthropicInvalid(
+        `${at}.image.source: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`,
+      );
   }
 }

@@ -20,9 +20,12 @@ type ContentBlock = Record<string, unknown>;
 function contentBlocks(answer: MessagesAnswer): ContentBlock[] {
   const { plan } = answer;
   const blocks: ContentBlock[] = [];
-  if (plan.reasoningText !== null) blocks.push({ type: 'thinking', thinking: plan.reasoningText, signature: thinkingSignature(plan.reasoningText) });
+  if (plan.reasoningText !== null)
+    blocks.push({ type: 'thinking', thinking: plan.reasoningText, signature: thinkingSignature(plan.reasoningText) });
   if (plan.text !== '') blocks.push({ type: 'text', text: plan.text });
-  plan.toolCalls.forEach((call, index) => blocks.push({ type: 'tool_use', id: answer.toolIds[index], name: call.name, input: call.arguments }));
+  plan.toolCalls.forEach((call, index) =>
+    blocks.push({ type: 'tool_use', id: answer.toolIds[index], name: call.name, input: call.arguments }),
+  );
   return blocks;
 }
 
@@ -71,8 +74,14 @@ export function messagesFrames(answer: MessagesAnswer): string[] {
   event({
     type: 'message_start',
     message: {
-      model: answer.model, id: answer.id, type: 'message', role: 'assistant', content: [],
-      stop_reason: null, stop_sequence: null, usage: usage(answer, false),
+      model: answer.model,
+      id: answer.id,
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usage(answer, false),
     },
   });
   contentBlocks(answer).forEach((block, index) => {
@@ -84,20 +93,24 @@ export function messagesFrames(answer: MessagesAnswer): string[] {
     switch (block.type) {
       case 'thinking': {
         start({ type: 'thinking', thinking: '', signature: '' });
-        for (const piece of chunkText(String(block.thinking), null)) event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+        for (const piece of chunkText(String(block.thinking), null))
+          event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
         event({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
         break;
       }
       case 'text': {
         start({ type: 'text', text: '' });
-        for (const piece of chunkText(String(block.text), answer.plan.chunkSize)) event({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+        for (const piece of chunkText(String(block.text), answer.plan.chunkSize))
+          event({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
         break;
       }
       default: {
         start({ type: 'tool_use', id: block.id, name: block.name, input: {} });
         event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: '' } });
         const json = JSON.stringify(block.input);
-        if (json !== '{}') for (const piece of chunkArguments(json)) event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+        if (json !== '{}')
+          for (const piece of chunkArguments(json))
+            event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
       }
     }
     event({ type: 'content_block_stop', index });

@@ -8,7 +8,13 @@ import { anthropicError, anthropicInvalid } from '../sim-error';
 import { isValidThinkingSignature } from '../answer/signatures';
 import { promptSegment } from '../answer/prompt-segment';
 import {
-  emptyTurn, type PromptSegment, type SimConversation, type SimOutputFormat, type SimTool, type SimToolChoice, type SimTurn,
+  emptyTurn,
+  type PromptSegment,
+  type SimConversation,
+  type SimOutputFormat,
+  type SimTool,
+  type SimToolChoice,
+  type SimTurn,
 } from '../answer/conversation';
 import { checkMessagesImage } from './check-messages-image';
 
@@ -36,14 +42,18 @@ export function parseMessagesRequest(body: unknown, models: ModelRegistry, model
   const model = models.find('messages', modelName);
   if (model === undefined) throw anthropicError(404, 'not_found_error', `model: ${modelName}`);
   if (maxTokens > model.maxOutputTokens) {
-    throw anthropicInvalid(`max_tokens: ${maxTokens} > ${model.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelName}`);
+    throw anthropicInvalid(
+      `max_tokens: ${maxTokens} > ${model.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelName}`,
+    );
   }
 
   const temperature = body.temperature;
   if (temperature !== undefined && (typeof temperature !== 'number' || temperature < 0 || temperature > 1)) {
-    throw anthropicInvalid(typeof temperature === 'number' && temperature < 0
-      ? 'temperature: Input should be greater than or equal to 0'
-      : 'temperature: Input should be less than or equal to 1');
+    throw anthropicInvalid(
+      typeof temperature === 'number' && temperature < 0
+        ? 'temperature: Input should be greater than or equal to 0'
+        : 'temperature: Input should be less than or equal to 1',
+    );
   }
   const stopSequences = readStopSequences(body);
   const segments: PromptSegment[] = [];
@@ -54,7 +64,8 @@ export function parseMessagesRequest(body: unknown, models: ModelRegistry, model
   const outputFormat = readOutputFormat(body);
 
   const turns = readMessages(messages, segments, thinking);
-  if (outputFormat.type === 'json_schema') segments.push(promptSegment(['output_schema', outputFormat.schema], [JSON.stringify(outputFormat.schema)]));
+  if (outputFormat.type === 'json_schema')
+    segments.push(promptSegment(['output_schema', outputFormat.schema], [JSON.stringify(outputFormat.schema)]));
   const breakpoints = segments.filter((segment) => segment.cacheBreakpoint !== null).length;
   if (breakpoints > MAX_CACHE_BREAKPOINTS) {
     throw anthropicInvalid(`A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
@@ -64,8 +75,15 @@ export function parseMessagesRequest(body: unknown, models: ModelRegistry, model
     model,
     stream: body.stream === true,
     conversation: {
-      turns, tools, toolChoice: toolChoice.choice, parallelToolCalls: toolChoice.parallel,
-      maxOutputTokens: maxTokens, stopSequences, outputFormat, reasoning: thinking, segments,
+      turns,
+      tools,
+      toolChoice: toolChoice.choice,
+      parallelToolCalls: toolChoice.parallel,
+      maxOutputTokens: maxTokens,
+      stopSequences,
+      outputFormat,
+      reasoning: thinking,
+      segments,
     },
   };
 }
@@ -109,7 +127,8 @@ function readTools(body: JsonRecord, segments: PromptSegment[]): SimTool[] {
       names.add(name);
       return;
     }
-    if (!TOOL_NAME_PATTERN.test(name)) throw anthropicInvalid(`tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
+    if (!TOOL_NAME_PATTERN.test(name))
+      throw anthropicInvalid(`tools.${index}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
     const schema = tool.input_schema;
     if (!isRecord(schema)) throw anthropicInvalid(`tools.${index}.custom.input_schema: Field required`);
     if (schema.type !== 'object') throw anthropicInvalid(`tools.${index}.custom.input_schema.type: Input should be 'object'`);
@@ -128,9 +147,12 @@ function readToolChoice(body: JsonRecord, tools: SimTool[]): { choice: SimToolCh
   if (!isRecord(raw)) throw anthropicInvalid('tool_choice: Input should be a valid dictionary');
   const parallel = raw.disable_parallel_tool_use !== true;
   switch (raw.type) {
-    case 'auto': return { choice: { type: 'auto' }, parallel };
-    case 'none': return { choice: { type: 'none' }, parallel };
-    case 'any': return { choice: { type: 'required' }, parallel };
+    case 'auto':
+      return { choice: { type: 'auto' }, parallel };
+    case 'none':
+      return { choice: { type: 'none' }, parallel };
+    case 'any':
+      return { choice: { type: 'required' }, parallel };
     case 'tool': {
       const name = stringField(raw, 'name');
       if (name === undefined) throw anthropicInvalid('tool_choice.tool.name: Field required');
@@ -138,7 +160,9 @@ function readToolChoice(body: JsonRecord, tools: SimTool[]): { choice: SimToolCh
       return { choice: { type: 'named', name }, parallel };
     }
     default:
-      throw anthropicInvalid("tool_choice: Input tag found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'");
+      throw anthropicInvalid(
+        "tool_choice: Input tag found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'",
+      );
   }
 }
 
@@ -151,13 +175,21 @@ function readThinking(body: JsonRecord, maxTokens: number, toolChoice: SimToolCh
     const budget = numberField(thinking, 'budget_tokens');
     if (budget === undefined) throw anthropicInvalid('thinking.enabled.budget_tokens: Field required');
     if (budget < 1024) throw anthropicInvalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
-    if (maxTokens <= budget) throw anthropicInvalid(`\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${THINKING_DOCS}#max-tokens-and-context-window-size`);
+    if (maxTokens <= budget)
+      throw anthropicInvalid(
+        `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. ${THINKING_DOCS}#max-tokens-and-context-window-size`,
+      );
   } else if (thinking.type !== 'adaptive') {
-    throw anthropicInvalid("thinking: Input tag found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'");
+    throw anthropicInvalid(
+      "thinking: Input tag found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'",
+    );
   }
-  if (toolChoice.type === 'required' || toolChoice.type === 'named') throw anthropicInvalid('Thinking may not be enabled when tool_choice forces tool use.');
+  if (toolChoice.type === 'required' || toolChoice.type === 'named')
+    throw anthropicInvalid('Thinking may not be enabled when tool_choice forces tool use.');
   if (body.temperature !== undefined && body.temperature !== 1) {
-    throw anthropicInvalid(`\`temperature\` may only be set to 1 when thinking is enabled or in adaptive mode. ${THINKING_DOCS}#feature-compatibility`);
+    throw anthropicInvalid(
+      `\`temperature\` may only be set to 1 when thinking is enabled or in adaptive mode. ${THINKING_DOCS}#feature-compatibility`,
+    );
   }
   return true;
 }
@@ -189,8 +221,18 @@ function readOutputFormat(body: JsonRecord): SimOutputFormat {
 }
 
 const USER_BLOCKS = new Set(['text', 'image', 'document', 'tool_result', 'search_result', 'container_upload']);
-const ASSISTANT_BLOCKS = new Set(['text', 'tool_use', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result',
-  'web_fetch_tool_result', 'code_execution_tool_result', 'bash_code_execution_tool_result', 'text_editor_code_execution_tool_result']);
+const ASSISTANT_BLOCKS = new Set([
+  'text',
+  'tool_use',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+]);
 
 function readMessages(messages: unknown[], segments: PromptSegment[], thinking: boolean): SimTurn[] {
   if (messages.length === 0) throw anthropicInvalid('messages: at least one message is required');
@@ -215,12 +257,17 @@ function readMessages(messages: unknown[], segments: PromptSegment[], thinking: 
       const type = stringField(block, 'type') ?? '';
       const allowed = role === 'user' ? USER_BLOCKS : ASSISTANT_BLOCKS;
       if (!allowed.has(type)) {
-        throw anthropicInvalid(USER_BLOCKS.has(type) || ASSISTANT_BLOCKS.has(type)
-          ? `${at}.type: \`${type}\` blocks are not allowed in \`${role}\` messages`
-          : `${at}: Input tag '${type}' found using 'type' does not match any of the expected tags`);
+        throw anthropicInvalid(
+          USER_BLOCKS.has(type) || ASSISTANT_BLOCKS.has(type)
+            ? `${at}.type: \`${type}\` blocks are not allowed in \`${role}\` messages`
+            : `${at}: Input tag '${type}' found using 'type' does not match any of the expected tags`,
+        );
       }
       if (type === 'tool_result') {
-        if (sawOtherBlock) throw anthropicInvalid(`messages.${index}: \`tool_result\` blocks must come first in the \`content\` of a \`user\` message, before any other content`);
+        if (sawOtherBlock)
+          throw anthropicInvalid(
+            `messages.${index}: \`tool_result\` blocks must come first in the \`content\` of a \`user\` message, before any other content`,
+          );
         resultIds.push(readToolResult(block, at, turn, segments));
         return;
       }
@@ -231,12 +278,16 @@ function readMessages(messages: unknown[], segments: PromptSegment[], thinking: 
     if (role === 'user') {
       for (const id of resultIds) {
         if (!previousToolUseIds.includes(id)) {
-          throw anthropicInvalid(`messages.${index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+          throw anthropicInvalid(
+            `messages.${index}.content.0: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          );
         }
       }
       const missing = previousToolUseIds.filter((id) => !resultIds.includes(id));
       if (missing.length > 0) {
-        throw anthropicInvalid(`messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+        throw anthropicInvalid(
+          `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+        );
       }
       previousToolUseIds = [];
     } else {
@@ -272,7 +323,8 @@ function readBlock(block: JsonRecord, type: string, at: string, turn: SimTurn, s
       if (text === undefined) throw anthropicInvalid(`${at}.text: Field required`);
       if (text === '') throw anthropicInvalid('messages: text content blocks must be non-empty');
       if (text.trim() === '') throw anthropicInvalid('messages: text content blocks must contain non-whitespace text');
-      if (isFinalBlock && turn.role === 'assistant' && /\s$/.test(text)) throw anthropicInvalid('messages: final assistant content cannot end with trailing whitespace');
+      if (isFinalBlock && turn.role === 'assistant' && /\s$/.test(text))
+        throw anthropicInvalid('messages: final assistant content cannot end with trailing whitespace');
       turn.texts.push(text);
       segments.push(promptSegment(key, [text], 0, ttl));
       return;
@@ -343,7 +395,9 @@ function readToolResult(block: JsonRecord, at: string, turn: SimTurn, segments: 
         if (name === undefined) throw anthropicInvalid(`${at}.tool_result.content.${partIndex}.tool_name: Field required`);
         texts.push(name);
       } else if (part.type !== 'document' && part.type !== 'search_result') {
-        throw anthropicInvalid(`${at}.tool_result.content.${partIndex}: Input tag '${String(part.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document', 'tool_reference'`);
+        throw anthropicInvalid(
+          `${at}.tool_result.content.${partIndex}: Input tag '${String(part.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document', 'tool_reference'`,
+        );
       }
     });
   } else if (content !== undefined && content !== null) {
@@ -367,5 +421,7 @@ function checkThinkingReplay(messages: unknown[], turns: SimTurn[]): void {
   const first = Array.isArray(content) ? content[0] : undefined;
   const firstType = isRecord(first) ? first.type : typeof content === 'string' ? 'text' : undefined;
   if (firstType === 'thinking' || firstType === 'redacted_thinking') return;
-  throw anthropicInvalid(`messages.${assistantIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(firstType)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. ${THINKING_DOCS}`);
+  throw anthropicInvalid(
+    `messages.${assistantIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(firstType)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. ${THINKING_DOCS}`,
+  );
 }

@@ -21,11 +21,13 @@ export function handleResponsesCompact(context: SimContext, body: unknown, model
     id: `resp_${randomId(50, 'lower36')}`,
     object: 'response.compaction',
     created_at: Math.floor(Date.now() / 1000),
-    output: [{
-      id: `cmp_${randomId(50, 'lower36')}`,
-      type: 'compaction',
-      encrypted_content: encryptedReasoning(`compacted ${parsed.conversation.segments.length} items`),
-    }],
+    output: [
+      {
+        id: `cmp_${randomId(50, 'lower36')}`,
+        type: 'compaction',
+        encrypted_content: encryptedReasoning(`compacted ${parsed.conversation.segments.length} items`),
+      },
+    ],
     usage: {
       input_tokens: inputTokens,
       // As every answer of the real API reports it (the document requires it in ResponseUsage).

@@ -9,7 +9,14 @@ import { sendJson } from '../http/send';
 import { sendStream } from '../http/stream';
 import { openaiError } from '../sim-error';
 import { parseResponsesRequest } from './parse-responses-request';
-import { outputItems, responsesBody, responsesErrorFrames, responsesFrames, responsesOverflowFrames, type ResponsesAnswer } from './responses-answer';
+import {
+  outputItems,
+  responsesBody,
+  responsesErrorFrames,
+  responsesFrames,
+  responsesOverflowFrames,
+  type ResponsesAnswer,
+} from './responses-answer';
 
 export async function handleResponses(context: SimContext, body: unknown, modelName: string): Promise<void> {
   const { state } = context;

@@ -8,7 +8,13 @@ import { checkStrictSchema } from '../answer/check-strict-schema';
 import { decodeEncryptedReasoning } from '../answer/signatures';
 import { guessImageTypeFromUrl } from '../images/guess-image-type-from-url';
 import {
-  emptyTurn, type PromptSegment, type SimConversation, type SimOutputFormat, type SimTool, type SimToolChoice, type SimTurn,
+  emptyTurn,
+  type PromptSegment,
+  type SimConversation,
+  type SimOutputFormat,
+  type SimTool,
+  type SimToolChoice,
+  type SimTurn,
 } from '../answer/conversation';
 import type { StoredResponse } from './stored-response';
 
@@ -31,13 +37,23 @@ export interface ResponsesMemory {
   itemIds: BoundedMap<string, true>;
 }
 
-export function parseResponsesRequest(body: unknown, models: ModelRegistry, modelName: string, memory: ResponsesMemory): ParsedResponsesRequest {
+export function parseResponsesRequest(
+  body: unknown,
+  models: ModelRegistry,
+  modelName: string,
+  memory: ResponsesMemory,
+): ParsedResponsesRequest {
   if (!isRecord(body)) throw openaiInvalid('Invalid body: expected a JSON object.');
   if (typeof body.model !== 'string') throw openaiInvalid("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
   const model = models.find('responses', modelName);
-  if (model === undefined) throw openaiError(400, `The requested model '${modelName}' does not exist.`, { param: 'model', code: 'model_not_found' });
+  if (model === undefined)
+    throw openaiError(400, `The requested model '${modelName}' does not exist.`, { param: 'model', code: 'model_not_found' });
   if (body.response_format !== undefined) {
-    throw openaiInvalid("Unsupported parameter: 'response_format'. In the Responses API, this parameter has moved to 'text.format'. Try again with the new parameter. See the API documentation for more information: https://platform.openai.com/docs/api-reference/responses/create.", 'response_format', 'unsupported_parameter');
+    throw openaiInvalid(
+      "Unsupported parameter: 'response_format'. In the Responses API, this parameter has moved to 'text.format'. Try again with the new parameter. See the API documentation for more information: https://platform.openai.com/docs/api-reference/responses/create.",
+      'response_format',
+      'unsupported_parameter',
+    );
   }
   const maxOutputTokens = readMaxOutputTokens(body, model);
   readTemperature(body);
@@ -48,7 +64,10 @@ export function parseResponsesRequest(body: unknown, models: ModelRegistry, mode
   if (previousId !== undefined && previousId !== null) {
     const previous = typeof previousId === 'string' ? memory.responses.get(previousId) : undefined;
     if (previous === undefined) {
-      throw openaiError(400, `Previous response with id '${String(previousId)}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
+      throw openaiError(400, `Previous response with id '${String(previousId)}' not found.`, {
+        param: 'previous_response_id',
+        code: 'previous_response_not_found',
+      });
     }
     history = [...previous.inputItems, ...previous.outputItems];
   }
@@ -76,8 +95,15 @@ export function parseResponsesRequest(body: unknown, models: ModelRegistry, mode
     includeEncrypted: include.includes('reasoning.encrypted_content'),
     summary: reasoning.summary,
     conversation: {
-      turns, tools, toolChoice, parallelToolCalls: body.parallel_tool_calls !== false,
-      maxOutputTokens, stopSequences: [], outputFormat, reasoning: reasoning.enabled, segments,
+      turns,
+      tools,
+      toolChoice,
+      parallelToolCalls: body.parallel_tool_calls !== false,
+      maxOutputTokens,
+      stopSequences: [],
+      outputFormat,
+      reasoning: reasoning.enabled,
+      segments,
     },
   };
 }
@@ -85,9 +111,14 @@ export function parseResponsesRequest(body: unknown, models: ModelRegistry, mode
 function readMaxOutputTokens(body: JsonRecord, model: SimModel): number {
   const value = body.max_output_tokens;
   if (value === undefined || value === null) return model.maxOutputTokens;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw openaiInvalid("Invalid type for 'max_output_tokens': expected an integer.", 'max_output_tokens', 'invalid_type');
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw openaiInvalid("Invalid type for 'max_output_tokens': expected an integer.", 'max_output_tokens', 'invalid_type');
   if (value < 16) {
-    throw openaiInvalid(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${value} instead.`, 'max_output_tokens', 'integer_below_min_value');
+    throw openaiInvalid(
+      `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${value} instead.`,
+      'max_output_tokens',
+      'integer_below_min_value',
+    );
   }
   return Math.min(value, model.maxOutputTokens);
 }
@@ -96,7 +127,11 @@ function readTemperature(body: JsonRecord): void {
   const value = body.temperature;
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || value > 2 || value < 0) {
-    throw openaiInvalid(`Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${String(value)} instead.`, 'temperature', 'decimal_above_max_value');
+    throw openaiInvalid(
+      `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${String(value)} instead.`,
+      'temperature',
+      'decimal_above_max_value',
+    );
   }
 }
 
@@ -105,11 +140,15 @@ function readReasoning(body: JsonRecord, model: SimModel): { enabled: boolean; s
   if (reasoning === undefined) return { enabled: false, summary: false };
   const effort = reasoning.effort;
   if (model.rejectsReasoning && effort !== undefined && effort !== null) {
-    throw openaiInvalid("Unsupported parameter: 'reasoning.effort' is not supported with this model.", 'reasoning.effort', 'unsupported_parameter');
+    throw openaiInvalid(
+      "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+      'reasoning.effort',
+      'unsupported_parameter',
+    );
   }
   const summary = reasoning.summary;
   const wantsSummary = summary === 'auto' || summary === 'concise' || summary === 'detailed';
-  const enabled = !model.rejectsReasoning && effort !== 'none' && ((typeof effort === 'string') || wantsSummary);
+  const enabled = !model.rejectsReasoning && effort !== 'none' && (typeof effort === 'string' || wantsSummary);
   return { enabled, summary: enabled && wantsSummary };
 }
 
@@ -136,13 +175,16 @@ function readTools(raw: unknown, at: string, segments: PromptSegment[], namespac
     const origin = namespace === undefined ? {} : { namespace };
     if (tool.type === 'custom') {
       tools.push({ name, schema: null, custom: true, ...origin });
-      segments.push(promptSegment(tool, [JSON.stringify({ name, description: stringField(tool, 'description') ?? '', format: tool.format ?? null })]));
+      segments.push(
+        promptSegment(tool, [JSON.stringify({ name, description: stringField(tool, 'description') ?? '', format: tool.format ?? null })]),
+      );
       return;
     }
     const schema = tool.parameters ?? { type: 'object', properties: {} };
     if (tool.strict === true) {
       const problem = checkStrictSchema(schema);
-      if (problem !== null) throw openaiInvalid(`Invalid schema for function '${name}': ${problem}`, `${path}.parameters`, 'invalid_function_parameters');
+      if (problem !== null)
+        throw openaiInvalid(`Invalid schema for function '${name}': ${problem}`, `${path}.parameters`, 'invalid_function_parameters');
     }
     tools.push({ name, schema, ...origin });
     segments.push(promptSegment(tool, [JSON.stringify({ name, description: stringField(tool, 'description') ?? '', parameters: schema })]));
@@ -154,7 +196,11 @@ function readToolName(tool: JsonRecord, path: string): string {
   const name = stringField(tool, 'name');
   if (name === undefined) throw openaiInvalid(`Missing required parameter: '${path}.name'.`, `${path}.name`, 'missing_required_parameter');
   if (!NAME_PATTERN.test(name) || name.length > 64) {
-    throw openaiInvalid(`Invalid '${path}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `${path}.name`, 'invalid_value');
+    throw openaiInvalid(
+      `Invalid '${path}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      `${path}.name`,
+      'invalid_value',
+    );
   }
   return name;
 }
@@ -171,7 +217,11 @@ function readToolChoice(body: JsonRecord, tools: SimTool[]): SimToolChoice {
     return { type: 'named', name };
   }
   if (isRecord(raw)) return { type: 'auto' };
-  throw openaiInvalid(`Invalid value: '${String(raw)}'. Supported values are: 'none', 'auto', and 'required'.`, 'tool_choice', 'invalid_value');
+  throw openaiInvalid(
+    `Invalid value: '${String(raw)}'. Supported values are: 'none', 'auto', and 'required'.`,
+    'tool_choice',
+    'invalid_value',
+  );
 }
 
 function readTextFormat(body: JsonRecord, items: unknown[], segments: PromptSegment[]): SimOutputFormat {
@@ -181,19 +231,28 @@ function readTextFormat(body: JsonRecord, items: unknown[], segments: PromptSegm
   if (format.type === 'json_object') {
     const haystack = `${JSON.stringify(items)} ${stringField(body, 'instructions') ?? ''}`.toLowerCase();
     if (!haystack.includes('json')) {
-      throw openaiInvalid("Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.", 'input');
+      throw openaiInvalid(
+        "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.",
+        'input',
+      );
     }
     return { type: 'json_object' };
   }
   if (format.type !== 'json_schema') {
-    throw openaiInvalid(`Invalid value: '${String(format.type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`, 'text.format.type', 'invalid_value');
+    throw openaiInvalid(
+      `Invalid value: '${String(format.type)}'. Supported values are: 'text', 'json_object', and 'json_schema'.`,
+      'text.format.type',
+      'invalid_value',
+    );
   }
   const name = stringField(format, 'name');
-  if (name === undefined) throw openaiInvalid("Missing required parameter: 'text.format.name'.", 'text.format.name', 'missing_required_parameter');
+  if (name === undefined)
+    throw openaiInvalid("Missing required parameter: 'text.format.name'.", 'text.format.name', 'missing_required_parameter');
   const schema = format.schema ?? {};
   if (format.strict === true) {
     const problem = checkStrictSchema(schema);
-    if (problem !== null) throw openaiInvalid(`Invalid schema for response_format '${name}': ${problem}`, 'text.format.schema', 'invalid_json_schema');
+    if (problem !== null)
+      throw openaiInvalid(`Invalid schema for response_format '${name}': ${problem}`, 'text.format.schema', 'invalid_json_schema');
   }
   segments.push(promptSegment(['text.format', schema], [JSON.stringify(schema)]));
   return { type: 'json_schema', schema };
@@ -216,7 +275,11 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
       case 'message': {
         const role = stringField(item, 'role');
         if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer') {
-          throw openaiInvalid(`Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`, `input[${index}].role`, 'invalid_value');
+          throw openaiInvalid(
+            `Invalid value: '${String(role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
+            `input[${index}].role`,
+            'invalid_value',
+          );
         }
         const turn = role === 'system' || role === 'developer' ? null : turnFor(role);
         const reading = readMessageContent(item.content, index, turn);
@@ -232,7 +295,11 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
         const callId = stringField(item, 'call_id');
         const name = stringField(item, 'name');
         if (callId === undefined || name === undefined) {
-          throw openaiInvalid(`Missing required parameter: 'input[${index}].${callId === undefined ? 'call_id' : 'name'}'.`, `input[${index}]`, 'missing_required_parameter');
+          throw openaiInvalid(
+            `Missing required parameter: 'input[${index}].${callId === undefined ? 'call_id' : 'name'}'.`,
+            `input[${index}]`,
+            'missing_required_parameter',
+          );
         }
         callIds.add(callId);
         turnFor('assistant').toolCalls.push({ id: callId, name });
@@ -255,15 +322,31 @@ function readItems(items: unknown[], segments: PromptSegment[], storedItemIds: B
         let text = '';
         if (encrypted !== undefined) {
           const decoded = decodeEncryptedReasoning(encrypted);
-          if (decoded === null) throw openaiInvalid(`The encrypted content for item ${id ?? `input[${index}]`} could not be verified.`, null, 'invalid_encrypted_content');
+          if (decoded === null)
+            throw openaiInvalid(
+              `The encrypted content for item ${id ?? `input[${index}]`} could not be verified.`,
+              null,
+              'invalid_encrypted_content',
+            );
           text = decoded;
         } else if (id === undefined || !storedItemIds.has(id)) {
-          throw openaiError(404, `Item with id '${String(id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, { param: 'input' });
+          throw openaiError(
+            404,
+            `Item with id '${String(id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+            { param: 'input' },
+          );
         }
         const next = items[index + 1];
         const nextType = isRecord(next) ? (stringField(next, 'type') ?? 'message') : undefined;
-        const followed = nextType === 'function_call' || nextType === 'custom_tool_call' || (nextType === 'message' && isRecord(next) && next.role === 'assistant');
-        if (!followed) throw openaiInvalid(`Item '${id ?? `input[${index}]`}' of type 'reasoning' was provided without its required following item.`, 'input');
+        const followed =
+          nextType === 'function_call' ||
+          nextType === 'custom_tool_call' ||
+          (nextType === 'message' && isRecord(next) && next.role === 'assistant');
+        if (!followed)
+          throw openaiInvalid(
+            `Item '${id ?? `input[${index}]`}' of type 'reasoning' was provided without its required following item.`,
+            'input',
+          );
         turnFor('assistant');
         segments.push(promptSegment(item, [text]));
         return;
@@ -286,7 +369,12 @@ function readMessageContent(content: unknown, index: number, turn: SimTurn | nul
     reading.texts.push(content);
     return reading;
   }
-  if (!Array.isArray(content)) throw openaiInvalid(`Invalid type for 'input[${index}].content': expected one of a string or array of input items.`, `input[${index}].content`, 'invalid_type');
+  if (!Array.isArray(content))
+    throw openaiInvalid(
+      `Invalid type for 'input[${index}].content': expected one of a string or array of input items.`,
+      `input[${index}].content`,
+      'invalid_type',
+    );
   content.forEach((part, partIndex) => {
     const at = `input[${index}].content[${partIndex}]`;
     if (!isRecord(part)) throw openaiInvalid(`Invalid type for '${at}': expected an object.`, at, 'invalid_type');
@@ -301,18 +389,25 @@ function readMessageContent(content: unknown, index: number, turn: SimTurn | nul
       case 'input_image': {
         const url = stringField(part, 'image_url');
         const fileId = stringField(part, 'file_id');
-        if (url === undefined && fileId === undefined) throw openaiInvalid(`Missing required parameter: '${at}.image_url'.`, `${at}.image_url`, 'missing_required_parameter');
+        if (url === undefined && fileId === undefined)
+          throw openaiInvalid(`Missing required parameter: '${at}.image_url'.`, `${at}.image_url`, 'missing_required_parameter');
         reading.images++;
-        turn?.images.push(url === undefined
-          ? { mediaType: 'image/*', source: 'file' }
-          : { mediaType: guessImageTypeFromUrl(url), source: url.startsWith('data:') ? 'base64' : 'url' });
+        turn?.images.push(
+          url === undefined
+            ? { mediaType: 'image/*', source: 'file' }
+            : { mediaType: guessImageTypeFromUrl(url), source: url.startsWith('data:') ? 'base64' : 'url' },
+        );
         return;
       }
       case 'input_file':
         reading.texts.push(JSON.stringify(part));
         return;
       default:
-        throw openaiInvalid(`Invalid value: '${String(part.type)}'. Supported values are: 'input_text', 'input_image', 'output_text', 'refusal', 'input_file', 'computer_screenshot', and 'summary_text'.`, `${at}.type`, 'invalid_value');
+        throw openaiInvalid(
+          `Invalid value: '${String(part.type)}'. Supported values are: 'input_text', 'input_image', 'output_text', 'refusal', 'input_file', 'computer_screenshot', and 'summary_text'.`,
+          `${at}.type`,
+          'invalid_value',
+        );
     }
   });
   return reading;

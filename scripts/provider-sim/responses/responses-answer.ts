@@ -34,15 +34,36 @@ export function outputItems(answer: ResponsesAnswer): Item[] {
   }
   if (plan.toolCalls.length === 0) {
     items.push({
-      id: answer.itemIds.message, type: 'message', status: plan.finish === 'max_tokens' ? 'incomplete' : 'completed',
-      content: [{ type: 'output_text', annotations: [], logprobs: [], text: plan.text }], role: 'assistant',
+      id: answer.itemIds.message,
+      type: 'message',
+      status: plan.finish === 'max_tokens' ? 'incomplete' : 'completed',
+      content: [{ type: 'output_text', annotations: [], logprobs: [], text: plan.text }],
+      role: 'assistant',
     });
   }
   plan.toolCalls.forEach((call, index) => {
     const namespace = call.namespace === undefined ? {} : { namespace: call.namespace };
-    items.push(call.custom
-      ? { id: answer.itemIds.calls[index], type: 'custom_tool_call', status: 'completed', call_id: answer.callIds[index], input: call.argumentsJson, name: call.name, ...namespace }
-      : { id: answer.itemIds.calls[index], type: 'function_call', status: 'completed', arguments: call.argumentsJson, call_id: answer.callIds[index], name: call.name, ...namespace });
+    items.push(
+      call.custom
+        ? {
+            id: answer.itemIds.calls[index],
+            type: 'custom_tool_call',
+            status: 'completed',
+            call_id: answer.callIds[index],
+            input: call.argumentsJson,
+            name: call.name,
+            ...namespace,
+          }
+        : {
+            id: answer.itemIds.calls[index],
+            type: 'function_call',
+            status: 'completed',
+            arguments: call.argumentsJson,
+            call_id: answer.callIds[index],
+            name: call.name,
+            ...namespace,
+          },
+    );
   });
   return items;
 }
@@ -52,8 +73,11 @@ function echoedTools(request: JsonRecord): unknown[] {
   return tools.map((tool) => {
     if (!isRecord(tool) || tool.type !== 'function') return tool;
     return {
-      type: 'function', description: stringField(tool, 'description') ?? null, name: tool.name,
-      parameters: tool.parameters ?? null, strict: tool.strict ?? true,
+      type: 'function',
+      description: stringField(tool, 'description') ?? null,
+      name: tool.name,
+      parameters: tool.parameters ?? null,
+      strict: tool.strict ?? true,
     };
   });
 }
@@ -96,13 +120,15 @@ export function responseObject(answer: ResponsesAnswer, phase: Phase, output: It
     top_logprobs: 0,
     top_p: request.top_p ?? 1,
     truncation: 'disabled',
-    usage: done ? {
-      input_tokens: answer.inputTokens,
-      input_tokens_details: { cached_tokens: answer.cachedTokens, cache_write_tokens: 0 },
-      output_tokens: plan.outputTokens,
-      output_tokens_details: { reasoning_tokens: plan.reasoningTokens },
-      total_tokens: answer.inputTokens + plan.outputTokens,
-    } : null,
+    usage: done
+      ? {
+          input_tokens: answer.inputTokens,
+          input_tokens_details: { cached_tokens: answer.cachedTokens, cache_write_tokens: 0 },
+          output_tokens: plan.outputTokens,
+          output_tokens_details: { reasoning_tokens: plan.reasoningTokens },
+          total_tokens: answer.inputTokens + plan.outputTokens,
+        }
+      : null,
     user: null,
     metadata: request.metadata ?? {},
   };
@@ -134,7 +160,8 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
         if (summary !== null) {
           const base = { item_id: itemId, output_index: outputIndex, summary_index: 0 };
           event('response.reasoning_summary_part.added', { ...base, part: { type: 'summary_text', text: '' } });
-          for (const piece of chunkText(summary, null)) event('response.reasoning_summary_text.delta', { ...base, delta: piece, obfuscation: obfuscation() });
+          for (const piece of chunkText(summary, null))
+            event('response.reasoning_summary_text.delta', { ...base, delta: piece, obfuscation: obfuscation() });
           event('response.reasoning_summary_text.done', { ...base, text: summary });
           event('response.reasoning_summary_part.done', { ...base, part: { type: 'summary_text', text: summary } });
         }
@@ -143,9 +170,13 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
       case 'message': {
         const text = answer.plan.text;
         const base = { item_id: itemId, output_index: outputIndex, content_index: 0 };
-        event('response.output_item.added', { output_index: outputIndex, item: { id: itemId, type: 'message', status: 'in_progress', content: [], role: 'assistant' } });
+        event('response.output_item.added', {
+          output_index: outputIndex,
+          item: { id: itemId, type: 'message', status: 'in_progress', content: [], role: 'assistant' },
+        });
         event('response.content_part.added', { ...base, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
-        for (const piece of chunkText(text, answer.plan.chunkSize)) event('response.output_text.delta', { ...base, delta: piece, logprobs: [], obfuscation: obfuscation() });
+        for (const piece of chunkText(text, answer.plan.chunkSize))
+          event('response.output_text.delta', { ...base, delta: piece, logprobs: [], obfuscation: obfuscation() });
         event('response.output_text.done', { ...base, text, logprobs: [] });
         event('response.content_part.done', { ...base, part: { type: 'output_text', annotations: [], logprobs: [], text } });
         break;
@@ -154,7 +185,12 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
         const input = String(item.input);
         event('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', input: '' } });
         for (const piece of chunkArguments(input)) {
-          event('response.custom_tool_call_input.delta', { item_id: itemId, output_index: outputIndex, delta: piece, obfuscation: obfuscation() });
+          event('response.custom_tool_call_input.delta', {
+            item_id: itemId,
+            output_index: outputIndex,
+            delta: piece,
+            obfuscation: obfuscation(),
+          });
         }
         event('response.custom_tool_call_input.done', { item_id: itemId, output_index: outputIndex, input });
         break;
@@ -163,7 +199,12 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
         const args = String(item.arguments);
         event('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
         for (const piece of chunkArguments(args)) {
-          event('response.function_call_arguments.delta', { item_id: itemId, output_index: outputIndex, delta: piece, obfuscation: obfuscation() });
+          event('response.function_call_arguments.delta', {
+            item_id: itemId,
+            output_index: outputIndex,
+            delta: piece,
+            obfuscation: obfuscation(),
+          });
         }
         event('response.function_call_arguments.done', { item_id: itemId, output_index: outputIndex, name: item.name, arguments: args });
       }
@@ -179,7 +220,10 @@ export function responsesFrames(answer: ResponsesAnswer): string[] {
 export function responsesErrorFrames(answer: ResponsesAnswer, emitted: number): string[] {
   const message = 'The server had an error while processing your request. Sorry about that!';
   return [
-    sseFrame({ type: 'error', sequence_number: emitted, error: { type: 'server_error', code: 'server_error', message, param: null } }, 'error'),
+    sseFrame(
+      { type: 'error', sequence_number: emitted, error: { type: 'server_error', code: 'server_error', message, param: null } },
+      'error',
+    ),
     sseFrame({ type: 'response.failed', sequence_number: emitted + 1, response: responseObject(answer, 'failed', []) }, 'response.failed'),
   ];
 }
@@ -193,6 +237,9 @@ export function responsesOverflowFrames(answer: ResponsesAnswer, message: string
   return [
     sseFrame({ type: 'response.created', sequence_number: 0, response: responseObject(answer, 'in_progress', []) }, 'response.created'),
     sseFrame({ type: 'error', sequence_number: 1, code, message, param: 'input' }, 'error'),
-    sseFrame({ type: 'response.failed', sequence_number: 2, response: responseObject(answer, 'failed', [], { code, message }) }, 'response.failed'),
+    sseFrame(
+      { type: 'response.failed', sequence_number: 2, response: responseObject(answer, 'failed', [], { code, message }) },
+      'response.failed',
+    ),
   ];
 }

@@ -41,10 +41,14 @@ const AUTHENTICATION_SELECT = `SELECT k.id, k.account_id, k.group_id, k.secret_h
   FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN routing_groups g ON g.id = k.group_id`;
 
 /** The one query behind authentication, by the secret's HMAC or by key id. */
-export async function findAuthenticationRow(db: Queryable, by: { secretHmac: string } | { keyId: number }): Promise<AuthenticationRow | undefined> {
-  const result = 'secretHmac' in by
-    ? await db.query<AuthenticationRow>(`${AUTHENTICATION_SELECT} WHERE k.secret_hmac = $1`, [by.secretHmac])
-    : await db.query<AuthenticationRow>(`${AUTHENTICATION_SELECT} WHERE k.id = $1`, [by.keyId]);
+export async function findAuthenticationRow(
+  db: Queryable,
+  by: { secretHmac: string } | { keyId: number },
+): Promise<AuthenticationRow | undefined> {
+  const result =
+    'secretHmac' in by
+      ? await db.query<AuthenticationRow>(`${AUTHENTICATION_SELECT} WHERE k.secret_hmac = $1`, [by.secretHmac])
+      : await db.query<AuthenticationRow>(`${AUTHENTICATION_SELECT} WHERE k.id = $1`, [by.keyId]);
   return result.rows[0];
 }
 
@@ -76,8 +80,22 @@ export async function insertKey(db: Queryable, key: NewKeyRow): Promise<{ id: nu
     `INSERT INTO api_keys (account_id, group_id, name, secret_hmac, secret_encrypted, secret_last4, quota_credits,
        rate_limit_5h, rate_limit_1d, rate_limit_7d, ip_whitelist, ip_blacklist, expires_at, allowed_models)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id, created_at`,
-    [key.accountId, key.groupId, key.name, key.secretHmac, key.secretEncrypted, key.secretLast4, key.quotaCredits,
-      key.rateLimit5h, key.rateLimit1d, key.rateLimit7d, key.ipWhitelist, key.ipBlacklist, key.expiresAt, key.allowedModels],
+    [
+      key.accountId,
+      key.groupId,
+      key.name,
+      key.secretHmac,
+      key.secretEncrypted,
+      key.secretLast4,
+      key.quotaCredits,
+      key.rateLimit5h,
+      key.rateLimit1d,
+      key.rateLimit7d,
+      key.ipWhitelist,
+      key.ipBlacklist,
+      key.expiresAt,
+      key.allowedModels,
+    ],
   );
   return { id: result.rows[0].id, createdAt: result.rows[0].created_at };
 }
@@ -115,14 +133,23 @@ const COLUMNS = `k.id, k.account_id, k.group_id, g.name AS group_name, k.name, k
 
 export async function listKeys(db: Queryable, accountId: number): Promise<ApiKeyRow[]> {
   const result = await db.query<ApiKeyRow>(
-    `SELECT ${COLUMNS} FROM api_keys k JOIN routing_groups g ON g.id = k.group_id WHERE k.account_id = $1 ORDER BY k.id`, [accountId]);
+    `SELECT ${COLUMNS} FROM api_keys k JOIN routing_groups g ON g.id = k.group_id WHERE k.account_id = $1 ORDER BY k.id`,
+    [accountId],
+  );
   return result.rows;
 }
 
-export async function findKey(db: Queryable, accountId: number, keyId: number, options: { forUpdate?: boolean } = {}): Promise<ApiKeyRow | undefined> {
+export async function findKey(
+  db: Queryable,
+  accountId: number,
+  keyId: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<ApiKeyRow | undefined> {
   const result = await db.query<ApiKeyRow>(
     `SELECT ${COLUMNS} FROM api_keys k JOIN routing_groups g ON g.id = k.group_id
-      WHERE k.account_id = $1 AND k.id = $2${options.forUpdate ? ' FOR UPDATE OF k' : ''}`, [accountId, keyId]);
+      WHERE k.account_id = $1 AND k.id = $2${options.forUpdate ? ' FOR UPDATE OF k' : ''}`,
+    [accountId, keyId],
+  );
   return result.rows[0];
 }
 
@@ -146,7 +173,10 @@ export interface KeyChanges {
 export async function updateKey(db: Queryable, keyId: number, changes: KeyChanges): Promise<void> {
   const sets: string[] = [];
   const values: unknown[] = [];
-  const set = (column: string, value: unknown) => { values.push(value); sets.push(`${column} = $${values.length}`); };
+  const set = (column: string, value: unknown) => {
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+  };
   if (changes.name !== undefined) set('name', changes.name);
   if (changes.quotaCredits !== undefined) set('quota_credits', changes.quotaCredits);
   if (changes.rateLimit5h !== undefined) set('rate_limit_5h', changes.rateLimit5h);
@@ -169,15 +199,23 @@ export async function updateKey(db: Queryable, keyId: number, changes: KeyChange
 }
 
 export async function deleteKey(db: Queryable, accountId: number, keyId: number): Promise<{ secretHmac: string } | undefined> {
-  const result = await db.query<{ secret_hmac: string }>(
-    'DELETE FROM api_keys WHERE account_id = $1 AND id = $2 RETURNING secret_hmac', [accountId, keyId]);
+  const result = await db.query<{ secret_hmac: string }>('DELETE FROM api_keys WHERE account_id = $1 AND id = $2 RETURNING secret_hmac', [
+    accountId,
+    keyId,
+  ]);
   return result.rows[0] ? { secretHmac: result.rows[0].secret_hmac } : undefined;
 }
 
 /** What admission and the counters' rebuild need of a key: its lifetime spend and whether this secret may still use it. */
-export async function findKeySpendState(db: Queryable, accountId: number, keyId: number): Promise<{ spentCredits: number; secretHmac: string; status: KeyRowStatus } | undefined> {
+export async function findKeySpendState(
+  db: Queryable,
+  accountId: number,
+  keyId: number,
+): Promise<{ spentCredits: number; secretHmac: string; status: KeyRowStatus } | undefined> {
   const result = await db.query<{ spent_credits: number; secret_hmac: string; status: KeyRowStatus }>(
-    'SELECT spent_credits, secret_hmac, status FROM api_keys WHERE id = $1 AND account_id = $2', [keyId, accountId]);
+    'SELECT spent_credits, secret_hmac, status FROM api_keys WHERE id = $1 AND account_id = $2',
+    [keyId, accountId],
+  );
   const row = result.rows[0];
   return row && { spentCredits: row.spent_credits, secretHmac: row.secret_hmac, status: row.status };
 }
@@ -188,24 +226,35 @@ export async function listKeyIdsOfAccount(db: Queryable, accountId: number): Pro
 }
 
 export async function findKeyName(db: Queryable, accountId: number, keyId: number): Promise<{ id: number; name: string } | undefined> {
-  const result = await db.query<{ id: number; name: string }>('SELECT id, name FROM api_keys WHERE id = $1 AND account_id = $2', [keyId, accountId]);
+  const result = await db.query<{ id: number; name: string }>('SELECT id, name FROM api_keys WHERE id = $1 AND account_id = $2', [
+    keyId,
+    accountId,
+  ]);
   const row = result.rows[0];
   return row && { id: Number(row.id), name: row.name };
 }
 
 /** The account's keys that can be used now: active, unexpired at `now`, in a group the account may use. */
-export async function listUsableKeysOfAccount(db: Queryable, accountId: number, now: Date): Promise<Array<{ id: number; groupId: number; allowedModels: string[] }>> {
+export async function listUsableKeysOfAccount(
+  db: Queryable,
+  accountId: number,
+  now: Date,
+): Promise<Array<{ id: number; groupId: number; allowedModels: string[] }>> {
   const result = await db.query<{ id: string; group_id: string; allowed_models: string[] }>(
     `SELECT k.id, k.group_id, k.allowed_models FROM api_keys k JOIN routing_groups g ON g.id = k.group_id
       WHERE k.account_id = $1 AND k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > $2)
         AND ${groupUsableSql('k.account_id')}`,
-    [accountId, now]);
+    [accountId, now],
+  );
   return result.rows.map((row) => ({ id: Number(row.id), groupId: Number(row.group_id), allowedModels: row.allowed_models }));
 }
 
 /** A key's owner and its secret's reveal ciphertext, by key id alone (the caller checks the owner). */
 export async function findKeySecret(db: Queryable, keyId: number): Promise<{ accountId: number; secretEncrypted: string } | undefined> {
-  const result = await db.query<{ secret_encrypted: string; account_id: number }>('SELECT secret_encrypted, account_id FROM api_keys WHERE id = $1', [keyId]);
+  const result = await db.query<{ secret_encrypted: string; account_id: number }>(
+    'SELECT secret_encrypted, account_id FROM api_keys WHERE id = $1',
+    [keyId],
+  );
   const row = result.rows[0];
   return row && { accountId: Number(row.account_id), secretEncrypted: row.secret_encrypted };
 }
@@ -213,15 +262,20 @@ export async function findKeySecret(db: Queryable, keyId: number): Promise<{ acc
 /** The first key named `bootstrap` (the quick start's): its account and its secret's reveal ciphertext. */
 export async function findBootstrapKey(db: Queryable): Promise<{ accountId: number; secretEncrypted: string } | undefined> {
   const result = await db.query<{ account_id: string; secret_encrypted: string }>(
-    "SELECT account_id, secret_encrypted FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1");
+    "SELECT account_id, secret_encrypted FROM api_keys WHERE name = 'bootstrap' ORDER BY id LIMIT 1",
+  );
   const row = result.rows[0];
   return row && { accountId: Number(row.account_id), secretEncrypted: row.secret_encrypted };
 }
 
 /** The secret HMACs of a group's keys, or of one account's keys in it. */
 export async function listKeySecretHmacsInGroup(db: Queryable, groupId: number, accountId?: number): Promise<string[]> {
-  const result = accountId === undefined
-    ? await db.query<{ secret_hmac: string }>('SELECT secret_hmac FROM api_keys WHERE group_id = $1', [groupId])
-    : await db.query<{ secret_hmac: string }>('SELECT secret_hmac FROM api_keys WHERE group_id = $1 AND account_id = $2', [groupId, accountId]);
+  const result =
+    accountId === undefined
+      ? await db.query<{ secret_hmac: string }>('SELECT secret_hmac FROM api_keys WHERE group_id = $1', [groupId])
+      : await db.query<{ secret_hmac: string }>('SELECT secret_hmac FROM api_keys WHERE group_id = $1 AND account_id = $2', [
+          groupId,
+          accountId,
+        ]);
   return result.rows.map((row) => row.secret_hmac);
 }

@@ -21,8 +21,19 @@ export async function insertAuditEvent(db: Queryable, event: NewAuditEvent): Pro
   await db.query(
     `INSERT INTO audit_events (account_id, actor_type, actor_id, actor_label, action, target_type, target_id, address, before, after)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [event.accountId, event.actorType, event.actorId, event.actorLabel, event.action, event.targetType,
-      event.targetId, event.address, event.before, event.after]);
+    [
+      event.accountId,
+      event.actorType,
+      event.actorId,
+      event.actorLabel,
+      event.action,
+      event.targetType,
+      event.targetId,
+      event.address,
+      event.before,
+      event.after,
+    ],
+  );
 }
 
 export interface AuditFilters {
@@ -48,8 +59,18 @@ export interface AuditEventRecord extends Omit<NewAuditEvent, 'before' | 'after'
 }
 
 interface Row {
-  id: string; account_id: string | null; actor_type: AuditActorType; actor_id: string | null; actor_label: string | null; action: string;
-  target_type: string; target_id: string | null; address: string | null; before: unknown; after: unknown; created_at: Date;
+  id: string;
+  account_id: string | null;
+  actor_type: AuditActorType;
+  actor_id: string | null;
+  actor_label: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  address: string | null;
+  before: unknown;
+  after: unknown;
+  created_at: Date;
 }
 
 /** Up to `limit + 1` events, newest first (keyset pagination on id): the extra one only tells whether another page exists. */
@@ -71,10 +92,20 @@ export async function listAuditEvents(db: Queryable, filters: AuditFilters): Pro
   const result = await db.query<Row>(
     `SELECT id, account_id, actor_type, actor_id, actor_label, action, target_type, target_id, address, before, after, created_at
        FROM audit_events WHERE ${sql.where()} ORDER BY id DESC LIMIT ${limit}`,
-    sql.values);
+    sql.values,
+  );
   return result.rows.map((row) => ({
-    id: Number(row.id), accountId: row.account_id === null ? null : Number(row.account_id), actorType: row.actor_type,
-    actorId: row.actor_id === null ? null : Number(row.actor_id), actorLabel: row.actor_label, action: row.action,
-    targetType: row.target_type, targetId: row.target_id, address: row.address, before: row.before, after: row.after, createdAt: row.created_at,
+    id: Number(row.id),
+    accountId: row.account_id === null ? null : Number(row.account_id),
+    actorType: row.actor_type,
+    actorId: row.actor_id === null ? null : Number(row.actor_id),
+    actorLabel: row.actor_label,
+    action: row.action,
+    targetType: row.target_type,
+    targetId: row.target_id,
+    address: row.address,
+    before: row.before,
+    after: row.after,
+    createdAt: row.created_at,
   }));
 }

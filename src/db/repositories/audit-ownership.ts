@@ -7,11 +7,17 @@
 import { escapeIdentifier } from 'pg';
 import type { Queryable } from '../queryable';
 
-export interface RoleAttributes { superuser: boolean; createRole: boolean; canLogin: boolean }
+export interface RoleAttributes {
+  superuser: boolean;
+  createRole: boolean;
+  canLogin: boolean;
+}
 
 export async function readRole(db: Queryable, name: string): Promise<RoleAttributes | undefined> {
   const found = await db.query<{ rolsuper: boolean; rolcreaterole: boolean; rolcanlogin: boolean }>(
-    'SELECT rolsuper, rolcreaterole, rolcanlogin FROM pg_roles WHERE rolname = $1', [name]);
+    'SELECT rolsuper, rolcreaterole, rolcanlogin FROM pg_roles WHERE rolname = $1',
+    [name],
+  );
   const row = found.rows[0];
   return row ? { superuser: row.rolsuper, createRole: row.rolcreaterole, canLogin: row.rolcanlogin } : undefined;
 }
@@ -19,7 +25,8 @@ export async function readRole(db: Queryable, name: string): Promise<RoleAttribu
 export async function readSession(db: Queryable): Promise<{ user: string; database: string; superuser: boolean; serverVersion: number }> {
   const found = await db.query<{ user: string; database: string; superuser: boolean; version: string }>(
     `SELECT current_user AS user, current_database() AS database, r.rolsuper AS superuser, current_setting('server_version_num') AS version
-       FROM pg_roles r WHERE r.rolname = current_user`);
+       FROM pg_roles r WHERE r.rolname = current_user`,
+  );
   const row = found.rows[0]!;
   return { user: row.user, database: row.database, superuser: row.superuser, serverVersion: Number(row.version) };
 }
@@ -50,7 +57,8 @@ export async function readAuditObjects(db: Queryable): Promise<AuditObjects | un
        JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_database d ON d.datname = current_database()
        JOIN pg_proc f ON f.oid = to_regprocedure(format('%I.audit_events_append_only()', n.nspname))
-      WHERE c.oid = to_regclass('audit_events')`);
+      WHERE c.oid = to_regclass('audit_events')`,
+  );
   return found.rows[0];
 }
 

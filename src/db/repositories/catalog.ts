@@ -2,7 +2,11 @@
 import type { PoolClient } from 'pg';
 import type { Queryable } from '../queryable';
 
-export interface CatalogModelRow { definition: unknown; aliases: string[]; retired: boolean }
+export interface CatalogModelRow {
+  definition: unknown;
+  aliases: string[];
+  retired: boolean;
+}
 
 /** Every model, in catalog order. */
 export async function listCatalogModelRows(db: Queryable): Promise<CatalogModelRow[]> {
@@ -11,7 +15,10 @@ export async function listCatalogModelRows(db: Queryable): Promise<CatalogModelR
 }
 
 /** Inserts the model, or replaces the stored one with the same id. */
-export async function upsertCatalogModel(db: Queryable, model: { id: string; familyNumber: number; aliases: string[]; retired: boolean; definition: unknown }): Promise<void> {
+export async function upsertCatalogModel(
+  db: Queryable,
+  model: { id: string; familyNumber: number; aliases: string[]; retired: boolean; definition: unknown },
+): Promise<void> {
   await db.query(
     `INSERT INTO catalog_models (id, family_number, aliases, retired, definition) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (id) DO UPDATE SET family_number = EXCLUDED.family_number, aliases = EXCLUDED.aliases,

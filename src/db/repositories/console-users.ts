@@ -15,17 +15,31 @@ export async function insertConsoleUser(db: Queryable, input: { accountId: numbe
   return result.rows[0].id;
 }
 
-export interface ConsoleUserLogin { id: number; accountId: number; email: string; passwordHash: string }
+export interface ConsoleUserLogin {
+  id: number;
+  accountId: number;
+  email: string;
+  passwordHash: string;
+}
 
 export async function findConsoleUserByEmail(db: Queryable, email: string): Promise<ConsoleUserLogin | undefined> {
   const result = await db.query<{ id: number; account_id: number; email: string; password_hash: string }>(
-    'SELECT id, account_id, email, password_hash FROM console_users WHERE email = $1', [email]);
+    'SELECT id, account_id, email, password_hash FROM console_users WHERE email = $1',
+    [email],
+  );
   const row = result.rows[0];
   return row && { id: Number(row.id), accountId: Number(row.account_id), email: row.email, passwordHash: row.password_hash };
 }
 
-export async function findConsoleUserOfAccount(db: Queryable, accountId: number, userId: number): Promise<{ id: number; email: string } | undefined> {
-  const result = await db.query<{ id: number; email: string }>('SELECT id, email FROM console_users WHERE id = $1 AND account_id = $2', [userId, accountId]);
+export async function findConsoleUserOfAccount(
+  db: Queryable,
+  accountId: number,
+  userId: number,
+): Promise<{ id: number; email: string } | undefined> {
+  const result = await db.query<{ id: number; email: string }>('SELECT id, email FROM console_users WHERE id = $1 AND account_id = $2', [
+    userId,
+    accountId,
+  ]);
   const row = result.rows[0];
   return row && { id: Number(row.id), email: row.email };
 }
@@ -45,12 +59,25 @@ export async function updatePasswordHash(db: Queryable, userId: number, password
   else await db.query('UPDATE console_users SET password_hash = $1 WHERE id = $2 AND password_hash = $3', [passwordHash, userId, expected]);
 }
 
-export async function insertConsoleSession(db: Queryable, session: { idHash: string; userId: number; csrfToken: string; expiresAt: Date }): Promise<void> {
-  await db.query('INSERT INTO console_sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)',
-    [session.idHash, session.userId, session.csrfToken, session.expiresAt]);
+export async function insertConsoleSession(
+  db: Queryable,
+  session: { idHash: string; userId: number; csrfToken: string; expiresAt: Date },
+): Promise<void> {
+  await db.query('INSERT INTO console_sessions (id_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)', [
+    session.idHash,
+    session.userId,
+    session.csrfToken,
+    session.expiresAt,
+  ]);
 }
 
-export interface ConsoleSessionRecord { userId: number; accountId: number; email: string; csrfToken: string; expiresAt: Date }
+export interface ConsoleSessionRecord {
+  userId: number;
+  accountId: number;
+  email: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
 
 /** The session whose token hashes to `idHash`, unless it expired by `now`. */
 export async function findLiveConsoleSession(db: Queryable, idHash: string, now: Date): Promise<ConsoleSessionRecord | undefined> {
@@ -58,10 +85,17 @@ export async function findLiveConsoleSession(db: Queryable, idHash: string, now:
     `SELECT s.user_id, u.account_id, u.email, s.csrf_token, s.expires_at
        FROM console_sessions s JOIN console_users u ON u.id = s.user_id
       WHERE s.id_hash = $1 AND s.expires_at > $2`,
-    [idHash, now]);
+    [idHash, now],
+  );
   const row = result.rows[0];
   if (!row) return undefined;
-  return { userId: Number(row.user_id), accountId: Number(row.account_id), email: row.email, csrfToken: row.csrf_token, expiresAt: row.expires_at };
+  return {
+    userId: Number(row.user_id),
+    accountId: Number(row.account_id),
+    email: row.email,
+    csrfToken: row.csrf_token,
+    expiresAt: row.expires_at,
+  };
 }
 
 export async function deleteConsoleSessionByHash(db: Queryable, idHash: string): Promise<void> {

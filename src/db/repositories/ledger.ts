@@ -122,8 +122,15 @@ export async function applyLedgerEntry(client: PoolClient, entry: LedgerEntryInp
   const updated = await client.query<{ balance_credits: number }>(MOVE_WALLET, [entry.accountId, entry.amountCredits, heldDelta]);
   const balanceAfter = updated.rows[0]?.balance_credits;
   if (balanceAfter === undefined) throw new Error(`account ${entry.accountId} not found`);
-  const inserted = await client.query<{ id: number }>(INSERT_ENTRY,
-    [entry.accountId, entry.kind, entry.amountCredits, balanceAfter, entry.reference, entry.apiKeyId ?? null, entry.description ?? null]);
+  const inserted = await client.query<{ id: number }>(INSERT_ENTRY, [
+    entry.accountId,
+    entry.kind,
+    entry.amountCredits,
+    balanceAfter,
+    entry.reference,
+    entry.apiKeyId ?? null,
+    entry.description ?? null,
+  ]);
   if (!inserted.rows[0]) {
     // A concurrent writer won the unique race after our check: undo our wallet change.
     throw new Error('ledger entry raced with a duplicate; retry the transaction');
@@ -220,29 +227,46 @@ const ADD_KEY_SPEND = addKeySpend('$2', '$3', 'id = $1');
 async function insertUsageRows(client: PoolClient, rows: readonly SettledUsage[]): Promise<Set<string>> {
   const column = <T>(pick: (event: SettledUsage) => T): T[] => rows.map(pick);
   const inserted = await client.query<{ request_id: string }>(INSERT_USAGE_ROWS, [
-    column((e) => e.requestId), column((e) => e.accountId), column((e) => e.apiKeyId), column((e) => e.model),
-    column((e) => e.protocol), column((e) => e.upstreamAccountId), column((e) => e.promptTokens),
-    column((e) => e.completionTokens), column((e) => e.cacheReadTokens), column((e) => e.cacheWriteTokens),
-    column((e) => e.reasoningTokens), column((e) => e.images), column((e) => e.videoSeconds), column((e) => e.credits),
-    column((e) => e.stream), column((e) => e.status), column((e) => e.startedAt),
+    column((e) => e.requestId),
+    column((e) => e.accountId),
+    column((e) => e.apiKeyId),
+    column((e) => e.model),
+    column((e) => e.protocol),
+    column((e) => e.upstreamAccountId),
+    column((e) => e.promptTokens),
+    column((e) => e.completionTokens),
+    column((e) => e.cacheReadTokens),
+    column((e) => e.cacheWriteTokens),
+    column((e) => e.reasoningTokens),
+    column((e) => e.images),
+    column((e) => e.videoSeconds),
+    column((e) => e.credits),
+    column((e) => e.stream),
+    column((e) => e.status),
+    column((e) => e.startedAt),
   ]);
   return new Set(inserted.rows.map((row) => row.request_id));
 }
 
 async function writeCharges(client: PoolClient, fresh: readonly SettledUsage[]): Promise<void> {
   // A zero-cost request moves no money, so it gets no ledger row (the wallet still equals the sum).
-  const charged = fresh.filter((event) => event.credits !== 0)
+  const charged = fresh
+    .filter((event) => event.credits !== 0)
     .sort((a, b) => a.accountId - b.accountId || (a.requestId < b.requestId ? -1 : 1));
   if (charged.length === 0) return;
   const accounts = [...new Set(charged.map((event) => event.accountId))];
   await client.query(LOCK_ACCOUNTS, [accounts]);
   const inserted = await client.query(INSERT_CHARGES, [
-    charged.map((e) => e.accountId), charged.map((e) => -e.credits), charged.map((e) => e.requestId),
-    charged.map((e) => e.apiKeyId), charged.map((e) => `${e.model} (${e.protocol})`),
+    charged.map((e) => e.accountId),
+    charged.map((e) => -e.credits),
+    charged.map((e) => e.requestId),
+    charged.map((e) => e.apiKeyId),
+    charged.map((e) => `${e.model} (${e.protocol})`),
   ]);
   // Fewer rows: an account vanished, or a charge with this reference already existed (a race the
   // usage row's uniqueness should have prevented). Either way the transaction must not commit.
-  if (inserted.rowCount !== charged.length) throw new Error(`wrote ${inserted.rowCount ?? 0} of ${charged.length} charge entries; retrying the batch`);
+  if (inserted.rowCount !== charged.length)
+    throw new Error(`wrote ${inserted.rowCount ?? 0} of ${charged.length} charge entries; retrying the batch`);
 }
 
 async function addKeysSpend(client: PoolClient, fresh: readonly SettledUsage[]): Promise<void> {
@@ -255,7 +279,8 @@ async function addKeysSpend(client: PoolClient, fresh: readonly SettledUsage[]):
     perKey.set(event.apiKeyId, sum);
   }
   // A deleted key matches no row: its usage rows stay, its lifetime spend has nowhere to go.
-  for (const [keyId, sum] of [...perKey].sort((a, b) => a[0] - b[0])) await client.query(ADD_KEY_SPEND, [keyId, sum.credits, sum.lastUsedMs]);
+  for (const [keyId, sum] of [...perKey].sort((a, b) => a[0] - b[0]))
+    await client.query(ADD_KEY_SPEND, [keyId, sum.credits, sum.lastUsedMs]);
 }
 
 /**
@@ -274,12 +299,17 @@ export async function writeUsageEvents<E extends SettledUsage>(client: PoolClien
   const fresh = rows.filter((event) => written.has(event.requestId));
   await writeCharges(client, fresh);
   await addKeysSpend(client, fresh);
-  return events.map((event) => ({ requestId: event.requestId, written: written.has(event.requestId) && unique.get(event.requestId) === event }));
+  return events.map((event) => ({
+    requestId: event.requestId,
+    written: written.has(event.requestId) && unique.get(event.requestId) === event,
+  }));
 }
 
 /** Which of these request ids are settled (their usage row committed): their claims. */
 export async function writtenRequestIds(db: Queryable, requestIds: readonly string[]): Promise<string[]> {
-  const written = await db.query<{ request_id: string }>('SELECT request_id FROM usage_request_ids WHERE request_id = ANY($1::text[])', [requestIds]);
+  const written = await db.query<{ request_id: string }>('SELECT request_id FROM usage_request_ids WHERE request_id = ANY($1::text[])', [
+    requestIds,
+  ]);
   return written.rows.map((row) => row.request_id);
 }
 
@@ -331,8 +361,17 @@ SELECT $2, 'hold', -$7::bigint, balance_credits, $1, $3, $11 FROM wallet`;
 /** Inserts the task (status queued, event 1) and holds its estimate (none when it is 0). */
 export async function insertTaskWithHold(db: Queryable, task: TaskWithHold): Promise<void> {
   await db.query(INSERT_TASK_WITH_HOLD, [
-    task.id, task.accountId, task.apiKeyId, task.kind, task.model, task.requestJson, task.estimatedCredits,
-    task.deadlineAt, task.now, task.eventJson, task.description,
+    task.id,
+    task.accountId,
+    task.apiKeyId,
+    task.kind,
+    task.model,
+    task.requestJson,
+    task.estimatedCredits,
+    task.deadlineAt,
+    task.now,
+    task.eventJson,
+    task.description,
   ]);
 }
 
@@ -394,10 +433,23 @@ ${addKeySpend('$7::bigint', '$16::float8', 'id = $8 AND $17::boolean')}`;
 export async function settleTask(client: PoolClient, settlement: TaskSettlement): Promise<void> {
   const { usage } = settlement;
   await client.query(SETTLE_TASK, [
-    settlement.taskId, settlement.eventSeq, settlement.status, settlement.eventJson, settlement.accountId,
-    settlement.releasedCredits, settlement.chargeCredits, settlement.apiKeyId, settlement.releaseDescription,
-    settlement.chargeDescription, usage.model, usage.protocol, usage.upstreamAccountId, usage.images,
-    usage.videoSeconds, usage.startedAtMs, settlement.writesUsage,
+    settlement.taskId,
+    settlement.eventSeq,
+    settlement.status,
+    settlement.eventJson,
+    settlement.accountId,
+    settlement.releasedCredits,
+    settlement.chargeCredits,
+    settlement.apiKeyId,
+    settlement.releaseDescription,
+    settlement.chargeDescription,
+    usage.model,
+    usage.protocol,
+    usage.upstreamAccountId,
+    usage.images,
+    usage.videoSeconds,
+    usage.startedAtMs,
+    settlement.writesUsage,
   ]);
 }
 
@@ -427,8 +479,14 @@ export interface LedgerFilters {
 }
 
 interface LedgerEntryRow {
-  id: number; kind: LedgerKind; amount_credits: number; balance_after: number; reference: string | null;
-  api_key_id: number | null; description: string | null; created_at: Date;
+  id: number;
+  kind: LedgerKind;
+  amount_credits: number;
+  balance_after: number;
+  reference: string | null;
+  api_key_id: number | null;
+  description: string | null;
+  created_at: Date;
 }
 
 /** One page of an account's entries, newest first (keyset on id): up to `limit + 1`, the extra one only tells whether another page exists. */
@@ -444,10 +502,16 @@ export async function listLedgerEntries(db: Queryable, filters: LedgerFilters): 
   const result = await db.query<LedgerEntryRow>(
     `SELECT id, kind, amount_credits, balance_after, reference, api_key_id, description, created_at
        FROM ledger_entries WHERE ${sql.where()} ORDER BY id DESC LIMIT ${limit}`,
-    sql.values);
+    sql.values,
+  );
   return result.rows.map((row) => ({
-    id: Number(row.id), kind: row.kind, amountCredits: row.amount_credits, balanceAfterCredits: row.balance_after,
-    reference: row.reference, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id), description: row.description,
+    id: Number(row.id),
+    kind: row.kind,
+    amountCredits: row.amount_credits,
+    balanceAfterCredits: row.balance_after,
+    reference: row.reference,
+    apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
+    description: row.description,
     createdAt: row.created_at,
   }));
 }
@@ -467,33 +531,60 @@ export async function listAccountIdsAfter(db: Queryable, afterId: number, limit:
 }
 
 /** The keys of these accounts, by key id. */
-export async function listAccountsKeyIds(db: Queryable, accountIds: readonly number[]): Promise<Array<{ keyId: number; accountId: number }>> {
-  const result = await db.query<{ id: number; account_id: number }>('SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id', [accountIds]);
+export async function listAccountsKeyIds(
+  db: Queryable,
+  accountIds: readonly number[],
+): Promise<Array<{ keyId: number; accountId: number }>> {
+  const result = await db.query<{ id: number; account_id: number }>(
+    'SELECT id, account_id FROM api_keys WHERE account_id = ANY($1::bigint[]) ORDER BY id',
+    [accountIds],
+  );
   return result.rows.map((row) => ({ keyId: Number(row.id), accountId: Number(row.account_id) }));
 }
 
 /** The wallets of these accounts. */
-export async function readAccountBalances(db: Queryable, accountIds: readonly number[]): Promise<Array<{ accountId: number; balanceCredits: number }>> {
-  const result = await db.query<{ id: number; balance_credits: number }>('SELECT id, balance_credits FROM accounts WHERE id = ANY($1::bigint[])', [accountIds]);
+export async function readAccountBalances(
+  db: Queryable,
+  accountIds: readonly number[],
+): Promise<Array<{ accountId: number; balanceCredits: number }>> {
+  const result = await db.query<{ id: number; balance_credits: number }>(
+    'SELECT id, balance_credits FROM accounts WHERE id = ANY($1::bigint[])',
+    [accountIds],
+  );
   return result.rows.map((row) => ({ accountId: Number(row.id), balanceCredits: row.balance_credits }));
 }
 
 /** The lifetime spend of every key of these accounts. */
-export async function readKeysSpent(db: Queryable, accountIds: readonly number[]): Promise<Array<{ keyId: number; accountId: number; spentCredits: number }>> {
+export async function readKeysSpent(
+  db: Queryable,
+  accountIds: readonly number[],
+): Promise<Array<{ keyId: number; accountId: number; spentCredits: number }>> {
   const result = await db.query<{ id: number; account_id: number; spent_credits: number }>(
-    'SELECT id, account_id, spent_credits FROM api_keys WHERE account_id = ANY($1::bigint[])', [accountIds]);
+    'SELECT id, account_id, spent_credits FROM api_keys WHERE account_id = ANY($1::bigint[])',
+    [accountIds],
+  );
   return result.rows.map((row) => ({ keyId: Number(row.id), accountId: Number(row.account_id), spentCredits: row.spent_credits }));
 }
 
 /** The keys' spend per minute (unix minutes) over the last `minutes` before `nowMs`, from their usage rows. */
-export async function readRecentKeySpend(db: Queryable, accountIds: readonly number[], nowMs: number, minutes: number):
-  Promise<Array<{ accountId: number; keyId: number; minute: number; credits: number }>> {
+export async function readRecentKeySpend(
+  db: Queryable,
+  accountIds: readonly number[],
+  nowMs: number,
+  minutes: number,
+): Promise<Array<{ accountId: number; keyId: number; minute: number; credits: number }>> {
   const result = await db.query<{ account_id: number; api_key_id: number; minute: number; credits: number }>(
     `SELECT account_id, api_key_id, floor(extract(epoch FROM started_at) / 60)::bigint AS minute, sum(credits)::bigint AS credits
        FROM usage_rows
       WHERE account_id = ANY($1::bigint[]) AND api_key_id IS NOT NULL
         AND started_at > to_timestamp($2::double precision / 1000) - make_interval(mins => $3)
       GROUP BY 1, 2, 3`,
-    [accountIds, nowMs, minutes]);
-  return result.rows.map((row) => ({ accountId: Number(row.account_id), keyId: Number(row.api_key_id), minute: Number(row.minute), credits: row.credits }));
+    [accountIds, nowMs, minutes],
+  );
+  return result.rows.map((row) => ({
+    accountId: Number(row.account_id),
+    keyId: Number(row.api_key_id),
+    minute: Number(row.minute),
+    credits: row.credits,
+  }));
 }

@@ -12,9 +12,26 @@ import { sqlConditions, type SqlConditions } from '../sql-conditions';
 const DAY_MS = 86_400_000;
 
 export interface RequestRecordRow {
-  request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
-  status: number; outcome: string; error_class: string | null; duration_ms: number; ttfb_ms: number | null; input_tokens: number;
-  output_tokens: number; cost_credits: number; stream: boolean; replayed: boolean; warnings: string[]; has_bodies: boolean; provisional: boolean; created_at: Date;
+  request_id: string;
+  account_id: number;
+  api_key_id: number | null;
+  protocol: string;
+  model: string | null;
+  upstream_account_id: number | null;
+  status: number;
+  outcome: string;
+  error_class: string | null;
+  duration_ms: number;
+  ttfb_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_credits: number;
+  stream: boolean;
+  replayed: boolean;
+  warnings: string[];
+  has_bodies: boolean;
+  provisional: boolean;
+  created_at: Date;
   /** created_at to the microsecond, for the cursor. */
   cursor_time: string;
 }
@@ -74,7 +91,10 @@ function listingConditions(filters: RecordFilters): SqlConditions {
 }
 
 /** A slice of the time line: created_at >= from (when given) and created_at < below (when given). */
-interface TimeSlice { from?: Date; below?: Date }
+interface TimeSlice {
+  from?: Date;
+  below?: Date;
+}
 
 async function selectPage(db: Queryable, listing: RecordListing, slice: TimeSlice): Promise<RequestRecordRow[]> {
   const sql = listingConditions(listing);
@@ -82,7 +102,9 @@ async function selectPage(db: Queryable, listing: RecordListing, slice: TimeSlic
   if (slice.below !== undefined) sql.add('created_at < ?', slice.below);
   const limit = sql.param(listing.limit);
   const result = await db.query<RequestRecordRow>(
-    `SELECT ${RECORD_COLUMNS} FROM request_records WHERE ${sql.where()} ORDER BY created_at DESC, request_id DESC LIMIT ${limit}`, sql.values);
+    `SELECT ${RECORD_COLUMNS} FROM request_records WHERE ${sql.where()} ORDER BY created_at DESC, request_id DESC LIMIT ${limit}`,
+    sql.values,
+  );
   return result.rows;
 }
 
@@ -110,7 +132,7 @@ export async function listRecordsNewestFirst(db: Queryable, listing: RecordListi
     const fromMs = windowMs === undefined ? undefined : newest - windowMs;
     // `since` bounds the listing at least as tightly: this slice is the last.
     const from = fromMs === undefined || (listing.since !== undefined && fromMs <= listing.since.getTime()) ? undefined : new Date(fromMs);
-    rows.push(...await selectPage(db, { ...listing, limit: listing.limit - rows.length }, { from, below }));
+    rows.push(...(await selectPage(db, { ...listing, limit: listing.limit - rows.length }, { from, below })));
     if (rows.length >= listing.limit || from === undefined) break;
     below = from;
   }
@@ -118,15 +140,24 @@ export async function listRecordsNewestFirst(db: Queryable, listing: RecordListi
 }
 
 /** One record by id (`accountId`: only if it is that account's). */
-export async function findRequestRecord(db: Queryable, requestId: string, accountId: number | undefined): Promise<RequestRecordRow | undefined> {
+export async function findRequestRecord(
+  db: Queryable,
+  requestId: string,
+  accountId: number | undefined,
+): Promise<RequestRecordRow | undefined> {
   const found = await db.query<RequestRecordRow>(
-    `SELECT ${RECORD_COLUMNS} FROM request_records WHERE request_id = $1 AND ($2::bigint IS NULL OR account_id = $2) LIMIT 1`, [requestId, accountId ?? null]);
+    `SELECT ${RECORD_COLUMNS} FROM request_records WHERE request_id = $1 AND ($2::bigint IS NULL OR account_id = $2) LIMIT 1`,
+    [requestId, accountId ?? null],
+  );
   return found.rows[0];
 }
 
 /** Of these request ids, those whose final (not provisional) record is written. */
 export async function finalRecordIds(db: Queryable, requestIds: readonly string[]): Promise<string[]> {
-  const written = await db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[]) AND NOT provisional', [requestIds]);
+  const written = await db.query<{ request_id: string }>(
+    'SELECT request_id FROM request_records WHERE request_id = ANY($1::text[]) AND NOT provisional',
+    [requestIds],
+  );
   return written.rows.map((row) => row.request_id);
 }
 
@@ -134,37 +165,61 @@ export async function finalRecordIds(db: Queryable, requestIds: readonly string[
 export async function accountRequestOutcomes(db: Queryable, accountId: number, since: Date): Promise<{ requests: number; errors: number }> {
   const result = await db.query<{ requests: string; errors: string }>(
     `SELECT count(*) AS requests, count(*) FILTER (WHERE outcome = 'error') AS errors
-       FROM request_records WHERE account_id = $1 AND created_at >= $2`, [accountId, since]);
+       FROM request_records WHERE account_id = $1 AND created_at >= $2`,
+    [accountId, since],
+  );
   return { requests: Number(result.rows[0]?.requests ?? 0), errors: Number(result.rows[0]?.errors ?? 0) };
 }
 
 export interface RecordStatsGroup {
-  key: string | number | null; requests: number; errors: number; aborted: number; duration: number[] | null; ttfb: number[] | null;
-  input_tokens: number; output_tokens: number; ok_output_tokens: number; ok_duration_ms: number;
+  key: string | number | null;
+  requests: number;
+  errors: number;
+  aborted: number;
+  duration: number[] | null;
+  ttfb: number[] | null;
+  input_tokens: number;
+  output_tokens: number;
+  ok_output_tokens: number;
+  ok_duration_ms: number;
 }
 
-export interface RecordStatsWindow { since: Date; until: Date; accountId: number | null; by: 'model' | 'upstream_account_id' }
+export interface RecordStatsWindow {
+  since: Date;
+  until: Date;
+  accountId: number | null;
+  by: 'model' | 'upstream_account_id';
+}
 
 const statsWhere = `created_at >= $1 AND created_at < $2 AND ($3::bigint IS NULL OR account_id = $3)`;
 const statsValues = (window: RecordStatsWindow) => [window.since, window.until, window.accountId];
 
 /** Per model or upstream account over the window (at most 200 groups, busiest first): counts, percentiles (p50, p95, p99) and tokens. */
 export async function recordStatsGroups(db: Queryable, window: RecordStatsWindow): Promise<RecordStatsGroup[]> {
-  const result = await db.query<RecordStatsGroup>(`SELECT ${window.by} AS key, count(*)::int AS requests,
+  const result = await db.query<RecordStatsGroup>(
+    `SELECT ${window.by} AS key, count(*)::int AS requests,
         count(*) FILTER (WHERE outcome = 'error')::int AS errors, count(*) FILTER (WHERE outcome = 'aborted')::int AS aborted,
         percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) AS duration,
         percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY ttfb_ms) AS ttfb,
         coalesce(sum(input_tokens), 0)::bigint AS input_tokens, coalesce(sum(output_tokens), 0)::bigint AS output_tokens,
         coalesce(sum(output_tokens) FILTER (WHERE outcome = 'ok'), 0)::bigint AS ok_output_tokens,
         coalesce(sum(duration_ms) FILTER (WHERE outcome = 'ok' AND output_tokens > 0), 0)::bigint AS ok_duration_ms
-      FROM request_records WHERE ${statsWhere} GROUP BY 1 ORDER BY 2 DESC LIMIT 200`, statsValues(window));
+      FROM request_records WHERE ${statsWhere} GROUP BY 1 ORDER BY 2 DESC LIMIT 200`,
+    statsValues(window),
+  );
   return result.rows;
 }
 
 /** Per model or upstream account over the window: requests of each error class. */
-export async function recordStatsErrorClasses(db: Queryable, window: RecordStatsWindow): Promise<Array<{ key: string | number | null; error_class: string; n: number }>> {
-  const result = await db.query<{ key: string | number | null; error_class: string; n: number }>(`SELECT ${window.by} AS key, error_class, count(*)::int AS n
-      FROM request_records WHERE ${statsWhere} AND error_class IS NOT NULL GROUP BY 1, 2`, statsValues(window));
+export async function recordStatsErrorClasses(
+  db: Queryable,
+  window: RecordStatsWindow,
+): Promise<Array<{ key: string | number | null; error_class: string; n: number }>> {
+  const result = await db.query<{ key: string | number | null; error_class: string; n: number }>(
+    `SELECT ${window.by} AS key, error_class, count(*)::int AS n
+      FROM request_records WHERE ${statsWhere} AND error_class IS NOT NULL GROUP BY 1, 2`,
+    statsValues(window),
+  );
   return result.rows;
 }
 
@@ -217,11 +272,16 @@ export async function releaseMaintenanceLock(client: PoolClient): Promise<void> 
 }
 
 /** The duration and time to first byte of these requests, whose records were created between `from` and `to` (the span bounds the day partitions planned). */
-export async function requestTimingsBetween(db: Queryable, requestIds: readonly string[], from: Date, to: Date)
-  : Promise<Array<{ request_id: string; duration_ms: number; ttfb_ms: number | null; created_at: Date }>> {
+export async function requestTimingsBetween(
+  db: Queryable,
+  requestIds: readonly string[],
+  from: Date,
+  to: Date,
+): Promise<Array<{ request_id: string; duration_ms: number; ttfb_ms: number | null; created_at: Date }>> {
   const result = await db.query<{ request_id: string; duration_ms: number; ttfb_ms: number | null; created_at: Date }>(
     `SELECT request_id, duration_ms, ttfb_ms, created_at FROM request_records
       WHERE request_id = ANY($1::text[]) AND created_at BETWEEN $2 AND $3`,
-    [requestIds, from, to]);
+    [requestIds, from, to],
+  );
   return result.rows;
 }

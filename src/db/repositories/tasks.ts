@@ -36,29 +36,43 @@ export async function findTask<Row extends StoredTask = StoredTask>(db: Queryabl
 }
 
 /** Another account's task is indistinguishable from a missing one. */
-export async function findAccountTask<Row extends StoredTask = StoredTask>(db: Queryable, id: string, accountId: number): Promise<Row | undefined> {
+export async function findAccountTask<Row extends StoredTask = StoredTask>(
+  db: Queryable,
+  id: string,
+  accountId: number,
+): Promise<Row | undefined> {
   const result = await db.query<Row>('SELECT * FROM tasks WHERE id = $1 AND account_id = $2', [id, accountId]);
   return result.rows[0];
 }
 
 /** Events after `afterSeq`, in order (SSE resume). */
-export async function listTaskEvents<Payload = unknown>(db: Queryable, taskId: string, afterSeq: number): Promise<Array<{ seq: number; payload: Payload }>> {
+export async function listTaskEvents<Payload = unknown>(
+  db: Queryable,
+  taskId: string,
+  afterSeq: number,
+): Promise<Array<{ seq: number; payload: Payload }>> {
   const result = await db.query<{ seq: number; payload: Payload }>(
-    'SELECT seq, payload FROM task_events WHERE task_id = $1 AND seq > $2 ORDER BY seq', [taskId, afterSeq]);
+    'SELECT seq, payload FROM task_events WHERE task_id = $1 AND seq > $2 ORDER BY seq',
+    [taskId, afterSeq],
+  );
   return result.rows.map((row) => ({ seq: row.seq, payload: row.payload }));
 }
 
 /** Active tasks (queued or running) whose deadline passed before `before`, oldest deadline first. */
 export async function listOverdueTaskIds(db: Queryable, before: Date, limit: number): Promise<string[]> {
   const result = await db.query<{ id: string }>(
-    "SELECT id FROM tasks WHERE status IN ('queued', 'running') AND deadline_at < $1 ORDER BY deadline_at LIMIT $2", [before, limit]);
+    "SELECT id FROM tasks WHERE status IN ('queued', 'running') AND deadline_at < $1 ORDER BY deadline_at LIMIT $2",
+    [before, limit],
+  );
   return result.rows.map((row) => row.id);
 }
 
 /** Active tasks (queued or running) not updated since `before`, least recently updated first. */
 export async function listStaleTaskIds(db: Queryable, before: Date, limit: number): Promise<string[]> {
   const result = await db.query<{ id: string }>(
-    "SELECT id FROM tasks WHERE status IN ('queued', 'running') AND updated_at < $1 ORDER BY updated_at LIMIT $2", [before, limit]);
+    "SELECT id FROM tasks WHERE status IN ('queued', 'running') AND updated_at < $1 ORDER BY updated_at LIMIT $2",
+    [before, limit],
+  );
   return result.rows.map((row) => row.id);
 }
 
@@ -103,16 +117,34 @@ const UPDATE_TASK = `UPDATE tasks SET
  */
 export async function updateTask<Row extends StoredTask = StoredTask>(client: PoolClient, update: TaskUpdate): Promise<Row | undefined> {
   const updated = await client.query<Row>(UPDATE_TASK, [
-    update.id, update.status, update.progress ?? null,
-    update.provider !== undefined, update.provider?.ref ?? null, update.provider?.upstreamAccountId ?? null,
-    update.resultJson !== undefined, update.resultJson ?? null,
-    update.errorJson !== undefined, update.errorJson ?? null,
-    update.actualCredits ?? null, update.appendsEvent ? 1 : 0, update.finishes, [...update.from], update.accountId ?? null,
+    update.id,
+    update.status,
+    update.progress ?? null,
+    update.provider !== undefined,
+    update.provider?.ref ?? null,
+    update.provider?.upstreamAccountId ?? null,
+    update.resultJson !== undefined,
+    update.resultJson ?? null,
+    update.errorJson !== undefined,
+    update.errorJson ?? null,
+    update.actualCredits ?? null,
+    update.appendsEvent ? 1 : 0,
+    update.finishes,
+    [...update.from],
+    update.accountId ?? null,
   ]);
   return updated.rows[0];
 }
 
 /** Appends a task's event (payload as JSON text). */
-export async function insertTaskEvent(db: Queryable, event: { taskId: string; seq: number; status: string; payloadJson: string }): Promise<void> {
-  await db.query('INSERT INTO task_events (task_id, seq, status, payload) VALUES ($1, $2, $3, $4)', [event.taskId, event.seq, event.status, event.payloadJson]);
+export async function insertTaskEvent(
+  db: Queryable,
+  event: { taskId: string; seq: number; status: string; payloadJson: string },
+): Promise<void> {
+  await db.query('INSERT INTO task_events (task_id, seq, status, payload) VALUES ($1, $2, $3, $4)', [
+    event.taskId,
+    event.seq,
+    event.status,
+    event.payloadJson,
+  ]);
 }

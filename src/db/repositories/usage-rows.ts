@@ -12,9 +12,23 @@ import { sqlConditions } from '../sql-conditions';
 const DAY_MS = 86_400_000;
 
 export interface UsageRow {
-  id: number; requestId: string; apiKeyId: number | null; model: string; protocol: string; promptTokens: number;
-  completionTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens: number;
-  images: number; videoSeconds: number; credits: number; stream: boolean; status: string; startedAt: Date; createdAt: Date;
+  id: number;
+  requestId: string;
+  apiKeyId: number | null;
+  model: string;
+  protocol: string;
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  images: number;
+  videoSeconds: number;
+  credits: number;
+  stream: boolean;
+  status: string;
+  startedAt: Date;
+  createdAt: Date;
 }
 
 export interface UsageRowFilters {
@@ -31,9 +45,23 @@ export interface UsageRowFilters {
 }
 
 interface RawRow {
-  id: number; request_id: string; api_key_id: number | null; model: string; protocol: string; prompt_tokens: number;
-  completion_tokens: number; cache_read_tokens: number; cache_write_tokens: number; reasoning_tokens: number;
-  images: number; video_seconds: number; credits: number; stream: boolean; status: string; started_at: Date; created_at: Date;
+  id: number;
+  request_id: string;
+  api_key_id: number | null;
+  model: string;
+  protocol: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  images: number;
+  video_seconds: number;
+  credits: number;
+  stream: boolean;
+  status: string;
+  started_at: Date;
+  created_at: Date;
 }
 
 /** The account's rows matching the filters, newest first, `limit` of them (keyset pagination on id). */
@@ -54,13 +82,26 @@ export async function listUsageRowsPage(db: Queryable, filters: UsageRowFilters)
             u.cache_write_tokens, u.reasoning_tokens, u.images, u.video_seconds, u.credits, u.stream, u.status, u.started_at, u.created_at
        FROM usage_rows u
       WHERE ${sql.where()} ORDER BY u.id DESC LIMIT ${limit}`,
-    sql.values);
+    sql.values,
+  );
   return result.rows.map((row) => ({
-    id: Number(row.id), requestId: row.request_id, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
-    model: row.model, protocol: row.protocol, promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens,
-    cacheReadTokens: row.cache_read_tokens, cacheWriteTokens: row.cache_write_tokens, reasoningTokens: row.reasoning_tokens,
-    images: row.images, videoSeconds: row.video_seconds, credits: row.credits, stream: row.stream, status: row.status,
-    startedAt: row.started_at, createdAt: row.created_at,
+    id: Number(row.id),
+    requestId: row.request_id,
+    apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
+    model: row.model,
+    protocol: row.protocol,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    images: row.images,
+    videoSeconds: row.video_seconds,
+    credits: row.credits,
+    stream: row.stream,
+    status: row.status,
+    startedAt: row.started_at,
+    createdAt: row.created_at,
   }));
 }
 
@@ -84,8 +125,14 @@ export interface UsageDayGroup {
 export async function usageByDay(db: Queryable, accountId: number, fromDay: Date): Promise<UsageDayGroup[]> {
   if (fromDay.getTime() % DAY_MS !== 0) throw new Error(`usageByDay: ${fromDay.toISOString()} is not the start of a UTC day`);
   const result = await db.query<{
-    day: string; model: string | null; api_key_id: string | null; by_model: boolean;
-    requests: string; credits: string; prompt_tokens: string; completion_tokens: string;
+    day: string;
+    model: string | null;
+    api_key_id: string | null;
+    by_model: boolean;
+    requests: string;
+    credits: string;
+    prompt_tokens: string;
+    completion_tokens: string;
   }>(
     `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
             model, api_key_id, GROUPING(api_key_id) = 1 AS by_model,
@@ -95,11 +142,17 @@ export async function usageByDay(db: Queryable, accountId: number, fromDay: Date
       WHERE account_id = $1 AND span = 'day' AND at >= $2
       GROUP BY GROUPING SETS ((1, model), (1, api_key_id))
       ORDER BY 1, 2, 3`,
-    [accountId, fromDay]);
+    [accountId, fromDay],
+  );
   return result.rows.map((row) => ({
-    day: row.day, byModel: row.by_model, model: row.model, apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
-    requests: Number(row.requests), credits: Number(row.credits),
-    promptTokens: Number(row.prompt_tokens), completionTokens: Number(row.completion_tokens),
+    day: row.day,
+    byModel: row.by_model,
+    model: row.model,
+    apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
+    requests: Number(row.requests),
+    credits: Number(row.credits),
+    promptTokens: Number(row.prompt_tokens),
+    completionTokens: Number(row.completion_tokens),
   }));
 }
 
@@ -113,12 +166,20 @@ function perWindow(count: number, select: (n: number, param: string) => string):
 }
 
 /** The account's request count and credits since each time (started_at >= since), in the order given. */
-export async function usageTotalsSince(db: Queryable, accountId: number, since: readonly Date[]): Promise<Array<{ requests: number; credits: number }>> {
+export async function usageTotalsSince(
+  db: Queryable,
+  accountId: number,
+  since: readonly Date[],
+): Promise<Array<{ requests: number; credits: number }>> {
   const result = await db.query<{ n: number; requests: string; credits: string }>(
-    `SELECT * FROM (${perWindow(since.length, (n, param) =>
-      `SELECT ${n} AS n, COALESCE(sum(requests), 0) AS requests, COALESCE(sum(credits), 0) AS credits FROM usage_since($1, ${param}, true)`)}) t
+    `SELECT * FROM (${perWindow(
+      since.length,
+      (n, param) =>
+        `SELECT ${n} AS n, COALESCE(sum(requests), 0) AS requests, COALESCE(sum(credits), 0) AS credits FROM usage_since($1, ${param}, true)`,
+    )}) t
       ORDER BY n`,
-    [accountId, ...since]);
+    [accountId, ...since],
+  );
   return result.rows.map((row) => ({ requests: Number(row.requests), credits: Number(row.credits) }));
 }
 
@@ -140,11 +201,20 @@ export interface KeySpend {
  */
 export async function keySpendAfter(db: Queryable, accountId: number, after: readonly Date[]): Promise<KeySpend[]> {
   const result = await db.query<{
-    id: string; name: string; rate_limit_5h: string; rate_limit_1d: string; rate_limit_7d: string; spent: string[]; oldest: Array<Date | null>;
+    id: string;
+    name: string;
+    rate_limit_5h: string;
+    rate_limit_1d: string;
+    rate_limit_7d: string;
+    spent: string[];
+    oldest: Array<Date | null>;
   }>(
-    `WITH spent AS MATERIALIZED (${perWindow(after.length, (n, param) =>
-       `SELECT ${n} AS n, api_key_id, sum(credits) AS credits, min(first_started_at) AS oldest
-          FROM usage_since($1, ${param}, false) WHERE api_key_id IS NOT NULL GROUP BY api_key_id`)})
+    `WITH spent AS MATERIALIZED (${perWindow(
+      after.length,
+      (n, param) =>
+        `SELECT ${n} AS n, api_key_id, sum(credits) AS credits, min(first_started_at) AS oldest
+          FROM usage_since($1, ${param}, false) WHERE api_key_id IS NOT NULL GROUP BY api_key_id`,
+    )})
      SELECT k.id, k.name, k.rate_limit_5h, k.rate_limit_1d, k.rate_limit_7d,
             ARRAY(SELECT COALESCE(s.credits, 0)::bigint FROM generate_series(1, ${after.length}) AS w(n)
                     LEFT JOIN spent s ON s.n = w.n AND s.api_key_id = k.id ORDER BY w.n) AS spent,
@@ -153,11 +223,16 @@ export async function keySpendAfter(db: Queryable, accountId: number, after: rea
        FROM api_keys k
       WHERE k.account_id = $1
       ORDER BY k.id`,
-    [accountId, ...after]);
+    [accountId, ...after],
+  );
   return result.rows.map((row) => ({
-    apiKeyId: Number(row.id), name: String(row.name),
-    rateLimit5h: Number(row.rate_limit_5h), rateLimit1d: Number(row.rate_limit_1d), rateLimit7d: Number(row.rate_limit_7d),
-    spent: row.spent.map(Number), oldest: row.oldest,
+    apiKeyId: Number(row.id),
+    name: String(row.name),
+    rateLimit5h: Number(row.rate_limit_5h),
+    rateLimit1d: Number(row.rate_limit_1d),
+    rateLimit7d: Number(row.rate_limit_7d),
+    spent: row.spent.map(Number),
+    oldest: row.oldest,
   }));
 }
 
@@ -178,12 +253,18 @@ export async function dropUsageRollupsBefore(db: Pool, cutoffMs: number): Promis
 }
 
 /** A key's settled spend per minute (minute number since the epoch, credits) over the 7 days before `nowMs`: what its Redis spend windows are rebuilt from. */
-export async function keySpendPerMinute(db: Queryable, accountId: number, keyId: number, nowMs: number): Promise<Array<{ minute: string; credits: string }>> {
+export async function keySpendPerMinute(
+  db: Queryable,
+  accountId: number,
+  keyId: number,
+  nowMs: number,
+): Promise<Array<{ minute: string; credits: string }>> {
   const result = await db.query<{ minute: string; credits: string }>(
     `SELECT floor(extract(epoch FROM started_at) / 60)::bigint::text AS minute, sum(credits)::bigint::text AS credits
        FROM usage_rows
       WHERE api_key_id = $1 AND account_id = $2 AND started_at > to_timestamp($3::double precision / 1000) - interval '7 days'
       GROUP BY 1`,
-    [keyId, accountId, nowMs]);
+    [keyId, accountId, nowMs],
+  );
   return result.rows;
 }

@@ -3,7 +3,10 @@ import type { InboundCodec } from '../codec';
 import { SSE_KEEPALIVE, sseDataFrame } from '../shared/wire-frames';
 import { encodeChatError } from './encode-chat-error';
 
-type ChatInboundWire = Omit<InboundCodec, 'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamContentType'>;
+type ChatInboundWire = Omit<
+  InboundCodec,
+  'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamContentType'
+>;
 
 export const chatInboundWire: ChatInboundWire = {
   displayName: 'Chat Completions',

@@ -11,7 +11,8 @@ const REASONING_CONTENT_FAMILIES = new Set(['deepseek', 'moonshot']);
 function cleanMessage(message: unknown, keepReasoning: boolean): unknown {
   if (message === null || typeof message !== 'object' || Array.isArray(message)) return message;
   const record = message as Record<string, unknown>;
-  if (record.role !== 'assistant' || (!('reasoning_signature' in record) && (keepReasoning || !('reasoning_content' in record)))) return message;
+  if (record.role !== 'assistant' || (!('reasoning_signature' in record) && (keepReasoning || !('reasoning_content' in record))))
+    return message;
   const { reasoning_signature: _signature, reasoning_content: reasoning, ...rest } = record;
   return keepReasoning && reasoning !== undefined ? { ...rest, reasoning_content: reasoning } : rest;
 }

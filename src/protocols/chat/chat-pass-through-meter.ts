@@ -61,9 +61,15 @@ class StreamMeter implements PassThroughMeter {
       this.error = true;
       return;
     }
-    const choice = Array.isArray(chunk.choices) ? chunk.choices.find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0) : undefined;
+    const choice = Array.isArray(chunk.choices)
+      ? chunk.choices.find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0)
+      : undefined;
     if (isRecord(choice)) this.readChoice(choice);
-    const usage = isRecord(chunk.usage) ? chunk.usage : isRecord(chunk.x_groq) && isRecord(chunk.x_groq.usage) ? chunk.x_groq.usage : undefined;
+    const usage = isRecord(chunk.usage)
+      ? chunk.usage
+      : isRecord(chunk.x_groq) && isRecord(chunk.x_groq.usage)
+        ? chunk.x_groq.usage
+        : undefined;
     if (usage) this.tally.report(convertChatUsage(usage as ChatUpstreamUsage), true);
   }
 

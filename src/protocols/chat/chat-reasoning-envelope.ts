@@ -62,8 +62,7 @@ export function unwrapReasoningEnvelope(text: string): ReasoningPart[] | undefin
   }
   const result = z.array(entrySchema).safeParse(parsed);
   if (!result.success) return undefined;
-  const tag = (value: string | undefined): Opaque | undefined =>
-    value === undefined ? undefined : { origin: opaque.origin, value };
+  const tag = (value: string | undefined): Opaque | undefined => (value === undefined ? undefined : { origin: opaque.origin, value });
   return result.data.map((entry) => {
     const part: ReasoningPart = { type: 'reasoning', text: entry.text };
     const signature = tag(entry.signature);

@@ -79,7 +79,10 @@ const toolMessageSchema = z.looseObject({
 });
 
 export const chatMessageSchema = z.discriminatedUnion('role', [
-  systemMessageSchema, userMessageSchema, assistantMessageSchema, toolMessageSchema,
+  systemMessageSchema,
+  userMessageSchema,
+  assistantMessageSchema,
+  toolMessageSchema,
 ]);
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
@@ -95,12 +98,11 @@ const functionSpecSchema = z.looseObject({
  * upstream. One object schema rather than a union, so a broken function tool is reported at its
  * own field (`tools[0].function.name`) instead of as "matches no tool type".
  */
-const toolSchema = z.looseObject({ type: z.string(), function: functionSpecSchema.optional() })
-  .superRefine((tool, context) => {
-    if (tool.type === 'function' && tool.function === undefined) {
-      context.addIssue({ code: 'custom', path: ['function'], message: 'a function tool needs its function definition' });
-    }
-  });
+const toolSchema = z.looseObject({ type: z.string(), function: functionSpecSchema.optional() }).superRefine((tool, context) => {
+  if (tool.type === 'function' && tool.function === undefined) {
+    context.addIssue({ code: 'custom', path: ['function'], message: 'a function tool needs its function definition' });
+  }
+});
 export type ChatTool = z.infer<typeof toolSchema>;
 export type ChatFunctionTool = ChatTool & { type: 'function'; function: z.infer<typeof functionSpecSchema> };
 

@@ -113,9 +113,15 @@ export class ChatStreamDecoder implements StreamDecoder {
     }
     const index = this.open.index;
     switch (kind) {
-      case 'text': events.push({ type: 'text_delta', index, text }); break;
-      case 'reasoning': events.push({ type: 'reasoning_delta', index, text }); break;
-      case 'refusal': events.push({ type: 'refusal_delta', index, text }); break;
+      case 'text':
+        events.push({ type: 'text_delta', index, text });
+        break;
+      case 'reasoning':
+        events.push({ type: 'reasoning_delta', index, text });
+        break;
+      case 'refusal':
+        events.push({ type: 'refusal_delta', index, text });
+        break;
     }
   }
 

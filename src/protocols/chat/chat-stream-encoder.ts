@@ -40,15 +40,22 @@ export class ChatStreamEncoder implements StreamEncoder {
   private finish: FinishReason | undefined;
   private usage: Usage | undefined;
 
-  constructor(private readonly options: InboundStreamOptions, private readonly context: CodecContext) {}
+  constructor(
+    private readonly options: InboundStreamOptions,
+    private readonly context: CodecContext,
+  ) {}
 
   push(event: IrStreamEvent): string[] {
     if (this.phase === 'terminated') return [];
     switch (event.type) {
-      case 'start': return this.start(event.id);
-      case 'block_start': return this.blockStart(event.index, event.block);
-      case 'text_delta': return event.text === '' ? [] : this.delta({ content: event.text });
-      case 'refusal_delta': return event.text === '' ? [] : this.delta({ refusal: event.text });
+      case 'start':
+        return this.start(event.id);
+      case 'block_start':
+        return this.blockStart(event.index, event.block);
+      case 'text_delta':
+        return event.text === '' ? [] : this.delta({ content: event.text });
+      case 'refusal_delta':
+        return event.text === '' ? [] : this.delta({ refusal: event.text });
       case 'reasoning_delta': {
         const block = this.blocks.get(event.index);
         if (block?.kind === 'reasoning') block.part.text += event.text;
@@ -65,11 +72,18 @@ export class ChatStreamEncoder implements StreamEncoder {
         block.argumentsSent = true;
         return this.delta({ tool_calls: [{ index: block.toolIndex, function: { arguments: event.json } }] });
       }
-      case 'block_end': return this.blockEnd(event.index);
-      case 'usage': this.usage = event.usage; return [];
-      case 'finish': this.finish = event.finish; return [];
-      case 'error': return this.fail(event.error);
-      default: return assertNever(event, 'stream event');
+      case 'block_end':
+        return this.blockEnd(event.index);
+      case 'usage':
+        this.usage = event.usage;
+        return [];
+      case 'finish':
+        this.finish = event.finish;
+        return [];
+      case 'error':
+        return this.fail(event.error);
+      default:
+        return assertNever(event, 'stream event');
     }
   }
 
@@ -115,7 +129,9 @@ export class ChatStreamEncoder implements StreamEncoder {
 
   private blockStart(index: number, block: StreamBlock): string[] {
     switch (block.kind) {
-      case 'text': case 'refusal': case 'native':
+      case 'text':
+      case 'refusal':
+      case 'native':
         this.blocks.set(index, { kind: block.kind, ended: false });
         return [];
       case 'reasoning': {
@@ -131,7 +147,8 @@ export class ChatStreamEncoder implements StreamEncoder {
         const id = embedToolCallId(block.id === '' ? this.context.newId('call_') : block.id, block.signature, this.context);
         return this.delta({ tool_calls: [{ index: toolIndex, id, type: 'function', function: { name: block.name, arguments: '' } }] });
       }
-      default: return assertNever(block, 'stream block');
+      default:
+        return assertNever(block, 'stream block');
     }
   }
 

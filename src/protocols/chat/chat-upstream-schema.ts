@@ -54,11 +54,15 @@ export const chatCompletionSchema = z.looseObject({
   id: z.string().nullish(),
   model: z.string().nullish(),
   created: z.number().nullish(),
-  choices: z.array(z.looseObject({
-    index: z.number().nullish(),
-    message: z.looseObject(messageFields).nullish(),
-    finish_reason: z.string().nullish(),
-  })).nullish(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.number().nullish(),
+        message: z.looseObject(messageFields).nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
   usage: chatUsageSchema.nullish(),
 });
 export type ChatUpstreamCompletion = z.infer<typeof chatCompletionSchema>;
@@ -67,11 +71,15 @@ export const chatChunkSchema = z.looseObject({
   id: z.string().nullish(),
   model: z.string().nullish(),
   created: z.number().nullish(),
-  choices: z.array(z.looseObject({
-    index: z.number().nullish(),
-    delta: z.looseObject(messageFields).nullish(),
-    finish_reason: z.string().nullish(),
-  })).nullish(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.number().nullish(),
+        delta: z.looseObject(messageFields).nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
   usage: chatUsageSchema.nullish(),
   /** groq repeats the usage here; older groq versions put it only here. */
   x_groq: z.looseObject({ usage: chatUsageSchema.nullish() }).nullish(),
@@ -81,15 +89,17 @@ export type ChatUpstreamChunk = z.infer<typeof chatChunkSchema>;
 
 /** `{error:{message,type,param,code}}` and the shapes vendors use instead. */
 export const chatErrorBodySchema = z.looseObject({
-  error: z.union([
-    z.string(),
-    z.looseObject({
-      message: z.string().nullish(),
-      type: z.string().nullish(),
-      param: z.string().nullish(),
-      code: z.union([z.string(), z.number()]).nullish(),
-    }),
-  ]).nullish(),
+  error: z
+    .union([
+      z.string(),
+      z.looseObject({
+        message: z.string().nullish(),
+        type: z.string().nullish(),
+        param: z.string().nullish(),
+        code: z.union([z.string(), z.number()]).nullish(),
+      }),
+    ])
+    .nullish(),
   message: z.string().nullish(),
   detail: z.unknown().optional(),
   type: z.string().nullish(),

@@ -18,7 +18,10 @@ export const chatPassThrough: Pick<Codec, 'passThroughPath' | 'fixPassThroughBod
     stripChatExtensions(body, family);
     if (stream) {
       // Usage is needed to bill; the usage chunk is filtered out again if the client did not ask for it.
-      body.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}), include_usage: true };
+      body.stream_options = {
+        ...(typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {}),
+        include_usage: true,
+      };
     }
   },
   passThroughStreamFilter: (request) => (request.includeUsage ? undefined : createChatUsageFilter()),

@@ -10,7 +10,9 @@ export function createChatUsageFilter(): (chunk: string) => string {
         try {
           const parsed = JSON.parse(event.data) as { choices?: unknown[]; usage?: unknown };
           if (Array.isArray(parsed.choices) && parsed.choices.length === 0 && parsed.usage) continue;
-        } catch { /* not JSON: pass it on */ }
+        } catch {
+          /* not JSON: pass it on */
+        }
       }
       out += `data: ${event.data}\n\n`;
     }

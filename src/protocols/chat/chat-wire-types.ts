@@ -81,10 +81,10 @@ export type ChatOutgoingMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | ChatOutgoingUserPart[] }
   | {
-    role: 'assistant';
-    content: string | null;
-    refusal?: string;
-    tool_calls?: ChatToolCallBody[];
-    reasoning_content?: string;
-  }
+      role: 'assistant';
+      content: string | null;
+      refusal?: string;
+      tool_calls?: ChatToolCallBody[];
+      reasoning_content?: string;
+    }
   | { role: 'tool'; tool_call_id: string; content: string };

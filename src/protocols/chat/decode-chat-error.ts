@@ -33,10 +33,11 @@ export function readChatErrorDetails(parsed: unknown): ErrorDetails {
 export function decodeChatError(status: number, body: string, headers: HeaderBag): GatewayError {
   const details = readChatErrorDetails(parseJson(body));
   const text = body.trim();
-  const message = details.message
-    ?? (text !== '' && !text.startsWith('<') ? text.slice(0, MAX_MESSAGE) : `upstream answered HTTP ${status}`);
+  const message =
+    details.message ?? (text !== '' && !text.startsWith('<') ? text.slice(0, MAX_MESSAGE) : `upstream answered HTTP ${status}`);
   const contextOverflow = status < 500 ? openAiContextOverflow(message, details.code) : undefined;
-  if (contextOverflow) return new GatewayError('invalid_request', message, { param: details.param, contextOverflow, upstream: { status, body } });
+  if (contextOverflow)
+    return new GatewayError('invalid_request', message, { param: details.param, contextOverflow, upstream: { status, body } });
   const kind = kindForUpstreamStatus(status);
   return new GatewayError(kind, message, {
     // Overloaded keeps the provider's 503/529; every other kind takes its own status.

@@ -8,8 +8,13 @@ import { parseDataUrl } from '../shared/data-url';
 import { recoverToolCallId } from './chat-tool-call-id';
 import { unwrapReasoningEnvelope } from './chat-reasoning-envelope';
 import {
-  chatRequestSchema, isFunctionTool, KNOWN_REQUEST_FIELDS,
-  type ChatMessage, type ChatRequest, type ChatTextPart, type ChatUserPart,
+  chatRequestSchema,
+  isFunctionTool,
+  KNOWN_REQUEST_FIELDS,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatTextPart,
+  type ChatUserPart,
 } from './chat-request-schema';
 import { invalidRequestFromZod } from './invalid-request-from-zod';
 
@@ -54,9 +59,12 @@ function decodeFile(part: Extract<ChatUserPart, { type: 'file' }>, field: string
   if (fileData) {
     const data = parseDataUrl(fileData);
     // OpenAI documents `file_data` as a data URL; bare base64 is taken as a PDF, the only file type it reads.
-    document = { type: 'document', source: data
-      ? { kind: 'base64', mediaType: data.mediaType, data: data.data }
-      : { kind: 'base64', mediaType: 'application/pdf', data: fileData } };
+    document = {
+      type: 'document',
+      source: data
+        ? { kind: 'base64', mediaType: data.mediaType, data: data.data }
+        : { kind: 'base64', mediaType: 'application/pdf', data: fileData },
+    };
   } else if (fileId) {
     document = { type: 'document', source: { kind: 'file', fileId } };
   } else {
@@ -71,9 +79,12 @@ function decodeUserContent(content: string | ChatUserPart[], field: string): Con
   return content.map((part, index): ContentPart => {
     const partField = `${field}[${index}]`;
     switch (part.type) {
-      case 'text': return textPart(part.text, cacheHint(part.cache_control));
-      case 'image_url': return decodeImage(part, `${partField}.image_url.url`);
-      case 'file': return decodeFile(part, `${partField}.file`);
+      case 'text':
+        return textPart(part.text, cacheHint(part.cache_control));
+      case 'image_url':
+        return decodeImage(part, `${partField}.image_url.url`);
+      case 'file':
+        return decodeFile(part, `${partField}.file`);
       case 'input_audio':
         throw new GatewayError('unsupported_feature', `${partField}: audio input is not supported`, { param: partField });
     }
@@ -91,7 +102,11 @@ function decodeReasoning(message: AssistantMessage, field: string, warnings: Tra
 }
 
 function decodeAssistant(
-  message: AssistantMessage, field: string, names: Map<string, string>, warnings: TranslationWarning[], context: CodecContext,
+  message: AssistantMessage,
+  field: string,
+  names: Map<string, string>,
+  warnings: TranslationWarning[],
+  context: CodecContext,
 ): ContentPart[] {
   const parts: ContentPart[] = decodeReasoning(message, field, warnings);
   const refusals: string[] = [];
@@ -109,7 +124,9 @@ function decodeAssistant(
     const { id, signature } = recoverToolCallId(call.id, context);
     const args = call.function.arguments;
     const part: ToolCallPart = {
-      type: 'tool_call', id, name: call.function.name,
+      type: 'tool_call',
+      id,
+      name: call.function.name,
       argumentsJson: typeof args === 'string' ? args : JSON.stringify(args),
     };
     if (signature) part.signature = signature;
@@ -120,7 +137,9 @@ function decodeAssistant(
 }
 
 function decodeMessages(
-  messages: ChatMessage[], warnings: TranslationWarning[], context: CodecContext,
+  messages: ChatMessage[],
+  warnings: TranslationWarning[],
+  context: CodecContext,
 ): { system: SystemPart[]; turns: Turn[] } {
   const system: SystemPart[] = [];
   const turns: Turn[] = [];
@@ -213,8 +232,10 @@ function decodeSampling(body: ChatRequest): Sampling {
 function decodeResponseFormat(format: ChatRequest['response_format']): ResponseFormat | undefined {
   if (!format) return undefined;
   switch (format.type) {
-    case 'text': return { type: 'text' };
-    case 'json_object': return { type: 'json_object' };
+    case 'text':
+      return { type: 'text' };
+    case 'json_object':
+      return { type: 'json_object' };
     case 'json_schema': {
       const spec = format.json_schema;
       const result: ResponseFormat = { type: 'json_schema', name: spec.name ?? 'response', schema: spec.schema ?? {} };
@@ -247,10 +268,11 @@ export function decodeChatRequest(body: unknown, context: CodecContext): Decoded
   const responseFormat = decodeResponseFormat(data.response_format);
   if (responseFormat) request.responseFormat = responseFormat;
   if (data.reasoning_effort) {
-    request.reasoning = data.reasoning_effort === 'none'
-      ? { effort: 'none', disabled: true }
-      // A Chat client can show reasoning (`reasoning_content`), so ask targets that hide it by default.
-      : { effort: data.reasoning_effort, includeThoughts: true };
+    request.reasoning =
+      data.reasoning_effort === 'none'
+        ? { effort: 'none', disabled: true }
+        : // A Chat client can show reasoning (`reasoning_content`), so ask targets that hide it by default.
+          { effort: data.reasoning_effort, includeThoughts: true };
   }
   if (data.stream_options?.include_usage === true) request.includeUsage = true;
   if (data.user) request.user = data.user;

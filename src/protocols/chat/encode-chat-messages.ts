@@ -26,8 +26,12 @@ function encodeImage(image: ImagePart, field: string, sink: Sink): ChatOutgoingU
   const source = image.source;
   let url: string | undefined;
   switch (source.kind) {
-    case 'base64': url = toDataUrl(source.mediaType, source.data); break;
-    case 'url': url = source.url; break;
+    case 'base64':
+      url = toDataUrl(source.mediaType, source.data);
+      break;
+    case 'url':
+      url = source.url;
+      break;
     case 'file':
       // A provider file reference only means something to its own provider; an https URI is still fetchable.
       url = source.uri !== undefined && /^https?:\/\//i.test(source.uri) ? source.uri : undefined;
@@ -64,7 +68,8 @@ function encodeUserTurn(turn: Turn, field: string, sink: Sink): void {
     const partField = `${field}.parts[${index}]`;
     switch (part.type) {
       case 'text':
-        if (part.cacheHint) sink.warnings.push({ field: `${partField}.cache_control`, message: 'cache hints are dropped for a Chat upstream' });
+        if (part.cacheHint)
+          sink.warnings.push({ field: `${partField}.cache_control`, message: 'cache hints are dropped for a Chat upstream' });
         parts.push({ type: 'text', text: part.text });
         break;
       case 'image': {
@@ -86,11 +91,15 @@ function encodeUserTurn(turn: Turn, field: string, sink: Sink): void {
             if (image) resultImages.push(image);
           }
         });
-        if (part.isError) sink.warnings.push({ field: `${partField}.is_error`, message: 'Chat tool messages have no error flag; sent as a plain result' });
+        if (part.isError)
+          sink.warnings.push({ field: `${partField}.is_error`, message: 'Chat tool messages have no error flag; sent as a plain result' });
         toolMessages.push({ role: 'tool', tool_call_id: sanitizeChatToolCallId(part.callId), content: texts.join('\n') });
         break;
       }
-      case 'tool_call': case 'reasoning': case 'refusal': case 'native':
+      case 'tool_call':
+      case 'reasoning':
+      case 'refusal':
+      case 'native':
         sink.warnings.push({ field: partField, message: `a ${part.type} part in a user turn has no Chat equivalent; dropped` });
         break;
     }
@@ -116,17 +125,27 @@ function encodeAssistantTurn(turn: Turn, field: string, sink: Sink): void {
   turn.parts.forEach((part, index) => {
     const partField = `${field}.parts[${index}]`;
     switch (part.type) {
-      case 'text': texts.push(part.text); break;
-      case 'refusal': refusals.push(part.text); break;
+      case 'text':
+        texts.push(part.text);
+        break;
+      case 'refusal':
+        refusals.push(part.text);
+        break;
       case 'reasoning':
         if (part.text !== '') reasoning.push(part.text);
         if (part.signature || part.redacted || part.encrypted || part.itemId) {
-          sink.warnings.push({ field: partField, message: 'opaque reasoning values are replayed only to the protocol that produced them; dropped' });
+          sink.warnings.push({
+            field: partField,
+            message: 'opaque reasoning values are replayed only to the protocol that produced them; dropped',
+          });
         }
         break;
       case 'tool_call':
         if (part.signature) {
-          sink.warnings.push({ field: `${partField}.signature`, message: `a ${part.signature.origin} signature is not replayed to a Chat upstream; dropped` });
+          sink.warnings.push({
+            field: `${partField}.signature`,
+            message: `a ${part.signature.origin} signature is not replayed to a Chat upstream; dropped`,
+          });
         }
         toolCalls.push({
           id: sanitizeChatToolCallId(part.id),
@@ -134,7 +153,10 @@ function encodeAssistantTurn(turn: Turn, field: string, sink: Sink): void {
           function: { name: sanitizeToolName(part.name, sink.toolNames), arguments: clientArguments(part.argumentsJson) },
         });
         break;
-      case 'image': case 'document': case 'tool_result': case 'native':
+      case 'image':
+      case 'document':
+      case 'tool_result':
+      case 'native':
         sink.warnings.push({ field: partField, message: `a ${part.type} part in an assistant turn has no Chat equivalent; dropped` });
         break;
     }
@@ -152,18 +174,24 @@ function encodeAssistantTurn(turn: Turn, field: string, sink: Sink): void {
     message.tool_calls = toolCalls;
     if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
   } else if (reasoning.length > 0) {
-    sink.warnings.push({ field, message: 'reasoning of an earlier answer is replayed to a Chat upstream only on tool-call turns; dropped' });
+    sink.warnings.push({
+      field,
+      message: 'reasoning of an earlier answer is replayed to a Chat upstream only on tool-call turns; dropped',
+    });
   }
   sink.messages.push(message);
 }
 
 export function encodeChatMessages(
-  request: IrRequest, toolNames: Record<string, string>, warnings: TranslationWarning[],
+  request: IrRequest,
+  toolNames: Record<string, string>,
+  warnings: TranslationWarning[],
 ): ChatOutgoingMessage[] {
   const sink: Sink = { messages: [], warnings, toolNames };
   if (request.system.length > 0) {
     request.system.forEach((part, index) => {
-      if (part.cacheHint) warnings.push({ field: `system[${index}].cache_control`, message: 'cache hints are dropped for a Chat upstream' });
+      if (part.cacheHint)
+        warnings.push({ field: `system[${index}].cache_control`, message: 'cache hints are dropped for a Chat upstream' });
     });
     sink.messages.push({ role: 'system', content: request.system.map((part) => part.text).join('\n') });
   }

@@ -15,8 +15,12 @@ export const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
 
 function encodeToolChoice(choice: ToolChoice, toolNames: Record<string, string>): unknown {
   switch (choice.type) {
-    case 'auto': case 'none': case 'required': return choice.type;
-    case 'tool': return { type: 'function', function: { name: sanitizeToolName(choice.name, toolNames) } };
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool':
+      return { type: 'function', function: { name: sanitizeToolName(choice.name, toolNames) } };
   }
 }
 
@@ -26,11 +30,18 @@ function encodeEffort(reasoning: ReasoningConfig, warnings: TranslationWarning[]
     warnings.push({ field: 'reasoning', message: 'reasoning cannot be switched off through reasoning_effort; left to the model default' });
     return undefined;
   }
-  const effort = reasoning.effort
-    ?? (reasoning.budgetTokens !== undefined && reasoning.budgetTokens > 0 ? budgetToEffort(reasoning.budgetTokens) : undefined);
+  const effort =
+    reasoning.effort ??
+    (reasoning.budgetTokens !== undefined && reasoning.budgetTokens > 0 ? budgetToEffort(reasoning.budgetTokens) : undefined);
   switch (effort) {
-    case 'minimal': case 'low': case 'medium': case 'high': case undefined: return effort;
-    case 'xhigh': case 'max':
+    case 'minimal':
+    case 'low':
+    case 'medium':
+    case 'high':
+    case undefined:
+      return effort;
+    case 'xhigh':
+    case 'max':
       // Compat vendors know low / medium / high only.
       warnings.push({ field: 'reasoning.effort', message: `effort ${effort} sent as high` });
       return 'high';
@@ -38,14 +49,20 @@ function encodeEffort(reasoning: ReasoningConfig, warnings: TranslationWarning[]
 }
 
 function encodeResponseFormat(
-  format: ResponseFormat, target: UpstreamTarget, warnings: TranslationWarning[],
+  format: ResponseFormat,
+  target: UpstreamTarget,
+  warnings: TranslationWarning[],
 ): Record<string, unknown> | undefined {
   switch (format.type) {
-    case 'text': return undefined;
-    case 'json_object': return { type: 'json_object' };
+    case 'text':
+      return undefined;
+    case 'json_object':
+      return { type: 'json_object' };
     case 'json_schema': {
       if (!target.nativeJsonSchema) {
-        throw new GatewayError('unsupported_feature', 'response_format json_schema is not supported by this model', { param: 'response_format' });
+        throw new GatewayError('unsupported_feature', 'response_format json_schema is not supported by this model', {
+          param: 'response_format',
+        });
       }
       let schema = format.schema;
       let strict = format.strict;
@@ -53,7 +70,11 @@ function encodeResponseFormat(
         const prepared = prepareStrictSchema(schema);
         schema = prepared.schema;
         strict = prepared.strict;
-        if (!strict) warnings.push({ field: 'response_format.json_schema.strict', message: 'schema does not meet strict mode (every property required); sent non-strict' });
+        if (!strict)
+          warnings.push({
+            field: 'response_format.json_schema.strict',
+            message: 'schema does not meet strict mode (every property required); sent non-strict',
+          });
       }
       const spec: Record<string, unknown> = {
         // OpenAI takes `^[a-zA-Z0-9_-]{1,64}$` here too.
@@ -76,7 +97,11 @@ function encodeTools(request: IrRequest, toolNames: Record<string, string>, warn
       const prepared = prepareStrictSchema(parameters);
       parameters = prepared.schema;
       strict = prepared.strict;
-      if (!strict) warnings.push({ field: `tools[${index}].strict`, message: 'parameters do not meet strict mode (every property required); sent non-strict' });
+      if (!strict)
+        warnings.push({
+          field: `tools[${index}].strict`,
+          message: 'parameters do not meet strict mode (every property required); sent non-strict',
+        });
     }
     const fn: Record<string, unknown> = { name: sanitizeToolName(tool.name, toolNames), parameters };
     if (tool.description) fn.description = tool.description;
@@ -85,7 +110,11 @@ function encodeTools(request: IrRequest, toolNames: Record<string, string>, warn
   });
   request.builtinTools.forEach((tool, index) => {
     if (tool.protocol === 'chat') tools.push(tool.value);
-    else warnings.push({ field: `builtin_tools[${index}]`, message: `a ${tool.protocol} built-in tool cannot be used by a Chat upstream; dropped` });
+    else
+      warnings.push({
+        field: `builtin_tools[${index}]`,
+        message: `a ${tool.protocol} built-in tool cannot be used by a Chat upstream; dropped`,
+      });
   });
   return tools;
 }

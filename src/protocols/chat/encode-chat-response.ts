@@ -11,9 +11,7 @@ import type { ChatAssistantMessageBody, ChatCompletionBody, ChatToolCallBody } f
 import { toChatUsage } from './convert-chat-usage';
 import { toChatFinishReason } from './map-chat-finish-reason';
 
-export function encodeChatResponse(
-  response: IrResponse, options: InboundStreamOptions, context: CodecContext,
-): ChatCompletionBody {
+export function encodeChatResponse(response: IrResponse, options: InboundStreamOptions, context: CodecContext): ChatCompletionBody {
   const finish = response.finish;
   if (finish.unified === 'error') {
     // Chat has no finish_reason for a failed generation; never pass it off as a clean stop.
@@ -25,9 +23,15 @@ export function encodeChatResponse(
   const toolCalls: ChatToolCallBody[] = [];
   for (const part of response.parts) {
     switch (part.type) {
-      case 'text': texts.push(part.text); break;
-      case 'refusal': refusals.push(part.text); break;
-      case 'reasoning': reasoning.push(part); break;
+      case 'text':
+        texts.push(part.text);
+        break;
+      case 'refusal':
+        refusals.push(part.text);
+        break;
+      case 'reasoning':
+        reasoning.push(part);
+        break;
       case 'tool_call':
         toolCalls.push({
           id: embedToolCallId(part.id === '' ? context.newId('call_') : part.id, part.signature, context),
@@ -36,7 +40,11 @@ export function encodeChatResponse(
         });
         break;
       // Chat answers carry no images, documents or provider-native blocks: not representable here.
-      case 'image': case 'document': case 'tool_result': case 'native': break;
+      case 'image':
+      case 'document':
+      case 'tool_result':
+      case 'native':
+        break;
     }
   }
   const message: ChatAssistantMessageBody = {
@@ -56,12 +64,14 @@ export function encodeChatResponse(
     object: 'chat.completion',
     created: response.created ?? context.now(),
     model: options.model,
-    choices: [{
-      index: 0,
-      message,
-      logprobs: null,
-      finish_reason: toChatFinishReason(finish.unified, toolCalls.length > 0),
-    }],
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: toChatFinishReason(finish.unified, toolCalls.length > 0),
+      },
+    ],
     usage: toChatUsage(response.usage),
   };
 }

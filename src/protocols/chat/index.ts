@@ -42,6 +42,13 @@ export const chatCodec: Codec = {
 };
 
 export {
-  createChatPassThroughMeter, createChatStreamDecoder, createChatStreamEncoder, decodeChatError, decodeChatRequest,
-  decodeChatResponse, encodeChatError, encodeChatRequest, encodeChatResponse,
+  createChatPassThroughMeter,
+  createChatStreamDecoder,
+  createChatStreamEncoder,
+  decodeChatError,
+  decodeChatRequest,
+  decodeChatResponse,
+  encodeChatError,
+  encodeChatRequest,
+  encodeChatResponse,
 };

@@ -7,13 +7,33 @@ export function mapChatFinishReason(raw: string | null | undefined, sawToolCall:
   const value = raw ?? null;
   let unified: UnifiedFinishReason;
   switch (value) {
-    case 'stop': case 'end_turn': case 'eos': unified = 'stop'; break;
-    case 'length': case 'max_tokens': unified = 'length'; break;
-    case 'tool_calls': case 'function_call': case 'tool_use': unified = 'tool_calls'; break;
-    case 'content_filter': case 'sensitive': unified = 'content_filter'; break;
-    case 'model_context_window_exceeded': unified = 'context_exceeded'; break;
-    case 'insufficient_system_resource': case 'error': unified = 'error'; break;
-    default: unified = 'other';
+    case 'stop':
+    case 'end_turn':
+    case 'eos':
+      unified = 'stop';
+      break;
+    case 'length':
+    case 'max_tokens':
+      unified = 'length';
+      break;
+    case 'tool_calls':
+    case 'function_call':
+    case 'tool_use':
+      unified = 'tool_calls';
+      break;
+    case 'content_filter':
+    case 'sensitive':
+      unified = 'content_filter';
+      break;
+    case 'model_context_window_exceeded':
+      unified = 'context_exceeded';
+      break;
+    case 'insufficient_system_resource':
+    case 'error':
+      unified = 'error';
+      break;
+    default:
+      unified = 'other';
   }
   if (sawToolCall && (unified === 'stop' || unified === 'other')) unified = 'tool_calls';
   return { unified, raw: value };
@@ -25,10 +45,19 @@ export function mapChatFinishReason(raw: string | null | undefined, sawToolCall:
  */
 export function toChatFinishReason(unified: Exclude<UnifiedFinishReason, 'error'>, sawToolCall: boolean): string {
   switch (unified) {
-    case 'stop': case 'stop_sequence': case 'pause': case 'other': return sawToolCall ? 'tool_calls' : 'stop';
-    case 'length': case 'context_exceeded': return 'length';
-    case 'tool_calls': return 'tool_calls';
-    case 'content_filter': return 'content_filter';
-    default: return assertNever(unified, 'finish reason');
+    case 'stop':
+    case 'stop_sequence':
+    case 'pause':
+    case 'other':
+      return sawToolCall ? 'tool_calls' : 'stop';
+    case 'length':
+    case 'context_exceeded':
+      return 'length';
+    case 'tool_calls':
+      return 'tool_calls';
+    case 'content_filter':
+      return 'content_filter';
+    default:
+      return assertNever(unified, 'finish reason');
   }
 }

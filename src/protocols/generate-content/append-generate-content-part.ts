@@ -5,8 +5,15 @@
  */
 export function appendGenerateContentPart(parts: Array<Record<string, unknown>>, part: Record<string, unknown>): void {
   const previous = parts[parts.length - 1];
-  const signatureOnly = part.text === '' && part.thought === undefined && typeof part.thoughtSignature === 'string' && Object.keys(part).length === 2;
-  if (signatureOnly && previous !== undefined && typeof previous.text === 'string' && previous.thought === undefined && previous.thoughtSignature === undefined) {
+  const signatureOnly =
+    part.text === '' && part.thought === undefined && typeof part.thoughtSignature === 'string' && Object.keys(part).length === 2;
+  if (
+    signatureOnly &&
+    previous !== undefined &&
+    typeof previous.text === 'string' &&
+    previous.thought === undefined &&
+    previous.thoughtSignature === undefined
+  ) {
     previous.thoughtSignature = part.thoughtSignature;
     return;
   }

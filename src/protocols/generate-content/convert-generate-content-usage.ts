@@ -24,6 +24,10 @@ export function convertGenerateContentUsage(metadata: GenerateContentUsageMetada
 /** Whether a chunk's `usageMetadata` carries any count (stream chunks may hold only `trafficType`). */
 export function hasGenerateContentUsage(metadata: GenerateContentUsageMetadata | null | undefined): boolean {
   if (!metadata) return false;
-  return metadata.promptTokenCount != null || metadata.candidatesTokenCount != null ||
-    metadata.thoughtsTokenCount != null || metadata.totalTokenCount != null;
+  return (
+    metadata.promptTokenCount != null ||
+    metadata.candidatesTokenCount != null ||
+    metadata.thoughtsTokenCount != null ||
+    metadata.totalTokenCount != null
+  );
 }

@@ -9,9 +9,22 @@ import { retryAfterSeconds as readRetryAfter, type HeaderBag } from '../shared/r
 
 /** google.rpc status names → HTTP, for error frames inside a stream that carry no numeric code. */
 const HTTP_FOR_STATUS: Record<string, number> = {
-  INVALID_ARGUMENT: 400, FAILED_PRECONDITION: 400, OUT_OF_RANGE: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
-  NOT_FOUND: 404, ABORTED: 409, ALREADY_EXISTS: 409, RESOURCE_EXHAUSTED: 429, CANCELLED: 499, INTERNAL: 500,
-  UNKNOWN: 500, DATA_LOSS: 500, NOT_IMPLEMENTED: 501, UNAVAILABLE: 503, DEADLINE_EXCEEDED: 504,
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ABORTED: 409,
+  ALREADY_EXISTS: 409,
+  RESOURCE_EXHAUSTED: 429,
+  CANCELLED: 499,
+  INTERNAL: 500,
+  UNKNOWN: 500,
+  DATA_LOSS: 500,
+  NOT_IMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
 };
 
 export function decodeGenerateContentError(status: number, body: string, headers: HeaderBag): GatewayError {
@@ -25,18 +38,24 @@ export function decodeGenerateContentError(status: number, body: string, headers
   if (Array.isArray(payload)) payload = payload.find((item) => isRecord(item) && isRecord(item.error));
   const error = isRecord(payload) && isRecord(payload.error) ? payload.error : undefined;
   const text = body.trim();
-  const message = typeof error?.message === 'string' && error.message !== ''
-    ? error.message
-    : text !== '' && text.length <= 500 && error === undefined ? text : `upstream answered HTTP ${status}`;
+  const message =
+    typeof error?.message === 'string' && error.message !== ''
+      ? error.message
+      : text !== '' && text.length <= 500 && error === undefined
+        ? text
+        : `upstream answered HTTP ${status}`;
   return buildError(status, message, error, headers, body);
 }
 
 /** An `{error: {code, message, status}}` frame met inside a 200 stream. */
 export function generateContentStreamError(payload: Record<string, unknown>): GatewayError {
   const error = isRecord(payload.error) ? payload.error : {};
-  const status = typeof error.code === 'number' && error.code >= 400 && error.code < 600
-    ? error.code
-    : typeof error.status === 'string' ? HTTP_FOR_STATUS[error.status] ?? 500 : 500;
+  const status =
+    typeof error.code === 'number' && error.code >= 400 && error.code < 600
+      ? error.code
+      : typeof error.status === 'string'
+        ? (HTTP_FOR_STATUS[error.status] ?? 500)
+        : 500;
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'the upstream stream failed';
   return buildError(status, message, error, {}, JSON.stringify(payload));
 }
@@ -46,8 +65,10 @@ export function generateContentStreamError(payload: Record<string, unknown>): Ga
  * that is the gateway's credential failing, never the caller's request.
  */
 function credentialRejected(details: unknown): boolean {
-  return Array.isArray(details) && details.some((detail) =>
-    typeof detail === 'object' && detail !== null && (detail as { reason?: unknown }).reason === 'API_KEY_INVALID');
+  return (
+    Array.isArray(details) &&
+    details.some((detail) => typeof detail === 'object' && detail !== null && (detail as { reason?: unknown }).reason === 'API_KEY_INVALID')
+  );
 }
 
 const TOKEN_LIMIT = /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/i;
@@ -60,7 +81,13 @@ export function generateContentContextOverflow(status: number, message: string):
   return /exceeds the maximum number of tokens allowed/i.test(message) ? {} : undefined;
 }
 
-function buildError(status: number, message: string, error: Record<string, unknown> | undefined, headers: HeaderBag, body: string): GatewayError {
+function buildError(
+  status: number,
+  message: string,
+  error: Record<string, unknown> | undefined,
+  headers: HeaderBag,
+  body: string,
+): GatewayError {
   const contextOverflow = generateContentContextOverflow(status, message);
   if (contextOverflow) return new GatewayError('invalid_request', message, { contextOverflow, upstream: { status, body } });
   const kind = credentialRejected(error?.details) ? 'upstream_error' : kindForUpstreamStatus(status);
@@ -87,4 +114,3 @@ function retryAfterFromDetails(details: unknown): number | undefined {
   }
   return undefined;
 }
-

@@ -8,7 +8,12 @@
 import type { Opaque } from '../../ir/opaque';
 import type { ContentPart, ImagePart, MediaSource, ReasoningPart, TextPart } from '../../ir/parts';
 import type { GenerateContentResponsePart } from './generate-content-response-schema';
-import { GENERATE_CONTENT, thoughtSignatureToReasoning, thoughtSignatureToSignature, type ReasoningOpaques } from './generate-content-thought-signature';
+import {
+  GENERATE_CONTENT,
+  thoughtSignatureToReasoning,
+  thoughtSignatureToSignature,
+  type ReasoningOpaques,
+} from './generate-content-thought-signature';
 
 export interface FunctionResponseInput {
   id?: string | null;
@@ -117,8 +122,13 @@ function decodeFunctionResponse(response: FunctionResponseInput, options: Decode
   } else text = JSON.stringify(body);
   const content: Array<TextPart | ImagePart> = [{ type: 'text', text }];
   for (const extra of response.parts ?? []) {
-    if (extra.inlineData) content.push({ type: 'image', source: { kind: 'base64', mediaType: extra.inlineData.mimeType, data: extra.inlineData.data } });
-    else if (extra.fileData) content.push({ type: 'image', source: { kind: 'file', uri: extra.fileData.fileUri, ...(extra.fileData.mimeType ? { mediaType: extra.fileData.mimeType } : {}) } });
+    if (extra.inlineData)
+      content.push({ type: 'image', source: { kind: 'base64', mediaType: extra.inlineData.mimeType, data: extra.inlineData.data } });
+    else if (extra.fileData)
+      content.push({
+        type: 'image',
+        source: { kind: 'file', uri: extra.fileData.fileUri, ...(extra.fileData.mimeType ? { mediaType: extra.fileData.mimeType } : {}) },
+      });
   }
   return { type: 'tool_result', callId, name: options.toolName(response.name), content, ...(isError ? { isError } : {}) };
 }
@@ -128,7 +138,9 @@ function toolSignature(signature: string, options: DecodePartsOptions): Opaque {
 }
 
 function reasoningOpaques(signature: string, options: DecodePartsOptions): ReasoningOpaques {
-  return options.signatures === 'client' ? thoughtSignatureToReasoning(signature) : { signature: { origin: GENERATE_CONTENT, value: signature } };
+  return options.signatures === 'client'
+    ? thoughtSignatureToReasoning(signature)
+    : { signature: { origin: GENERATE_CONTENT, value: signature } };
 }
 
 function signatureOnly(signature: string, options: DecodePartsOptions): ReasoningPart {

@@ -6,7 +6,15 @@
 import { GatewayError } from '../../errors/gateway-error';
 import type { Turn } from '../../ir/parts';
 import type {
-  BuiltinTool, IrRequest, JsonSchema, ReasoningConfig, ReasoningEffort, ResponseFormat, Sampling, SystemPart, ToolChoice,
+  BuiltinTool,
+  IrRequest,
+  JsonSchema,
+  ReasoningConfig,
+  ReasoningEffort,
+  ResponseFormat,
+  Sampling,
+  SystemPart,
+  ToolChoice,
   ToolDefinition,
 } from '../../ir/request';
 import type { TranslationWarning } from '../../ir/warning';
@@ -14,7 +22,9 @@ import type { CodecContext, DecodedRequest } from '../codec';
 import { decodeGenerateContentParts, type FunctionResponseInput } from './decode-generate-content-parts';
 import { generateContentSchemaToJsonSchema } from './generate-content-schema-to-json-schema';
 import {
-  generateContentRequestSchema, type GenerateContentGenerationConfig, type GenerateContentRequestBody,
+  generateContentRequestSchema,
+  type GenerateContentGenerationConfig,
+  type GenerateContentRequestBody,
 } from './generate-content-request-schema';
 import { GENERATE_CONTENT } from './generate-content-thought-signature';
 import { formatIssuePath } from './format-issue-path';
@@ -22,8 +32,20 @@ import { normalizeGenerateContentKeys } from './normalize-generate-content-keys'
 
 const KNOWN_TOP_LEVEL = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
 const KNOWN_GENERATION_CONFIG = new Set([
-  'maxOutputTokens', 'temperature', 'topP', 'topK', 'stopSequences', 'candidateCount', 'seed', 'presencePenalty',
-  'frequencyPenalty', 'responseLogprobs', 'logprobs', 'responseMimeType', 'responseSchema', 'responseJsonSchema',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'stopSequences',
+  'candidateCount',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
   'thinkingConfig',
 ]);
 const EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
@@ -101,7 +123,11 @@ function decodeTurns(input: GenerateContentRequestBody, context: CodecContext): 
       // `{}` or `{thought: true}` carries nothing; unknown kinds (executableCode, …) are kept as native parts.
       if (!Object.entries(part).some(([key, value]) => key !== 'thought' && value !== undefined)) {
         const param = `contents[${contentIndex}].parts[${partIndex}]`;
-        throw new GatewayError('invalid_request', `${param}: a part needs one of text, inlineData, fileData, functionCall, functionResponse`, { param });
+        throw new GatewayError(
+          'invalid_request',
+          `${param}: a part needs one of text, inlineData, fileData, functionCall, functionResponse`,
+          { param },
+        );
       }
     });
     if (role === 'model' && previousRole !== 'model') pending = [];
@@ -147,8 +173,9 @@ function decodeTools(input: GenerateContentRequestBody, tools: ToolDefinition[],
         continue;
       }
       for (const declaration of tool.functionDeclarations ?? []) {
-        const parameters: JsonSchema = declaration.parametersJsonSchema
-          ?? (declaration.parameters ? generateContentSchemaToJsonSchema(declaration.parameters) : { type: 'object', properties: {} });
+        const parameters: JsonSchema =
+          declaration.parametersJsonSchema ??
+          (declaration.parameters ? generateContentSchemaToJsonSchema(declaration.parameters) : { type: 'object', properties: {} });
         tools.push({
           name: declaration.name,
           ...(declaration.description !== undefined ? { description: declaration.description } : {}),
@@ -160,7 +187,9 @@ function decodeTools(input: GenerateContentRequestBody, tools: ToolDefinition[],
 }
 
 function decodeToolChoice(
-  input: GenerateContentRequestBody, warnings: TranslationWarning[], extensionFields: Record<string, unknown>,
+  input: GenerateContentRequestBody,
+  warnings: TranslationWarning[],
+  extensionFields: Record<string, unknown>,
 ): ToolChoice | undefined {
   const config = input.toolConfig?.functionCallingConfig;
   if (!config?.mode) return undefined;
@@ -179,7 +208,10 @@ function decodeToolChoice(
       const names = config.allowedFunctionNames ?? [];
       if (names.length === 1) return { type: 'tool', name: names[0] };
       if (names.length > 1) {
-        warnings.push({ field: 'toolConfig.functionCallingConfig.allowedFunctionNames', message: 'a choice among several functions is sent as "required" to other protocols' });
+        warnings.push({
+          field: 'toolConfig.functionCallingConfig.allowedFunctionNames',
+          message: 'a choice among several functions is sent as "required" to other protocols',
+        });
         extensionFields.toolConfig = { functionCallingConfig: config };
       }
       return { type: 'required' };
@@ -204,12 +236,19 @@ function decodeSampling(config: GenerateContentGenerationConfig): Sampling {
 }
 
 function decodeResponseFormat(
-  config: GenerateContentGenerationConfig, warnings: TranslationWarning[], extensionFields: Record<string, unknown>,
+  config: GenerateContentGenerationConfig,
+  warnings: TranslationWarning[],
+  extensionFields: Record<string, unknown>,
 ): ResponseFormat | undefined {
   const mime = config.responseMimeType;
-  const schema = config.responseJsonSchema ?? (config.responseSchema ? generateContentSchemaToJsonSchema(config.responseSchema) : undefined);
+  const schema =
+    config.responseJsonSchema ?? (config.responseSchema ? generateContentSchemaToJsonSchema(config.responseSchema) : undefined);
   if (mime === undefined || mime === 'text/plain') {
-    if (schema !== undefined) warnings.push({ field: 'generationConfig.responseSchema', message: 'a schema without responseMimeType "application/json" is ignored' });
+    if (schema !== undefined)
+      warnings.push({
+        field: 'generationConfig.responseSchema',
+        message: 'a schema without responseMimeType "application/json" is ignored',
+      });
     return mime === undefined ? undefined : { type: 'text' };
   }
   if (mime === 'application/json') {
@@ -241,7 +280,10 @@ function decodeReasoning(config: GenerateContentGenerationConfig, warnings: Tran
     const effort = EFFORTS.find((candidate) => candidate === level);
     if (effort) reasoning.effort = effort;
     else if (level !== 'thinking_level_unspecified') {
-      warnings.push({ field: 'generationConfig.thinkingConfig.thinkingLevel', message: `unknown thinking level "${thinking.thinkingLevel}" ignored` });
+      warnings.push({
+        field: 'generationConfig.thinkingConfig.thinkingLevel',
+        message: `unknown thinking level "${thinking.thinkingLevel}" ignored`,
+      });
     }
   }
   return reasoning;

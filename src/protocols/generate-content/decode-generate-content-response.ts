@@ -10,7 +10,9 @@ import { mapGenerateContentFinishReason } from './map-generate-content-finish-re
 /** A whole `generateContent` answer → IR. Only the first candidate is read (the encoder never asks for more). */
 export function decodeGenerateContentResponse(body: unknown, context: UpstreamDecodeContext): IrResponse {
   if (body !== null && typeof body === 'object' && 'error' in body) {
-    throw new GatewayError('upstream_error', 'the upstream answered with an error body', { upstream: { status: 200, body: JSON.stringify(body) } });
+    throw new GatewayError('upstream_error', 'the upstream answered with an error body', {
+      upstream: { status: 200, body: JSON.stringify(body) },
+    });
   }
   const parsed = generateContentResponseSchema.safeParse(body);
   if (!parsed.success) {

@@ -45,7 +45,10 @@ export function generateContentErrorHttpStatus(error: GatewayError): number {
 
 /** Google's wording for a prompt over the model's context window. */
 function tokenLimitMessage({ inputTokens, maxTokens }: ContextOverflow, fallback: string): string {
-  if (inputTokens === undefined || maxTokens === undefined) return /exceeds the maximum number of tokens/i.test(fallback) ? fallback : 'The input token count exceeds the maximum number of tokens allowed.';
+  if (inputTokens === undefined || maxTokens === undefined)
+    return /exceeds the maximum number of tokens/i.test(fallback)
+      ? fallback
+      : 'The input token count exceeds the maximum number of tokens allowed.';
   return `The input token count (${inputTokens}) exceeds the maximum number of tokens allowed (${maxTokens}).`;
 }
 

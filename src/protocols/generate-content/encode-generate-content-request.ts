@@ -62,7 +62,8 @@ export function encodeGenerateContentRequest(request: IrRequest, target: Upstrea
   // Tools first: their sanitized names must be registered before the history uses them.
   const functionDeclarations = request.tools.map((tool, index) => {
     if (tool.cacheHint) warnings.push({ field: `tools[${index}].cache_control`, message: 'cache hints are dropped for Generate-Content' });
-    if (tool.strict) warnings.push({ field: `tools[${index}].strict`, message: 'strict tool schemas are not enforced by Generate-Content' });
+    if (tool.strict)
+      warnings.push({ field: `tools[${index}].strict`, message: 'strict tool schemas are not enforced by Generate-Content' });
     const declaration: Record<string, unknown> = { name: nameFor(tool.name) };
     if (tool.description !== undefined) declaration.description = tool.description;
     const parameters = sanitizeGenerateContentSchema(tool.parameters);
@@ -79,7 +80,8 @@ export function encodeGenerateContentRequest(request: IrRequest, target: Upstrea
   body.contents = encodeContents(request.turns, nameFor, warnings);
 
   const system = request.system.filter((part) => part.text !== '');
-  if (system.some((part) => part.cacheHint)) warnings.push({ field: 'system.cache_control', message: 'cache hints are dropped for Generate-Content' });
+  if (system.some((part) => part.cacheHint))
+    warnings.push({ field: 'system.cache_control', message: 'cache hints are dropped for Generate-Content' });
   if (system.length > 0) body.systemInstruction = { parts: system.map((part) => ({ text: part.text })) };
 
   if (tools.length > 0) body.tools = tools;
@@ -156,7 +158,12 @@ function encodeContents(turns: Turn[], nameFor: (name: string) => string, warnin
 function mergeInto(previous: DraftContent, next: DraftContent): void {
   const isResponse = (part: Part): boolean => part.functionResponse !== undefined;
   // Keep function responses together at the front of the merged user content.
-  const parts = [...previous.parts.filter(isResponse), ...next.parts.filter(isResponse), ...previous.parts.filter((p) => !isResponse(p)), ...next.parts.filter((p) => !isResponse(p))];
+  const parts = [
+    ...previous.parts.filter(isResponse),
+    ...next.parts.filter(isResponse),
+    ...previous.parts.filter((p) => !isResponse(p)),
+    ...next.parts.filter((p) => !isResponse(p)),
+  ];
   previous.parts = parts;
   previous.callIds.push(...next.callIds);
   previous.responseIds.push(...next.responseIds);
@@ -191,7 +198,10 @@ function ensureCallSignatures(contents: Content[]): void {
 }
 
 function encodePart(
-  part: Exclude<ContentPart, ToolResultPart>, role: 'user' | 'model', field: string, nameFor: (name: string) => string,
+  part: Exclude<ContentPart, ToolResultPart>,
+  role: 'user' | 'model',
+  field: string,
+  nameFor: (name: string) => string,
   warnings: TranslationWarning[],
 ): Part | undefined {
   switch (part.type) {
@@ -210,7 +220,8 @@ function encodePart(
       }
       const encoded: Part = { functionCall: { id: part.id, name: nameFor(part.name), args: argumentsToObject(part.argumentsJson) } };
       if (part.signature?.origin === GENERATE_CONTENT) encoded.thoughtSignature = part.signature.value;
-      else if (part.signature) warnings.push({ field: `${field}.signature`, message: `a ${part.signature.origin} signature is not sent to Generate-Content` });
+      else if (part.signature)
+        warnings.push({ field: `${field}.signature`, message: `a ${part.signature.origin} signature is not sent to Generate-Content` });
       return encoded;
     }
     case 'reasoning': {
@@ -235,7 +246,10 @@ function encodePart(
 }
 
 function encodeFunctionResponse(part: ToolResultPart, name: string): Part {
-  const text = part.content.filter((c): c is TextPart => c.type === 'text').map((c) => c.text).join('');
+  const text = part.content
+    .filter((c): c is TextPart => c.type === 'text')
+    .map((c) => c.text)
+    .join('');
   // `response` must be an object: JSON objects go as they are, anything else is wrapped.
   let value: unknown = text;
   try {
@@ -266,7 +280,8 @@ function encodeMedia(source: MediaSource, field: string, warnings: TranslationWa
       return { fileData: { fileUri: source.url, ...mimeFor(source.url) } };
     }
     case 'file':
-      if (source.uri !== undefined) return { fileData: { fileUri: source.uri, ...(source.mediaType ? { mimeType: source.mediaType } : mimeFor(source.uri)) } };
+      if (source.uri !== undefined)
+        return { fileData: { fileUri: source.uri, ...(source.mediaType ? { mimeType: source.mediaType } : mimeFor(source.uri)) } };
       warnings.push({ field, message: 'a file id of another provider cannot be sent to Generate-Content' });
       return undefined;
     default:
@@ -275,8 +290,18 @@ function encodeMedia(source: MediaSource, field: string, warnings: TranslationWa
 }
 
 const MIME_BY_EXTENSION: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', heic: 'image/heic',
-  heif: 'image/heif', pdf: 'application/pdf', mp3: 'audio/mp3', wav: 'audio/wav', mp4: 'video/mp4', txt: 'text/plain',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
+  mp3: 'audio/mp3',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  txt: 'text/plain',
 };
 
 function mimeFor(uri: string): { mimeType?: string } {
@@ -285,8 +310,13 @@ function mimeFor(uri: string): { mimeType?: string } {
   return mimeType ? { mimeType } : {};
 }
 
-function encodeToolConfig(request: IrRequest, nameFor: (name: string) => string, warnings: TranslationWarning[]): Record<string, unknown> | undefined {
-  if (request.parallelToolCalls === false) warnings.push({ field: 'parallel_tool_calls', message: 'Generate-Content cannot forbid parallel tool calls' });
+function encodeToolConfig(
+  request: IrRequest,
+  nameFor: (name: string) => string,
+  warnings: TranslationWarning[],
+): Record<string, unknown> | undefined {
+  if (request.parallelToolCalls === false)
+    warnings.push({ field: 'parallel_tool_calls', message: 'Generate-Content cannot forbid parallel tool calls' });
   const choice = request.toolChoice;
   if (!choice) return undefined;
   switch (choice.type) {
@@ -315,7 +345,8 @@ function encodeGenerationConfig(request: IrRequest, target: UpstreamTarget, warn
   if (sampling.topP !== undefined) config.topP = sampling.topP;
   if (sampling.topK !== undefined) config.topK = sampling.topK;
   if (sampling.stop !== undefined && sampling.stop.length > 0) {
-    if (sampling.stop.length > MAX_STOP_SEQUENCES) warnings.push({ field: 'stop', message: `only the first ${MAX_STOP_SEQUENCES} stop sequences are sent` });
+    if (sampling.stop.length > MAX_STOP_SEQUENCES)
+      warnings.push({ field: 'stop', message: `only the first ${MAX_STOP_SEQUENCES} stop sequences are sent` });
     config.stopSequences = sampling.stop.slice(0, MAX_STOP_SEQUENCES);
   }
   if (sampling.seed !== undefined) config.seed = sampling.seed;
@@ -347,7 +378,11 @@ function encodeGenerationConfig(request: IrRequest, target: UpstreamTarget, warn
   return config;
 }
 
-function encodeThinkingConfig(request: IrRequest, target: UpstreamTarget, warnings: TranslationWarning[]): Record<string, unknown> | undefined {
+function encodeThinkingConfig(
+  request: IrRequest,
+  target: UpstreamTarget,
+  warnings: TranslationWarning[],
+): Record<string, unknown> | undefined {
   const reasoning = request.reasoning;
   if (!reasoning) return undefined;
   if (reasoning.disabled || reasoning.effort === 'none') return { thinkingBudget: 0 };
@@ -359,7 +394,10 @@ function encodeThinkingConfig(request: IrRequest, target: UpstreamTarget, warnin
   if (reasoning.includeThoughts !== undefined) config.includeThoughts = reasoning.includeThoughts;
   if (reasoning.summary !== undefined && reasoning.includeThoughts === undefined) {
     config.includeThoughts = true;
-    warnings.push({ field: 'reasoning.summary', message: 'thought summaries are requested with includeThoughts; their detail cannot be chosen' });
+    warnings.push({
+      field: 'reasoning.summary',
+      message: 'thought summaries are requested with includeThoughts; their detail cannot be chosen',
+    });
   }
   return Object.keys(config).length > 0 ? config : undefined;
 }
@@ -367,4 +405,3 @@ function encodeThinkingConfig(request: IrRequest, target: UpstreamTarget, warnin
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
-

@@ -13,11 +13,13 @@ export function encodeGenerateContentResponse(response: IrResponse, options: Inb
     if (encoded !== undefined) appendGenerateContentPart(parts, encoded);
   }
   return {
-    candidates: [{
-      content: { role: 'model', parts },
-      finishReason: encodeGenerateContentFinishReason(response.finish),
-      index: 0,
-    }],
+    candidates: [
+      {
+        content: { role: 'model', parts },
+        finishReason: encodeGenerateContentFinishReason(response.finish),
+        index: 0,
+      },
+    ],
     usageMetadata: encodeGenerateContentUsage(response.usage),
     modelVersion: options.model,
     responseId: response.id,

@@ -13,7 +13,11 @@ export function encodeGenerateContentUsage(usage: Usage): GenerateContentUsageOu
   const prompt = totalInputTokens(usage);
   const thoughts = usage.reasoningTokens;
   const candidates = Math.max(usage.outputTokens - thoughts, 0);
-  const out: GenerateContentUsageOut = { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates + thoughts };
+  const out: GenerateContentUsageOut = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + candidates + thoughts,
+  };
   if (thoughts > 0) out.thoughtsTokenCount = thoughts;
   if (usage.cacheReadTokens > 0) out.cachedContentTokenCount = usage.cacheReadTokens;
   return out;

@@ -8,7 +8,10 @@ import { firstValue } from '../shared/request-values';
 import { PLAIN_ROUTE, SSE_KEEPALIVE, SSE_ROUTE, sseDataFrame } from '../shared/wire-frames';
 import { encodeGenerateContentError } from './encode-generate-content-error';
 
-type GenerateContentInboundWire = Omit<InboundCodec, 'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamContentType'>;
+type GenerateContentInboundWire = Omit<
+  InboundCodec,
+  'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamContentType'
+>;
 
 const GENERATE_CONTENT_PATH = /^\/v1(?:beta)?\/models\/([^/]+):(generateContent|streamGenerateContent)$/;
 

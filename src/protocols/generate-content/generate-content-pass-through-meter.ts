@@ -30,11 +30,12 @@ class MeterState {
       this.error = true;
       return;
     }
-    const metadata = isRecord(value.usageMetadata) ? value.usageMetadata as GenerateContentUsageMetadata : undefined;
+    const metadata = isRecord(value.usageMetadata) ? (value.usageMetadata as GenerateContentUsageMetadata) : undefined;
     if (hasGenerateContentUsage(metadata)) this.tally.report(convertGenerateContentUsage(metadata), true);
     const candidate = Array.isArray(value.candidates) ? value.candidates[0] : undefined;
     if (isRecord(candidate)) this.observeCandidate(candidate);
-    else if (isRecord(value.promptFeedback) && typeof value.promptFeedback.blockReason === 'string') this.blockReason = value.promptFeedback.blockReason;
+    else if (isRecord(value.promptFeedback) && typeof value.promptFeedback.blockReason === 'string')
+      this.blockReason = value.promptFeedback.blockReason;
   }
 
   private observeCandidate(candidate: Record<string, unknown>): void {

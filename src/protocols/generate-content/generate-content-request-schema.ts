@@ -28,7 +28,9 @@ export const generateContentFunctionResponseSchema = z.looseObject({
   name: z.string().min(1),
   response: jsonObject.nullish(),
   /** Multimodal function responses (images returned by a tool). */
-  parts: z.array(z.looseObject({ inlineData: generateContentBlobSchema.optional(), fileData: generateContentFileDataSchema.optional() })).optional(),
+  parts: z
+    .array(z.looseObject({ inlineData: generateContentBlobSchema.optional(), fileData: generateContentFileDataSchema.optional() }))
+    .optional(),
 });
 
 /**
@@ -64,10 +66,12 @@ export const generateContentToolSchema = z.looseObject({
 });
 
 export const generateContentToolConfigSchema = z.looseObject({
-  functionCallingConfig: z.looseObject({
-    mode: z.enum(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']).optional(),
-    allowedFunctionNames: z.array(z.string()).optional(),
-  }).optional(),
+  functionCallingConfig: z
+    .looseObject({
+      mode: z.enum(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']).optional(),
+      allowedFunctionNames: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 
 export const generateContentThinkingConfigSchema = z.looseObject({
@@ -96,10 +100,12 @@ export const generateContentGenerationConfigSchema = z.looseObject({
 
 export const generateContentRequestSchema = z.looseObject({
   contents: z.array(generateContentContentSchema).min(1),
-  systemInstruction: z.looseObject({
-    role: z.string().optional(),
-    parts: z.array(z.looseObject({ text: z.string() })),
-  }).optional(),
+  systemInstruction: z
+    .looseObject({
+      role: z.string().optional(),
+      parts: z.array(z.looseObject({ text: z.string() })),
+    })
+    .optional(),
   tools: z.array(generateContentToolSchema).optional(),
   toolConfig: generateContentToolConfigSchema.optional(),
   generationConfig: generateContentGenerationConfigSchema.optional(),

@@ -41,10 +41,12 @@ export const generateContentResponsePartSchema = z.looseObject({
 });
 
 export const generateContentCandidateSchema = z.looseObject({
-  content: z.looseObject({
-    role: z.string().nullish(),
-    parts: z.array(generateContentResponsePartSchema).nullish(),
-  }).nullish(),
+  content: z
+    .looseObject({
+      role: z.string().nullish(),
+      parts: z.array(generateContentResponsePartSchema).nullish(),
+    })
+    .nullish(),
   finishReason: z.string().nullish(),
   finishMessage: z.string().nullish(),
   index: z.number().nullish(),

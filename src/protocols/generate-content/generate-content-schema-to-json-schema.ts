@@ -43,4 +43,3 @@ function convert(node: Record<string, unknown>): JsonSchema {
   }
   return out;
 }
-

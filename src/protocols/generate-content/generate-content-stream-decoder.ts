@@ -18,7 +18,9 @@ import { generateContentStreamError } from './decode-generate-content-error';
 import { GenerateContentChunkReader, type ReadChunk } from './generate-content-chunk-reader';
 import { GenerateContentPartialArguments } from './generate-content-partial-arguments';
 import {
-  generateContentResponseSchema, type GenerateContentResponseBody, type GenerateContentResponseFunctionCall,
+  generateContentResponseSchema,
+  type GenerateContentResponseBody,
+  type GenerateContentResponseFunctionCall,
   type GenerateContentResponsePart,
 } from './generate-content-response-schema';
 import { GENERATE_CONTENT } from './generate-content-thought-signature';
@@ -74,7 +76,10 @@ class GenerateContentStreamDecoder implements StreamDecoder {
     for (const chunk of chunks) {
       if (this.state === 'failed') break;
       if (!chunk.ok) {
-        this.fail(out, new GatewayError('upstream_error', 'the upstream sent a malformed stream chunk', { upstream: { status: 200, body: chunk.text } }));
+        this.fail(
+          out,
+          new GatewayError('upstream_error', 'the upstream sent a malformed stream chunk', { upstream: { status: 200, body: chunk.text } }),
+        );
         continue;
       }
       const value = chunk.value;

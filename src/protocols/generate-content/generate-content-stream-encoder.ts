@@ -43,7 +43,10 @@ class GenerateContentStreamEncoder implements StreamEncoder {
   private framesWritten = 0;
   private terminated = false;
 
-  constructor(private readonly options: InboundStreamOptions, private readonly context: CodecContext) {}
+  constructor(
+    private readonly options: InboundStreamOptions,
+    private readonly context: CodecContext,
+  ) {}
 
   push(event: IrStreamEvent): string[] {
     if (this.terminated) return [];
@@ -55,7 +58,8 @@ class GenerateContentStreamEncoder implements StreamEncoder {
       case 'block_start':
         this.closeBlock(out);
         this.open = { index: event.index, block: event.block, argumentsJson: '', hadText: false, opaques: {} };
-        if (event.block.kind === 'native' && event.block.part.protocol === GENERATE_CONTENT) out.push(this.partFrame(event.block.part.value));
+        if (event.block.kind === 'native' && event.block.part.protocol === GENERATE_CONTENT)
+          out.push(this.partFrame(event.block.part.value));
         break;
       case 'text_delta':
       case 'refusal_delta':
@@ -102,12 +106,14 @@ class GenerateContentStreamEncoder implements StreamEncoder {
       return out;
     }
     const last: Record<string, unknown> = {
-      candidates: [{
-        // An empty text part keeps the chunk valid for SDKs that drop chunks without parts.
-        content: { role: 'model', parts: [{ text: '' }] },
-        finishReason: encodeGenerateContentFinishReason(this.finish),
-        index: 0,
-      }],
+      candidates: [
+        {
+          // An empty text part keeps the chunk valid for SDKs that drop chunks without parts.
+          content: { role: 'model', parts: [{ text: '' }] },
+          finishReason: encodeGenerateContentFinishReason(this.finish),
+          index: 0,
+        },
+      ],
     };
     if (this.usage) last.usageMetadata = encodeGenerateContentUsage(this.usage);
     out.push(this.frame(this.withIds(last)));
@@ -130,10 +136,12 @@ class GenerateContentStreamEncoder implements StreamEncoder {
     const block = open.block;
     switch (block.kind) {
       case 'tool_call':
-        out.push(this.partFrame({
-          functionCall: { id: block.id, name: block.name, args: argumentsToObject(open.argumentsJson) },
-          ...(block.signature ? { thoughtSignature: signatureToThoughtSignature(block.signature) } : {}),
-        }));
+        out.push(
+          this.partFrame({
+            functionCall: { id: block.id, name: block.name, args: argumentsToObject(open.argumentsJson) },
+            ...(block.signature ? { thoughtSignature: signatureToThoughtSignature(block.signature) } : {}),
+          }),
+        );
         break;
       case 'reasoning': {
         const thoughtSignature = reasoningToThoughtSignature({ ...open.opaques, itemId: block.itemId });

@@ -41,7 +41,10 @@ export function reasoningToThoughtSignature(part: ReasoningOpaques): string | un
   const origin = present[0].origin;
   const pick = (o: Opaque | undefined): string | undefined => (o !== undefined && o.origin === origin ? o.value : undefined);
   const envelope: ReasoningEnvelope = {
-    s: pick(part.signature), r: pick(part.redacted), e: pick(part.encrypted), i: pick(part.itemId),
+    s: pick(part.signature),
+    r: pick(part.redacted),
+    e: pick(part.encrypted),
+    i: pick(part.itemId),
   };
   return wrapOpaque({ origin, value: JSON.stringify(envelope) });
 }

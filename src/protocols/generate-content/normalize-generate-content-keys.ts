@@ -5,8 +5,15 @@
  * JSON (function arguments and responses, schemas, labels) are left exactly as sent.
  */
 const FREE_FORM = new Set([
-  'args', 'response', 'parameters', 'parametersJsonSchema', 'responseSchema', 'responseJsonSchema',
-  'labels', 'default', 'example',
+  'args',
+  'response',
+  'parameters',
+  'parametersJsonSchema',
+  'responseSchema',
+  'responseJsonSchema',
+  'labels',
+  'default',
+  'example',
 ]);
 
 export function normalizeGenerateContentKeys(value: unknown): unknown {

@@ -7,9 +7,28 @@ import type { JsonSchema } from '../../ir/request';
 import { isRecord } from '../shared/read-json';
 
 const KEPT = new Set([
-  'anyOf', 'default', 'description', 'enum', 'example', 'format', 'items', 'maxItems', 'maxLength',
-  'maxProperties', 'maximum', 'minItems', 'minLength', 'minProperties', 'minimum', 'nullable', 'pattern',
-  'properties', 'propertyOrdering', 'required', 'title', 'type',
+  'anyOf',
+  'default',
+  'description',
+  'enum',
+  'example',
+  'format',
+  'items',
+  'maxItems',
+  'maxLength',
+  'maxProperties',
+  'maximum',
+  'minItems',
+  'minLength',
+  'minProperties',
+  'minimum',
+  'nullable',
+  'pattern',
+  'properties',
+  'propertyOrdering',
+  'required',
+  'title',
+  'type',
 ]);
 
 /** Formats Generate-Content accepts, by type; any other `format` is rejected upstream, so it is dropped. */
@@ -153,11 +172,13 @@ function mergeAllOf(schema: Record<string, unknown>): Record<string, unknown> {
 function resolveRef(ref: string, root: JsonSchema): Record<string, unknown> | undefined {
   if (!ref.startsWith('#')) return undefined;
   let node: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((s) => s !== '')) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((s) => s !== '')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (!isRecord(node)) return undefined;
     node = node[key];
   }
   return isRecord(node) ? node : undefined;
 }
-

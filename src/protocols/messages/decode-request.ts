@@ -7,9 +7,22 @@ import { budgetToEffort } from '../shared/reasoning-budget';
 import { decodeClientThinkingSignature, decodeClientToolUseId } from './client-opaque';
 import { parseClientField } from './parse-client-field';
 import {
-  KNOWN_REQUEST_FIELDS, customToolSchema, documentBlockSchema, imageBlockSchema, messagesRequestSchema,
-  redactedThinkingBlockSchema, systemBlockSchema, textBlockSchema, thinkingBlockSchema, toolResultBlockSchema, toolUseBlockSchema,
-  type CacheControl, type DocumentBlock, type ImageBlock, type MessageParam, type MessagesRequest,
+  KNOWN_REQUEST_FIELDS,
+  customToolSchema,
+  documentBlockSchema,
+  imageBlockSchema,
+  messagesRequestSchema,
+  redactedThinkingBlockSchema,
+  systemBlockSchema,
+  textBlockSchema,
+  thinkingBlockSchema,
+  toolResultBlockSchema,
+  toolUseBlockSchema,
+  type CacheControl,
+  type DocumentBlock,
+  type ImageBlock,
+  type MessageParam,
+  type MessagesRequest,
 } from './request-schema';
 import type { JsonRecord } from '../shared/read-json';
 
@@ -34,9 +47,12 @@ function withCacheHint<T extends object>(part: T, control: CacheControl | null |
 
 function imageSource(source: ImageBlock['source']): MediaSource {
   switch (source.type) {
-    case 'base64': return { kind: 'base64', mediaType: source.media_type, data: source.data };
-    case 'url': return { kind: 'url', url: source.url };
-    case 'file': return { kind: 'file', fileId: source.file_id };
+    case 'base64':
+      return { kind: 'base64', mediaType: source.media_type, data: source.data };
+    case 'url':
+      return { kind: 'url', url: source.url };
+    case 'file':
+      return { kind: 'file', fileId: source.file_id };
   }
 }
 
@@ -58,22 +74,37 @@ function decodeDocument(block: unknown, path: string, state: DecodeState): Conte
   const source = document.source;
   let media: MediaSource;
   switch (source.type) {
-    case 'base64': media = { kind: 'base64', mediaType: source.media_type, data: source.data }; break;
+    case 'base64':
+      media = { kind: 'base64', mediaType: source.media_type, data: source.data };
+      break;
     // Plain-text documents become base64 text/plain, which every protocol can carry as a file.
-    case 'text': media = { kind: 'base64', mediaType: source.media_type ?? 'text/plain', data: Buffer.from(source.data, 'utf8').toString('base64') }; break;
-    case 'url': media = { kind: 'url', url: source.url }; break;
-    case 'file': media = { kind: 'file', fileId: source.file_id }; break;
+    case 'text':
+      media = { kind: 'base64', mediaType: source.media_type ?? 'text/plain', data: Buffer.from(source.data, 'utf8').toString('base64') };
+      break;
+    case 'url':
+      media = { kind: 'url', url: source.url };
+      break;
+    case 'file':
+      media = { kind: 'file', fileId: source.file_id };
+      break;
     // Custom-content documents have no IR shape: only a Messages upstream understands them.
-    case 'content': return { type: 'native', protocol: 'messages', value: document };
+    case 'content':
+      return { type: 'native', protocol: 'messages', value: document };
   }
-  if (document.context) state.warnings.push({ field: `${path}.context`, message: 'document context is not carried into the translated request' });
-  if (document.citations !== undefined) state.warnings.push({ field: `${path}.citations`, message: 'document citations are not carried into the translated request' });
+  if (document.context)
+    state.warnings.push({ field: `${path}.context`, message: 'document context is not carried into the translated request' });
+  if (document.citations !== undefined)
+    state.warnings.push({ field: `${path}.citations`, message: 'document citations are not carried into the translated request' });
   const part: ContentPart = withCacheHint({ type: 'document' as const, source: media }, document.cache_control);
   return document.title ? { ...part, title: document.title } : part;
 }
 
 function warnCacheControl(control: unknown, path: string, state: DecodeState): void {
-  if (control) state.warnings.push({ field: `${path}.cache_control`, message: 'cache_control on this block type is not carried into the translated request' });
+  if (control)
+    state.warnings.push({
+      field: `${path}.cache_control`,
+      message: 'cache_control on this block type is not carried into the translated request',
+    });
 }
 
 function decodeToolResult(block: unknown, path: string, state: DecodeState): ContentPart {
@@ -89,8 +120,13 @@ function decodeToolResult(block: unknown, path: string, state: DecodeState): Con
       else if (inner.type === 'image') content.push(decodeImage(inner, innerPath));
       // Claude Code's tool search answers with the names of the tools it loads; every tool is sent
       // to a translated upstream anyway, so the name is what is left to say.
-      else if (inner.type === 'tool_reference' && typeof inner.tool_name === 'string') content.push({ type: 'text', text: `tool ${inner.tool_name}` });
-      else state.warnings.push({ field: innerPath, message: `a ${inner.type} block inside a tool result cannot be translated and was dropped` });
+      else if (inner.type === 'tool_reference' && typeof inner.tool_name === 'string')
+        content.push({ type: 'text', text: `tool ${inner.tool_name}` });
+      else
+        state.warnings.push({
+          field: innerPath,
+          message: `a ${inner.type} block inside a tool result cannot be translated and was dropped`,
+        });
     });
   }
   const callId = decodeClientToolUseId(result.tool_use_id).id;
@@ -106,20 +142,27 @@ function decodeToolResult(block: unknown, path: string, state: DecodeState): Con
 
 function decodeBlock(block: Block, path: string, state: DecodeState): ContentPart {
   switch (block.type) {
-    case 'text': return decodeText(block, path, state);
-    case 'image': return decodeImage(block, path);
-    case 'document': return decodeDocument(block, path, state);
+    case 'text':
+      return decodeText(block, path, state);
+    case 'image':
+      return decodeImage(block, path);
+    case 'document':
+      return decodeDocument(block, path, state);
     case 'tool_use': {
       const call = parseClientField(toolUseBlockSchema, block, path);
       warnCacheControl(call.cache_control, path, state);
       const { id, signature } = decodeClientToolUseId(call.id);
       state.callNames.set(id, call.name);
       return {
-        type: 'tool_call', id, name: call.name, argumentsJson: JSON.stringify(call.input ?? {}),
+        type: 'tool_call',
+        id,
+        name: call.name,
+        argumentsJson: JSON.stringify(call.input ?? {}),
         ...(signature ? { signature } : {}),
       };
     }
-    case 'tool_result': return decodeToolResult(block, path, state);
+    case 'tool_result':
+      return decodeToolResult(block, path, state);
     case 'thinking': {
       const thinking = parseClientField(thinkingBlockSchema, block, path);
       return { type: 'reasoning', text: thinking.thinking, ...decodeClientThinkingSignature(thinking.signature ?? '') };
@@ -191,10 +234,14 @@ function decodeToolChoice(choice: MessagesRequest['tool_choice']): { toolChoice?
   if (!choice) return {};
   const parallel = 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {};
   switch (choice.type) {
-    case 'auto': return { toolChoice: { type: 'auto' }, ...parallel };
-    case 'any': return { toolChoice: { type: 'required' }, ...parallel };
-    case 'tool': return { toolChoice: { type: 'tool', name: choice.name }, ...parallel };
-    case 'none': return { toolChoice: { type: 'none' } };
+    case 'auto':
+      return { toolChoice: { type: 'auto' }, ...parallel };
+    case 'any':
+      return { toolChoice: { type: 'required' }, ...parallel };
+    case 'tool':
+      return { toolChoice: { type: 'tool', name: choice.name }, ...parallel };
+    case 'none':
+      return { toolChoice: { type: 'none' } };
   }
 }
 

@@ -19,7 +19,8 @@ function decodeBlock(block: UpstreamBlock, context: UpstreamDecodeContext): Cont
     case 'thinking': {
       const signature = readString(block, 'signature');
       return {
-        type: 'reasoning', text: readString(block, 'thinking') ?? '',
+        type: 'reasoning',
+        text: readString(block, 'thinking') ?? '',
         ...(signature ? { signature: { origin: 'messages', value: signature } } : {}),
       };
     }
@@ -28,8 +29,14 @@ function decodeBlock(block: UpstreamBlock, context: UpstreamDecodeContext): Cont
     case 'tool_use': {
       const name = readString(block, 'name') ?? '';
       // The forced structured-output tool: its input is the answer.
-      if (context.jsonToolName !== undefined && name === context.jsonToolName) return { type: 'text', text: objectToArguments(block.input) };
-      return { type: 'tool_call', id: readString(block, 'id') ?? '', name: restoreToolName(name, context.toolNames), argumentsJson: objectToArguments(block.input) };
+      if (context.jsonToolName !== undefined && name === context.jsonToolName)
+        return { type: 'text', text: objectToArguments(block.input) };
+      return {
+        type: 'tool_call',
+        id: readString(block, 'id') ?? '',
+        name: restoreToolName(name, context.toolNames),
+        argumentsJson: objectToArguments(block.input),
+      };
     }
     default:
       return { type: 'native', protocol: 'messages', value: block };
@@ -44,15 +51,17 @@ export function finishForJsonTool(finish: FinishReason, jsonToolUsed: boolean): 
 export function decodeMessagesResponse(body: unknown, context: UpstreamDecodeContext): IrResponse {
   const parsed = upstreamResponseSchema.safeParse(body);
   if (!parsed.success) {
-    throw new GatewayError('upstream_error', 'the upstream answered a body that is not a Messages response', { upstream: { status: 200, body: JSON.stringify(body) } });
+    throw new GatewayError('upstream_error', 'the upstream answered a body that is not a Messages response', {
+      upstream: { status: 200, body: JSON.stringify(body) },
+    });
   }
   const response = parsed.data;
   if (response.type === 'error') throw decodeMessagesStreamError(response);
 
   const blocks = response.content ?? [];
   const parts = blocks.map((block) => decodeBlock(block, context));
-  const jsonToolUsed = context.jsonToolName !== undefined &&
-    blocks.some((block) => block.type === 'tool_use' && block.name === context.jsonToolName);
+  const jsonToolUsed =
+    context.jsonToolName !== undefined && blocks.some((block) => block.type === 'tool_use' && block.name === context.jsonToolName);
   const finish = finishForJsonTool(mapMessagesFinishReason(response.stop_reason, response.stop_sequence), jsonToolUsed);
   // A refusal often comes with no content; its explanation becomes the IR refusal text.
   const explanation = response.stop_details?.explanation;

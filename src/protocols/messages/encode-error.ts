@@ -31,12 +31,15 @@ export function messagesErrorType(kind: ErrorKind): string {
 /** Anthropic's own words for a context overflow: what Claude Code's compact-and-retry matches on. */
 function promptTooLong(overflow: ContextOverflow): string {
   const { inputTokens, maxTokens } = overflow;
-  return inputTokens !== undefined && maxTokens !== undefined ? `prompt is too long: ${inputTokens} tokens > ${maxTokens} maximum` : 'prompt is too long';
+  return inputTokens !== undefined && maxTokens !== undefined
+    ? `prompt is too long: ${inputTokens} tokens > ${maxTokens} maximum`
+    : 'prompt is too long';
 }
 
 /** The body shared by the HTTP error and the mid-stream `event: error` frame. */
 export function messagesErrorBody(error: GatewayError): { type: 'error'; error: { type: string; message: string } } {
-  if (error.contextOverflow) return { type: 'error', error: { type: 'invalid_request_error', message: promptTooLong(error.contextOverflow) } };
+  if (error.contextOverflow)
+    return { type: 'error', error: { type: 'invalid_request_error', message: promptTooLong(error.contextOverflow) } };
   return { type: 'error', error: { type: messagesErrorType(error.kind), message: error.message } };
 }
 

@@ -33,11 +33,15 @@ function historyToolNames(messages: readonly MessagesMessageParam[]): string[] {
 function warnUnsupportedSampling(request: IrRequest, warnings: TranslationWarning[]): void {
   const sampling = request.sampling;
   const dropped: Array<[string, unknown]> = [
-    ['seed', sampling.seed], ['presencePenalty', sampling.presencePenalty], ['frequencyPenalty', sampling.frequencyPenalty],
-    ['logprobs', sampling.logprobs], ['topLogprobs', sampling.topLogprobs],
+    ['seed', sampling.seed],
+    ['presencePenalty', sampling.presencePenalty],
+    ['frequencyPenalty', sampling.frequencyPenalty],
+    ['logprobs', sampling.logprobs],
+    ['topLogprobs', sampling.topLogprobs],
   ];
   for (const [field, value] of dropped) {
-    if (value !== undefined && value !== false) warnings.push({ field: `sampling.${field}`, message: 'not supported by this provider; ignored' });
+    if (value !== undefined && value !== false)
+      warnings.push({ field: `sampling.${field}`, message: 'not supported by this provider; ignored' });
   }
 }
 
@@ -61,14 +65,20 @@ export function encodeMessagesRequest(request: IrRequest, target: UpstreamTarget
   if (undefinedNames.length > 0 && request.tools.length === 0) {
     for (const name of undefinedNames) tools.push({ name, input_schema: { type: 'object' } });
     toolChoice ??= { type: 'none' };
-    warnings.push({ field: 'tools', message: `tools used earlier in the conversation were declared as stubs: ${undefinedNames.join(', ')}` });
+    warnings.push({
+      field: 'tools',
+      message: `tools used earlier in the conversation were declared as stubs: ${undefinedNames.join(', ')}`,
+    });
   }
 
   const body: JsonRecord = {};
   const extensions = request.extensions;
   if (extensions && extensions.protocol === 'messages') Object.assign(body, extensions.fields);
   else if (extensions) {
-    warnings.push({ field: 'extensions', message: `${extensions.protocol} fields not understood here were dropped: ${Object.keys(extensions.fields).join(', ')}` });
+    warnings.push({
+      field: 'extensions',
+      message: `${extensions.protocol} fields not understood here were dropped: ${Object.keys(extensions.fields).join(', ')}`,
+    });
   }
 
   // Structured output: native on models that have it, else a forced tool whose input is the answer.
@@ -97,7 +107,11 @@ export function encodeMessagesRequest(request: IrRequest, target: UpstreamTarget
   const plan = planMessagesThinking(request, target, messages, jsonToolName !== undefined, warnings);
   const sampling = request.sampling;
   if (plan.thinking) {
-    for (const [field, value] of [['temperature', sampling.temperature], ['topP', sampling.topP], ['topK', sampling.topK]] as const) {
+    for (const [field, value] of [
+      ['temperature', sampling.temperature],
+      ['topP', sampling.topP],
+      ['topK', sampling.topK],
+    ] as const) {
       if (value !== undefined) warnings.push({ field: `sampling.${field}`, message: 'not allowed together with thinking; ignored' });
     }
     if (toolChoice?.type === 'any' || toolChoice?.type === 'tool') {
@@ -123,7 +137,8 @@ export function encodeMessagesRequest(request: IrRequest, target: UpstreamTarget
   else {
     if (sampling.temperature !== undefined) {
       const temperature = clampTemperature(sampling.temperature, 1);
-      if (temperature !== sampling.temperature) warnings.push({ field: 'sampling.temperature', message: `clamped to ${temperature} (this provider accepts 0 to 1)` });
+      if (temperature !== sampling.temperature)
+        warnings.push({ field: 'sampling.temperature', message: `clamped to ${temperature} (this provider accepts 0 to 1)` });
       body.temperature = temperature;
     }
     if (sampling.topP !== undefined) body.top_p = sampling.topP;
@@ -131,7 +146,8 @@ export function encodeMessagesRequest(request: IrRequest, target: UpstreamTarget
   }
   if (sampling.stop !== undefined) {
     const stops = sampling.stop.filter((stop) => stop.trim() !== '');
-    if (stops.length !== sampling.stop.length) warnings.push({ field: 'sampling.stop', message: 'empty or whitespace-only stop sequences are not accepted and were dropped' });
+    if (stops.length !== sampling.stop.length)
+      warnings.push({ field: 'sampling.stop', message: 'empty or whitespace-only stop sequences are not accepted and were dropped' });
     if (stops.length > 0) body.stop_sequences = stops;
   }
   warnUnsupportedSampling(request, warnings);

@@ -13,7 +13,10 @@ export function objectInputSchema(schema: JsonSchema, path: string, warnings: Tr
 }
 
 export function encodeMessagesTools(
-  request: IrRequest, target: UpstreamTarget, toolNames: Record<string, string>, warnings: TranslationWarning[],
+  request: IrRequest,
+  target: UpstreamTarget,
+  toolNames: Record<string, string>,
+  warnings: TranslationWarning[],
 ): Array<Record<string, unknown>> {
   const tools: Array<Record<string, unknown>> = request.tools.map((tool, i) => {
     const path = `tools[${i}]`;
@@ -31,21 +34,31 @@ export function encodeMessagesTools(
   });
   request.builtinTools.forEach((tool, i) => {
     if (tool.protocol === 'messages') tools.push({ ...tool.value, type: String(tool.value.type) });
-    else warnings.push({ field: `builtinTools[${i}]`, message: `a ${tool.protocol} built-in tool (${String(tool.value.type)}) is not available on this provider` });
+    else
+      warnings.push({
+        field: `builtinTools[${i}]`,
+        message: `a ${tool.protocol} built-in tool (${String(tool.value.type)}) is not available on this provider`,
+      });
   });
   return tools;
 }
 
 export function encodeMessagesToolChoice(
-  choice: ToolChoice | undefined, parallelToolCalls: boolean | undefined, toolNames: Record<string, string>,
+  choice: ToolChoice | undefined,
+  parallelToolCalls: boolean | undefined,
+  toolNames: Record<string, string>,
 ): Record<string, unknown> | undefined {
   const disableParallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   if (choice === undefined) return parallelToolCalls === false ? { type: 'auto', ...disableParallel } : undefined;
   switch (choice.type) {
-    case 'auto': return { type: 'auto', ...disableParallel };
-    case 'none': return { type: 'none' };
-    case 'required': return { type: 'any', ...disableParallel };
-    case 'tool': return { type: 'tool', name: sanitizeToolName(choice.name, toolNames), ...disableParallel };
+    case 'auto':
+      return { type: 'auto', ...disableParallel };
+    case 'none':
+      return { type: 'none' };
+    case 'required':
+      return { type: 'any', ...disableParallel };
+    case 'tool':
+      return { type: 'tool', name: sanitizeToolName(choice.name, toolNames), ...disableParallel };
   }
 }
 

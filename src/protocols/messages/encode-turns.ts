@@ -38,7 +38,12 @@ function encodeToolResult(part: ToolResultPart, path: string, warnings: Translat
   };
 }
 
-function encodePart(part: ContentPart, path: string, toolNames: Record<string, string>, warnings: TranslationWarning[]): MessagesBlock | undefined {
+function encodePart(
+  part: ContentPart,
+  path: string,
+  toolNames: Record<string, string>,
+  warnings: TranslationWarning[],
+): MessagesBlock | undefined {
   switch (part.type) {
     case 'text':
       if (isBlank(part.text)) return undefined; // Messages rejects empty and whitespace-only text blocks.
@@ -71,7 +76,10 @@ function encodePart(part: ContentPart, path: string, toolNames: Record<string, s
       return isBlank(part.text) ? undefined : { type: 'text', text: part.text };
     case 'native':
       if (part.protocol === 'messages') return { ...part.value, type: String(part.value.type) };
-      warnings.push({ field: path, message: `a ${part.protocol} native block (${String(part.value.type)}) cannot be sent to this provider` });
+      warnings.push({
+        field: path,
+        message: `a ${part.protocol} native block (${String(part.value.type)}) cannot be sent to this provider`,
+      });
       return undefined;
     default:
       return assertNever(part, 'content part');
@@ -93,7 +101,10 @@ function toolUseIds(message: MessagesMessageParam | undefined): string[] {
 /** A result whose call is not in the previous assistant turn would be rejected: keep its content as user text. */
 function orphanResultBlocks(block: MessagesBlock): MessagesBlock[] {
   const inner = Array.isArray(block.content) ? (block.content as MessagesBlock[]) : [];
-  const label: MessagesBlock = { type: 'text', text: `Result of tool call ${String(block.tool_use_id)}${block.is_error ? ' (error)' : ''}:` };
+  const label: MessagesBlock = {
+    type: 'text',
+    text: `Result of tool call ${String(block.tool_use_id)}${block.is_error ? ' (error)' : ''}:`,
+  };
   return [label, ...inner];
 }
 
@@ -111,7 +122,10 @@ function pairToolResults(messages: MessagesMessageParam[], warnings: Translation
         answered.add(id);
         content.push(block);
       } else {
-        warnings.push({ field: `messages[${k}]`, message: `tool result ${id} has no matching call in the previous assistant turn; sent as text` });
+        warnings.push({
+          field: `messages[${k}]`,
+          message: `tool result ${id} has no matching call in the previous assistant turn; sent as text`,
+        });
         content.push(...orphanResultBlocks(block));
       }
     }
@@ -126,7 +140,11 @@ function pairToolResults(messages: MessagesMessageParam[], warnings: Translation
   });
 }
 
-export function encodeMessagesTurns(turns: readonly Turn[], toolNames: Record<string, string>, warnings: TranslationWarning[]): MessagesMessageParam[] {
+export function encodeMessagesTurns(
+  turns: readonly Turn[],
+  toolNames: Record<string, string>,
+  warnings: TranslationWarning[],
+): MessagesMessageParam[] {
   const messages: MessagesMessageParam[] = [];
   turns.forEach((turn, i) => {
     const content: MessagesBlock[] = [];

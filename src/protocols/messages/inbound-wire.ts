@@ -8,7 +8,10 @@ import { firstValue } from '../shared/request-values';
 import { SSE_KEEPALIVE } from '../shared/wire-frames';
 import { encodeMessagesError } from './encode-error';
 
-type MessagesInboundWire = Omit<InboundCodec, 'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamContentType'>;
+type MessagesInboundWire = Omit<
+  InboundCodec,
+  'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamContentType'
+>;
 
 const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -25,8 +28,14 @@ export const messagesInboundWire: MessagesInboundWire = {
   /** Any `YYYY-MM-DD` is accepted: the answer shape is always that of 2023-06-01. */
   checkClientHeaders(headers) {
     const version = firstValue(headers, 'anthropic-version') ?? firstValue(headers, 'messages-version');
-    if (!version) throw new GatewayError('invalid_request', 'missing messages-version header (anthropic-version is accepted too); use 2023-06-01', { param: 'messages-version' });
-    if (!VERSION_PATTERN.test(version)) throw new GatewayError('invalid_request', `messages-version ${version} is not a date such as 2023-06-01`, { param: 'messages-version' });
+    if (!version)
+      throw new GatewayError('invalid_request', 'missing messages-version header (anthropic-version is accepted too); use 2023-06-01', {
+        param: 'messages-version',
+      });
+    if (!VERSION_PATTERN.test(version))
+      throw new GatewayError('invalid_request', `messages-version ${version} is not a date such as 2023-06-01`, {
+        param: 'messages-version',
+      });
   },
   readClientHeaders(headers) {
     const beta = firstValue(headers, 'anthropic-beta') ?? firstValue(headers, 'messages-beta');

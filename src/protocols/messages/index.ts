@@ -44,5 +44,12 @@ export const messagesCodec: Codec = {
   countTokens: messagesCountTokens,
 };
 
-export { encodeMessagesRequest, decodeMessagesRequest, decodeMessagesResponse, encodeMessagesResponse, encodeMessagesError, decodeMessagesError };
+export {
+  encodeMessagesRequest,
+  decodeMessagesRequest,
+  decodeMessagesResponse,
+  encodeMessagesResponse,
+  encodeMessagesError,
+  decodeMessagesError,
+};
 export { createMessagesStreamDecoder, createMessagesStreamEncoder, createMessagesPassThroughMeter };

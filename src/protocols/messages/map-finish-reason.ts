@@ -28,13 +28,20 @@ export interface MessagesStopReason {
 export function toMessagesStopReason(finish: FinishReason): MessagesStopReason {
   const unified = finish.unified;
   switch (unified) {
-    case 'stop': return { stopReason: 'end_turn', stopSequence: null };
-    case 'stop_sequence': return { stopReason: 'stop_sequence', stopSequence: finish.stopSequence ?? null };
-    case 'length': return { stopReason: 'max_tokens', stopSequence: null };
-    case 'tool_calls': return { stopReason: 'tool_use', stopSequence: null };
-    case 'content_filter': return { stopReason: 'refusal', stopSequence: null };
-    case 'pause': return { stopReason: 'pause_turn', stopSequence: null };
-    case 'context_exceeded': return { stopReason: 'model_context_window_exceeded', stopSequence: null };
+    case 'stop':
+      return { stopReason: 'end_turn', stopSequence: null };
+    case 'stop_sequence':
+      return { stopReason: 'stop_sequence', stopSequence: finish.stopSequence ?? null };
+    case 'length':
+      return { stopReason: 'max_tokens', stopSequence: null };
+    case 'tool_calls':
+      return { stopReason: 'tool_use', stopSequence: null };
+    case 'content_filter':
+      return { stopReason: 'refusal', stopSequence: null };
+    case 'pause':
+      return { stopReason: 'pause_turn', stopSequence: null };
+    case 'context_exceeded':
+      return { stopReason: 'model_context_window_exceeded', stopSequence: null };
     // A completed answer has no Messages value for these: the answer itself ended normally.
     case 'error':
     case 'other':

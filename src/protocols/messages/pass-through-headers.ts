@@ -13,6 +13,7 @@ export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 export function messagesPassThroughHeaders(headers: HeaderBag): Record<string, string> {
   const forwarded = forwardedHeaders(headers, (name) => name.startsWith('anthropic-') || name.startsWith('x-claude-code-'));
   forwarded['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
-  if (forwarded['anthropic-beta'] === undefined && typeof headers['messages-beta'] === 'string') forwarded['anthropic-beta'] = headers['messages-beta'];
+  if (forwarded['anthropic-beta'] === undefined && typeof headers['messages-beta'] === 'string')
+    forwarded['anthropic-beta'] = headers['messages-beta'];
   return forwarded;
 }

@@ -12,7 +12,14 @@ import { mapMessagesFinishReason } from './map-finish-reason';
 import { isRecord, parseJson, readRecord, readString, type JsonRecord } from '../shared/read-json';
 import { UsageTally } from '../../ir/usage-tally';
 
-const METERED_EVENTS: ReadonlySet<string> = new Set(['message_start', 'content_block_start', 'content_block_delta', 'message_delta', 'message_stop', 'error']);
+const METERED_EVENTS: ReadonlySet<string> = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'message_delta',
+  'message_stop',
+  'error',
+]);
 /**
  * The delta fields that carry output (answer, thinking, tool input); signatures and citations are not
  * output, nor is the input of the provider's own server tools (as the stream decoder counts them).

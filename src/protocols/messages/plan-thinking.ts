@@ -26,7 +26,10 @@ function finalToolTurnLacksThinking(messages: readonly MessagesMessageParam[]): 
 }
 
 export function planMessagesThinking(
-  request: IrRequest, target: UpstreamTarget, messages: readonly MessagesMessageParam[], jsonToolMode: boolean,
+  request: IrRequest,
+  target: UpstreamTarget,
+  messages: readonly MessagesMessageParam[],
+  jsonToolMode: boolean,
   warnings: TranslationWarning[],
 ): ThinkingPlan {
   const modelMax = target.maxOutputTokens;
@@ -36,16 +39,26 @@ export function planMessagesThinking(
   }
   const visible = Math.min(asked ?? modelMax, modelMax);
   const reasoning = request.reasoning;
-  const wanted = reasoning !== undefined && reasoning.disabled !== true && reasoning.effort !== 'none' &&
-    reasoning.budgetTokens !== 0 && (reasoning.budgetTokens !== undefined || reasoning.effort !== undefined);
+  const wanted =
+    reasoning !== undefined &&
+    reasoning.disabled !== true &&
+    reasoning.effort !== 'none' &&
+    reasoning.budgetTokens !== 0 &&
+    (reasoning.budgetTokens !== undefined || reasoning.effort !== undefined);
   if (!wanted) return { maxTokens: visible };
 
   if (jsonToolMode) {
-    warnings.push({ field: 'reasoning', message: 'thinking cannot be combined with structured output through a tool; thinking was disabled' });
+    warnings.push({
+      field: 'reasoning',
+      message: 'thinking cannot be combined with structured output through a tool; thinking was disabled',
+    });
     return { maxTokens: visible };
   }
   if (finalToolTurnLacksThinking(messages)) {
-    warnings.push({ field: 'reasoning', message: 'the last assistant tool-call turn has no signed thinking block from this provider; thinking was disabled for this request' });
+    warnings.push({
+      field: 'reasoning',
+      message: 'the last assistant tool-call turn has no signed thinking block from this provider; thinking was disabled for this request',
+    });
     return { maxTokens: visible };
   }
 
@@ -54,7 +67,10 @@ export function planMessagesThinking(
   if (budget >= maxTokens) {
     budget = maxTokens - 1;
     if (budget < MIN_THINKING_BUDGET) {
-      warnings.push({ field: 'reasoning', message: `a thinking budget needs at least ${MIN_THINKING_BUDGET + 1} output tokens; thinking was disabled` });
+      warnings.push({
+        field: 'reasoning',
+        message: `a thinking budget needs at least ${MIN_THINKING_BUDGET + 1} output tokens; thinking was disabled`,
+      });
       return { maxTokens: visible };
     }
     warnings.push({ field: 'reasoning.budgetTokens', message: `lowered to ${budget} to stay below max_tokens (${maxTokens})` });

@@ -49,9 +49,11 @@ export const toolUseBlockSchema = z.looseObject({
 export const toolResultBlockSchema = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))], {
-    error: 'expected a string or an array of content blocks',
-  }).nullish(),
+  content: z
+    .union([z.string(), z.array(z.looseObject({ type: z.string() }))], {
+      error: 'expected a string or an array of content blocks',
+    })
+    .nullish(),
   is_error: z.boolean().nullish(),
   cache_control: cacheControlSchema.nullish(),
 });

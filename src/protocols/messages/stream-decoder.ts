@@ -65,7 +65,10 @@ export class MessagesStreamDecoder implements StreamDecoder {
     if (frame.event === 'ping') return;
     const data = parseJson(frame.data);
     if (!isRecord(data)) {
-      this.fail(new GatewayError('upstream_error', 'the upstream stream sent an unreadable frame', { upstream: { status: 200, body: frame.data } }), events);
+      this.fail(
+        new GatewayError('upstream_error', 'the upstream stream sent an unreadable frame', { upstream: { status: 200, body: frame.data } }),
+        events,
+      );
       return;
     }
     const type = frame.event ?? readString(data, 'type');
@@ -75,7 +78,9 @@ export class MessagesStreamDecoder implements StreamDecoder {
         this.usage = mergeMessagesUsage({}, message.usage);
         this.started = true;
         events.push({
-          type: 'start', id: readString(message, 'id') ?? this.context.newId('msg_'), model: readString(message, 'model') ?? '',
+          type: 'start',
+          id: readString(message, 'id') ?? this.context.newId('msg_'),
+          model: readString(message, 'model') ?? '',
           usage: convertMessagesUsage(this.usage),
         });
         return;
@@ -130,7 +135,8 @@ export class MessagesStreamDecoder implements StreamDecoder {
         const thinking = readString(block, 'thinking') ?? '';
         if (thinking !== '') events.push({ type: 'reasoning_delta', index: irIndex, text: thinking });
         const signature = readString(block, 'signature') ?? '';
-        if (signature !== '') events.push({ type: 'reasoning_opaque', index: irIndex, field: 'signature', value: { origin: 'messages', value: signature } });
+        if (signature !== '')
+          events.push({ type: 'reasoning_opaque', index: irIndex, field: 'signature', value: { origin: 'messages', value: signature } });
         const data = readString(block, 'data');
         if (type === 'redacted_thinking' && data !== undefined) {
           events.push({ type: 'reasoning_opaque', index: irIndex, field: 'redacted', value: { origin: 'messages', value: data } });
@@ -150,7 +156,8 @@ export class MessagesStreamDecoder implements StreamDecoder {
         }
         this.blocks.set(upstreamIndex, { kind: 'tool_call', irIndex, argumentsSeen: false, startInput });
         events.push({
-          type: 'block_start', index: irIndex,
+          type: 'block_start',
+          index: irIndex,
           block: { kind: 'tool_call', id: readString(block, 'id') ?? '', name: restoreToolName(name, this.context.toolNames) },
         });
         return;
@@ -178,7 +185,13 @@ export class MessagesStreamDecoder implements StreamDecoder {
           if (text) events.push({ type: 'reasoning_delta', index: receiving.irIndex, text });
         } else if (deltaType === 'signature_delta') {
           const signature = readString(delta, 'signature');
-          if (signature) events.push({ type: 'reasoning_opaque', index: receiving.irIndex, field: 'signature', value: { origin: 'messages', value: signature } });
+          if (signature)
+            events.push({
+              type: 'reasoning_opaque',
+              index: receiving.irIndex,
+              field: 'signature',
+              value: { origin: 'messages', value: signature },
+            });
         }
         return;
       }
@@ -226,7 +239,11 @@ export class MessagesStreamDecoder implements StreamDecoder {
           const input = parseJson(receiving.inputJson);
           value.input = isRecord(input) ? input : receiving.inputJson;
         }
-        events.push({ type: 'block_start', index: irIndex, block: { kind: 'native', part: { type: 'native', protocol: 'messages', value } } });
+        events.push({
+          type: 'block_start',
+          index: irIndex,
+          block: { kind: 'native', part: { type: 'native', protocol: 'messages', value } },
+        });
         events.push({ type: 'block_end', index: irIndex });
         return;
       }

@@ -47,7 +47,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private usage: Usage | undefined;
   private finish: FinishReason | undefined;
 
-  constructor(private readonly options: InboundStreamOptions, private readonly context: CodecContext) {}
+  constructor(
+    private readonly options: InboundStreamOptions,
+    private readonly context: CodecContext,
+  ) {}
 
   push(event: IrStreamEvent): string[] {
     if (this.terminated) return [];
@@ -116,10 +119,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.ensureStarted(out);
     this.closeOpen(out);
     const stop = toMessagesStopReason(this.finish);
-    out.push(frame('message_delta', {
-      delta: { stop_reason: stop.stopReason, stop_sequence: stop.stopSequence },
-      usage: toMessagesUsage(this.finalUsage()),
-    }));
+    out.push(
+      frame('message_delta', {
+        delta: { stop_reason: stop.stopReason, stop_sequence: stop.stopSequence },
+        usage: toMessagesUsage(this.finalUsage()),
+      }),
+    );
     out.push(frame('message_stop', {}));
     this.terminated = true;
     return out;
@@ -133,13 +138,15 @@ export class MessagesStreamEncoder implements StreamEncoder {
 
   private finalUsage(): Usage {
     const start = this.startUsage;
-    return this.usage ?? {
-      inputTokens: start.inputTokens ?? 0,
-      cacheReadTokens: start.cacheReadTokens ?? 0,
-      cacheWriteTokens: start.cacheWriteTokens ?? 0,
-      outputTokens: start.outputTokens ?? 0,
-      reasoningTokens: start.reasoningTokens ?? 0,
-    };
+    return (
+      this.usage ?? {
+        inputTokens: start.inputTokens ?? 0,
+        cacheReadTokens: start.cacheReadTokens ?? 0,
+        cacheWriteTokens: start.cacheWriteTokens ?? 0,
+        outputTokens: start.outputTokens ?? 0,
+        reasoningTokens: start.reasoningTokens ?? 0,
+      }
+    );
   }
 
   private ensureStarted(out: string[], upstreamId?: string, usage?: Partial<Usage>): void {
@@ -155,18 +162,20 @@ export class MessagesStreamEncoder implements StreamEncoder {
       outputTokens: this.startUsage.outputTokens ?? 0,
       reasoningTokens: 0,
     });
-    out.push(frame('message_start', {
-      message: {
-        id: upstreamId === undefined ? this.context.newId('msg_') : clientMessageId(upstreamId, this.context),
-        type: 'message',
-        role: 'assistant',
-        model: this.options.model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: startUsage,
-      },
-    }));
+    out.push(
+      frame('message_start', {
+        message: {
+          id: upstreamId === undefined ? this.context.newId('msg_') : clientMessageId(upstreamId, this.context),
+          type: 'message',
+          role: 'assistant',
+          model: this.options.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: startUsage,
+        },
+      }),
+    );
   }
 
   private openAt(irIndex: number): OpenBlock | undefined {
@@ -190,9 +199,15 @@ export class MessagesStreamEncoder implements StreamEncoder {
         if (block.itemId && block.itemId.origin !== 'messages') this.open.foreign.itemId = block.itemId;
         return;
       case 'tool_call': {
-        const clientIndex = this.startClientBlock({
-          type: 'tool_use', id: encodeClientToolUseId(block.id, block.signature), name: block.name, input: {},
-        }, out);
+        const clientIndex = this.startClientBlock(
+          {
+            type: 'tool_use',
+            id: encodeClientToolUseId(block.id, block.signature),
+            name: block.name,
+            input: {},
+          },
+          out,
+        );
         this.open = { kind: 'tool_call', irIndex, clientIndex, argumentsSent: false };
         return;
       }
@@ -227,7 +242,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return open.clientIndex;
   }
 
-  private reasoningOpaque(open: Extract<OpenBlock, { kind: 'reasoning' }>, field: 'signature' | 'redacted' | 'encrypted', value: Opaque, out: string[]): void {
+  private reasoningOpaque(
+    open: Extract<OpenBlock, { kind: 'reasoning' }>,
+    field: 'signature' | 'redacted' | 'encrypted',
+    value: Opaque,
+    out: string[],
+  ): void {
     if (open.redacted) return;
     if (value.origin !== 'messages') {
       // Packed into one signature at the end of the block, as the complete answer does.

@@ -35,8 +35,12 @@ export function sealCompaction(key: Buffer, accountId: number, summary: string):
 
 /** The summary of a carrier issued to this account; a 400 naming the item otherwise. */
 export function openCompaction(key: Buffer, accountId: number, carrier: string, param: string): string {
-  const refused = () => new GatewayError('invalid_request',
-    `Invalid '${param}': this compaction item was not issued by the gateway to this account, or it was altered`, { param });
+  const refused = () =>
+    new GatewayError(
+      'invalid_request',
+      `Invalid '${param}': this compaction item was not issued by the gateway to this account, or it was altered`,
+      { param },
+    );
   const raw = Buffer.from(carrier.slice(PREFIX.length), 'base64url');
   if (raw.length < IV_BYTES + TAG_BYTES) throw refused();
   try {

@@ -59,7 +59,10 @@ export function summaryRequest(request: IrRequest): IrRequest {
 }
 
 function summaryText(ir: IrResponse): string {
-  return ir.parts.map((part) => (part.type === 'text' ? part.text : '')).join('').trim();
+  return ir.parts
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .trim();
 }
 
 function sseFrame(event: Record<string, unknown>): string {
@@ -84,8 +87,11 @@ export function encodeCompactionAnswer(ir: IrResponse, options: CompactionAnswer
     };
     return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
   }
-  const response = encodeResponsesResponse({ ...ir, finish: { unified: 'stop', raw: 'completed' }, parts: [{ type: 'native', protocol: 'responses', value: item }] },
-    streamOptions, context);
+  const response = encodeResponsesResponse(
+    { ...ir, finish: { unified: 'stop', raw: 'completed' }, parts: [{ type: 'native', protocol: 'responses', value: item }] },
+    streamOptions,
+    context,
+  );
   if (!options.stream) return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(response) };
   const inProgress = { ...response, status: 'in_progress', output: [], usage: null };
   const events = [

@@ -38,7 +38,11 @@ function gatewayErrorFor({ status, payload, headers, fallbackMessage, upstream }
   const { message, param, code, type } = upstreamErrorMessage(payload);
   const contextOverflow = status === undefined || status < 500 ? openAiContextOverflow(message, code) : undefined;
   if (contextOverflow) {
-    return new GatewayError('invalid_request', message ?? fallbackMessage, { ...(param !== undefined ? { param } : {}), contextOverflow, upstream });
+    return new GatewayError('invalid_request', message ?? fallbackMessage, {
+      ...(param !== undefined ? { param } : {}),
+      contextOverflow,
+      upstream,
+    });
   }
   const kind = kindForResponsesError({ status, code, type });
   const retryAfterSeconds = readRetryAfter(headers, message);

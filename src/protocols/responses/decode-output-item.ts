@@ -11,7 +11,7 @@ export function reasoningText(item: OutputItem): string {
   return (item.content ?? [])
     .map((raw) => outputContentSchema.safeParse(raw))
     .filter((parsed) => parsed.success && parsed.data.type === 'reasoning_text')
-    .map((parsed) => (parsed.success ? parsed.data.text ?? '' : ''))
+    .map((parsed) => (parsed.success ? (parsed.data.text ?? '') : ''))
     .join('');
 }
 
@@ -45,8 +45,11 @@ export function decodeOutputItem(raw: unknown, toolNames: Record<string, string>
       const id = item.call_id ?? item.id ?? '';
       const name = item.name ?? '';
       const argumentsJson = item.arguments ?? '';
-      return expandParallelToolCall(id, name, argumentsJson, toolNames) ??
-        [{ type: 'tool_call', id, name: restoreToolName(name, toolNames), argumentsJson }];
+      return (
+        expandParallelToolCall(id, name, argumentsJson, toolNames) ?? [
+          { type: 'tool_call', id, name: restoreToolName(name, toolNames), argumentsJson },
+        ]
+      );
     }
     default:
       // Server-side tool items (web search, file search, code interpreter…): this protocol's own.

@@ -2,18 +2,32 @@
 import type { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error';
 import type { ContentPart, ImagePart, Role, TextPart, Turn } from '../../ir/parts';
-import type {
-  BuiltinTool, IrRequest, ReasoningConfig, ResponseFormat, SystemPart, ToolChoice, ToolDefinition,
-} from '../../ir/request';
+import type { BuiltinTool, IrRequest, ReasoningConfig, ResponseFormat, SystemPart, ToolChoice, ToolDefinition } from '../../ir/request';
 import type { TranslationWarning } from '../../ir/warning';
 import type { CodecContext, DecodedRequest } from '../codec';
 import { fileFieldsToSource, imageUrlToSource } from './media-source';
 import { decodeCallId, decodeReasoningCarrier, isForeignCarrier } from './opaque-carrier';
-import { flattenNamespaceTool, freeformToolDefinition, freeformToolSchema, namespaceToolSchema, namespacedToolName } from './tool-namespaces';
 import {
-  MAPPED_REQUEST_FIELDS, additionalToolsItemSchema, customToolCallItemSchema, toolEntrySchema, functionCallItemSchema, functionCallOutputItemSchema, functionToolSchema,
-  messageItemSchema, otherItemSchema, reasoningItemSchema, responsesRequestSchema,
-  type MessageContent, type ResponsesRequestBody,
+  flattenNamespaceTool,
+  freeformToolDefinition,
+  freeformToolSchema,
+  namespaceToolSchema,
+  namespacedToolName,
+} from './tool-namespaces';
+import {
+  MAPPED_REQUEST_FIELDS,
+  additionalToolsItemSchema,
+  customToolCallItemSchema,
+  toolEntrySchema,
+  functionCallItemSchema,
+  functionCallOutputItemSchema,
+  functionToolSchema,
+  messageItemSchema,
+  otherItemSchema,
+  reasoningItemSchema,
+  responsesRequestSchema,
+  type MessageContent,
+  type ResponsesRequestBody,
 } from './request-schema';
 
 type PathSegment = PropertyKey;
@@ -77,11 +91,7 @@ class TurnBuilder {
   }
 }
 
-function contentToParts(
-  content: MessageContent[],
-  path: string,
-  warnings: TranslationWarning[],
-): ContentPart[] {
+function contentToParts(content: MessageContent[], path: string, warnings: TranslationWarning[]): ContentPart[] {
   const parts: ContentPart[] = [];
   content.forEach((block, index) => {
     switch (block.type) {
@@ -169,9 +179,8 @@ function decodeInput(
       case 'message': {
         const item = parseWith(messageItemSchema, raw, prefix);
         const path = `input[${index}].content`;
-        const parts: ContentPart[] = typeof item.content === 'string'
-          ? [{ type: 'text', text: item.content }]
-          : contentToParts(item.content, path, warnings);
+        const parts: ContentPart[] =
+          typeof item.content === 'string' ? [{ type: 'text', text: item.content }] : contentToParts(item.content, path, warnings);
         if (item.role === 'system' || item.role === 'developer') {
           if (builder.turns.length > 0) {
             warnings.push({ field: `input[${index}]`, message: `${item.role} message moved to the system prompt` });
@@ -231,9 +240,14 @@ function decodeInput(
         const carried = item.encrypted_content ? decodeReasoningCarrier(item.encrypted_content) : {};
         // An item id is the provider's own only when the payload is not one of our carriers.
         const ownId = item.id && !(item.encrypted_content && isForeignCarrier(item.encrypted_content));
-        builder.add('assistant', [{
-          type: 'reasoning', text, ...carried, ...(ownId && item.id ? { itemId: { origin: 'responses' as const, value: item.id } } : {}),
-        }]);
+        builder.add('assistant', [
+          {
+            type: 'reasoning',
+            text,
+            ...carried,
+            ...(ownId && item.id ? { itemId: { origin: 'responses' as const, value: item.id } } : {}),
+          },
+        ]);
         break;
       }
       // A compaction item stands for the conversation before it: read on the user's side. The
@@ -257,7 +271,10 @@ function decodeInput(
 }
 
 /** `tools`, then the tools of `additional_tools` input items, each with its path for errors. */
-function decodeTools(entries: ReadonlyArray<{ tool: unknown; path: PathSegment[] }>, warnings: TranslationWarning[]): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
+function decodeTools(
+  entries: ReadonlyArray<{ tool: unknown; path: PathSegment[] }>,
+  warnings: TranslationWarning[],
+): { tools: ToolDefinition[]; builtinTools: BuiltinTool[] } {
   const tools: ToolDefinition[] = [];
   const builtinTools: BuiltinTool[] = [];
   entries.forEach(({ tool: entry, path }) => {
@@ -311,9 +328,15 @@ function decodeResponseFormat(body: ResponsesRequestBody): ResponseFormat | unde
   if (format === null || format === undefined) return undefined;
   if (format.type === 'text') return { type: 'text' };
   if (format.type === 'json_object') return { type: 'json_object' };
-  const spec = 'json_schema' in format && format.json_schema !== null && typeof format.json_schema === 'object'
-    ? format.json_schema as { name?: string | null; schema: Record<string, unknown>; strict?: boolean | null; description?: string | null }
-    : format as { name?: string | null; schema: Record<string, unknown>; strict?: boolean | null; description?: string | null };
+  const spec =
+    'json_schema' in format && format.json_schema !== null && typeof format.json_schema === 'object'
+      ? (format.json_schema as {
+          name?: string | null;
+          schema: Record<string, unknown>;
+          strict?: boolean | null;
+          description?: string | null;
+        })
+      : (format as { name?: string | null; schema: Record<string, unknown>; strict?: boolean | null; description?: string | null });
   return {
     type: 'json_schema',
     name: spec.name ?? 'response',
@@ -353,10 +376,10 @@ export function decodeResponsesRequest(body: unknown, context: CodecContext): De
   const system: SystemPart[] = parsed.instructions ? [{ type: 'text', text: parsed.instructions }] : [];
   const additionalTools: Array<{ tool: unknown; path: PathSegment[] }> = [];
   const turns = decodeInput(parsed.input, system, warnings, additionalTools, context);
-  const { tools, builtinTools } = decodeTools([
-    ...(parsed.tools ?? []).map((tool, index) => ({ tool, path: ['tools', index] })),
-    ...additionalTools,
-  ], warnings);
+  const { tools, builtinTools } = decodeTools(
+    [...(parsed.tools ?? []).map((tool, index) => ({ tool, path: ['tools', index] })), ...additionalTools],
+    warnings,
+  );
   const toolChoice = decodeToolChoice(parsed.tool_choice, extensionFields, warnings);
   const responseFormat = decodeResponseFormat(parsed);
   const reasoning = decodeReasoning(parsed);

@@ -24,7 +24,12 @@ export interface ResponsesErrorFields {
 export function responsesErrorFields(error: GatewayError): ResponsesErrorFields {
   if (error.contextOverflow) {
     // OpenAI's own Responses wording: Codex trims or compacts on this code.
-    return { message: 'Your input exceeds the context window of this model. Please adjust your input and try again.', type: 'invalid_request_error', param: 'input', code: 'context_length_exceeded' };
+    return {
+      message: 'Your input exceeds the context window of this model. Please adjust your input and try again.',
+      type: 'invalid_request_error',
+      param: 'input',
+      code: 'context_length_exceeded',
+    };
   }
   const { type, code } = ENVELOPE[error.kind];
   return { message: error.message, type, param: error.param ?? null, code };

@@ -96,7 +96,11 @@ function userItems(turn: Turn, turnIndex: number, state: EncodeState): Item[] {
       }
       case 'tool_result':
         // Tool outputs are items of their own, placed before the turn's other content.
-        if (part.isError) state.warnings.push({ field: `${field}.isError`, message: 'Responses has no error flag on tool output; sent as a normal output' });
+        if (part.isError)
+          state.warnings.push({
+            field: `${field}.isError`,
+            message: 'Responses has no error flag on tool output; sent as a normal output',
+          });
         items.push({ type: 'function_call_output', call_id: part.callId, output: toolOutput(part.content, field, state) });
         break;
       case 'refusal':
@@ -206,7 +210,8 @@ function textFormat(format: ResponseFormat): Item {
 function reasoningEffort(request: IrRequest, state: EncodeState): Exclude<ReasoningEffort, 'max'> | undefined {
   const reasoning = request.reasoning;
   if (reasoning === undefined) return undefined;
-  const effort = reasoning.effort ??
+  const effort =
+    reasoning.effort ??
     (reasoning.budgetTokens !== undefined && reasoning.budgetTokens > 0 ? budgetToEffort(reasoning.budgetTokens) : undefined);
   if (effort === 'max') {
     state.warnings.push({ field: 'reasoning.effort', message: "effort 'max' sent as 'xhigh'" });
@@ -230,7 +235,10 @@ function samplingFields(request: IrRequest, state: EncodeState): Item {
   if (sampling.topP !== undefined) body.top_p = sampling.topP;
   if (sampling.topLogprobs !== undefined) body.top_logprobs = sampling.topLogprobs;
   const dropped: Array<[keyof typeof sampling, string]> = [
-    ['topK', 'top_k'], ['stop', 'stop'], ['seed', 'seed'], ['presencePenalty', 'presence_penalty'],
+    ['topK', 'top_k'],
+    ['stop', 'stop'],
+    ['seed', 'seed'],
+    ['presencePenalty', 'presence_penalty'],
     ['frequencyPenalty', 'frequency_penalty'],
   ];
   for (const [key, field] of dropped) {
@@ -255,16 +263,14 @@ function mergeExtensions(body: Item, request: IrRequest): void {
   }
 }
 
-export function encodeResponsesRequest(
-  request: IrRequest,
-  target: UpstreamTarget,
-  _context: CodecContext,
-): EncodedUpstreamRequest {
+export function encodeResponsesRequest(request: IrRequest, target: UpstreamTarget, _context: CodecContext): EncodedUpstreamRequest {
   const state: EncodeState = { warnings: [], toolNames: {}, cacheHintReported: false };
   const body: Item = { model: target.upstreamModel };
 
   const instructions = request.system.map((part) => part.text).join('\n\n');
-  request.system.forEach((part, index) => { if (part.cacheHint) reportCacheHint(state, `system[${index}].cache_control`); });
+  request.system.forEach((part, index) => {
+    if (part.cacheHint) reportCacheHint(state, `system[${index}].cache_control`);
+  });
   if (instructions !== '') body.instructions = instructions;
 
   // Names that are already safe claim themselves first: `sanitizeToolName` returns a safe name
@@ -288,7 +294,11 @@ export function encodeResponsesRequest(
   });
   request.builtinTools.forEach((tool, index) => {
     if (tool.protocol === 'responses') tools.push(tool.value);
-    else state.warnings.push({ field: `builtinTools[${index}]`, message: `${tool.protocol} built-in tool cannot be used with Responses; dropped` });
+    else
+      state.warnings.push({
+        field: `builtinTools[${index}]`,
+        message: `${tool.protocol} built-in tool cannot be used with Responses; dropped`,
+      });
   });
   // Turns after tools: declared names claim their sanitized form first.
   const input: Item[] = [];

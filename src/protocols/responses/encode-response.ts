@@ -10,7 +10,13 @@ import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
 import type { ToolDefinition } from '../../ir/request';
 import { clientCallName, freeformInput, isFreeformCall } from './tool-namespaces';
 import {
-  customToolCallItem, functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
+  customToolCallItem,
+  functionCallItem,
+  messageItem,
+  outputTextContent,
+  reasoningItem,
+  refusalContent,
+  type OutputContent,
 } from './output-items';
 import { buildResponseObject } from './response-object';
 
@@ -22,7 +28,11 @@ export const FAILED_FINISH_MESSAGE = 'the upstream model stopped with an error';
  * encoder groups blocks the same way), reasoning and tool calls are items of their own.
  */
 /** `tools`: the request's, so a call of a namespace member is shown with its namespace. */
-export function encodeOutputItems(parts: ContentPart[], context: CodecContext, tools?: readonly ToolDefinition[]): Array<Record<string, unknown>> {
+export function encodeOutputItems(
+  parts: ContentPart[],
+  context: CodecContext,
+  tools?: readonly ToolDefinition[],
+): Array<Record<string, unknown>> {
   const items: Array<Record<string, unknown>> = [];
   let message: OutputContent[] | undefined;
   let messageId = '';
@@ -53,9 +63,23 @@ export function encodeOutputItems(parts: ContentPart[], context: CodecContext, t
       }
       case 'tool_call':
         closeMessage();
-        items.push(isFreeformCall(part.name, tools)
-          ? customToolCallItem(context.newId('ctc_'), encodeCallId(part.id, part.signature, context), clientCallName(part.name, tools), freeformInput(part.argumentsJson), 'completed')
-          : functionCallItem(context.newId('fc_'), encodeCallId(part.id, part.signature, context), clientCallName(part.name, tools), clientArguments(part.argumentsJson), 'completed'));
+        items.push(
+          isFreeformCall(part.name, tools)
+            ? customToolCallItem(
+                context.newId('ctc_'),
+                encodeCallId(part.id, part.signature, context),
+                clientCallName(part.name, tools),
+                freeformInput(part.argumentsJson),
+                'completed',
+              )
+            : functionCallItem(
+                context.newId('fc_'),
+                encodeCallId(part.id, part.signature, context),
+                clientCallName(part.name, tools),
+                clientArguments(part.argumentsJson),
+                'completed',
+              ),
+        );
         break;
       case 'native':
         // Server-tool items of Responses itself are shown whole; other protocols' blocks cannot be.

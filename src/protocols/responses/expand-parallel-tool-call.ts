@@ -39,7 +39,10 @@ export function expandParallelToolCall(
     const sent = recipient.slice(RECIPIENT_PREFIX.length);
     if (sent === '' || toolNames[sent] === undefined) return undefined;
     calls.push({
-      type: 'tool_call', id: `${callId}_${index}`, name: restoreToolName(sent, toolNames), argumentsJson: JSON.stringify(parameters),
+      type: 'tool_call',
+      id: `${callId}_${index}`,
+      name: restoreToolName(sent, toolNames),
+      argumentsJson: JSON.stringify(parameters),
     });
   }
   return calls;

@@ -7,7 +7,10 @@ import { SSE_KEEPALIVE } from '../shared/wire-frames';
 import { responsesCompaction } from './compaction';
 import { encodeResponsesError } from './encode-error';
 
-type ResponsesInboundWire = Omit<InboundCodec, 'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamedRefusal' | 'streamContentType'>;
+type ResponsesInboundWire = Omit<
+  InboundCodec,
+  'protocol' | 'decodeRequest' | 'encodeResponse' | 'createStreamEncoder' | 'encodeError' | 'streamedRefusal' | 'streamContentType'
+>;
 
 export const responsesInboundWire: ResponsesInboundWire = {
   displayName: 'Responses',

@@ -23,9 +23,7 @@ interface ReasoningEnvelope {
 function parseEnvelope(value: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(value);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -66,9 +64,7 @@ export function encodeReasoningCarrier(part: Pick<ReasoningPart, 'encrypted' | '
 }
 
 /** Reads a client's `encrypted_content` back into the reasoning part's opaque fields. */
-export function decodeReasoningCarrier(
-  encryptedContent: string,
-): Pick<ReasoningPart, 'encrypted' | 'signature' | 'redacted'> {
+export function decodeReasoningCarrier(encryptedContent: string): Pick<ReasoningPart, 'encrypted' | 'signature' | 'redacted'> {
   const opaque = unwrapOpaque(encryptedContent);
   const envelope = opaque === undefined ? undefined : parseEnvelope(opaque.value);
   if (opaque === undefined || envelope === undefined) {

@@ -4,8 +4,7 @@
  */
 
 export type OutputContent =
-  | { type: 'output_text'; text: string; annotations: unknown[]; logprobs: unknown[] }
-  | { type: 'refusal'; refusal: string };
+  { type: 'output_text'; text: string; annotations: unknown[]; logprobs: unknown[] } | { type: 'refusal'; refusal: string };
 
 export type ItemStatus = 'in_progress' | 'completed';
 

@@ -40,8 +40,12 @@ function readResponse(response: unknown, sawToolCall: boolean): Reading {
 
 /** Deltas that carry output (answer, reasoning, refusal, tool arguments or input): counted for an abandoned stream. */
 const OUTPUT_DELTAS: ReadonlySet<string> = new Set([
-  'response.output_text.delta', 'response.reasoning_text.delta', 'response.reasoning_summary_text.delta', 'response.refusal.delta',
-  'response.function_call_arguments.delta', 'response.custom_tool_call_input.delta',
+  'response.output_text.delta',
+  'response.reasoning_text.delta',
+  'response.reasoning_summary_text.delta',
+  'response.refusal.delta',
+  'response.function_call_arguments.delta',
+  'response.custom_tool_call_input.delta',
 ]);
 
 class StreamMeter implements PassThroughMeter {
@@ -122,8 +126,12 @@ class BodyMeter implements PassThroughMeter {
     } catch {
       return { usage: ZERO_USAGE, finish: null, error: true };
     }
-    if (parsed !== null && typeof parsed === 'object' && (parsed as { object?: unknown }).object !== 'response' &&
-      (parsed as { error?: unknown }).error) {
+    if (
+      parsed !== null &&
+      typeof parsed === 'object' &&
+      (parsed as { object?: unknown }).object !== 'response' &&
+      (parsed as { error?: unknown }).error
+    ) {
       return { usage: ZERO_USAGE, finish: null, error: true };
     }
     return readResponse(parsed, false);

@@ -146,10 +146,12 @@ export const responsesRequestSchema = z.looseObject({
   top_p: z.number().min(0).max(1).nullish(),
   top_logprobs: z.int().min(0).max(20).nullish(),
   max_output_tokens: z.int().positive().nullish(),
-  reasoning: z.looseObject({
-    effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
-    summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
-  }).nullish(),
+  reasoning: z
+    .looseObject({
+      effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+      summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
+    })
+    .nullish(),
   text: z.looseObject({ format: textFormatSchema.nullish() }).nullish(),
   response_format: responseFormatSchema.nullish(),
   stream: z.boolean().nullish(),
@@ -163,7 +165,22 @@ export type ResponsesRequestBody = z.infer<typeof responsesRequestSchema>;
 
 /** Top-level fields the decoder maps into the IR; every other field goes to `extensions`. */
 export const MAPPED_REQUEST_FIELDS: readonly string[] = [
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'top_p',
-  'top_logprobs', 'max_output_tokens', 'reasoning', 'text', 'response_format', 'stream', 'metadata', 'user',
-  'store', 'previous_response_id',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'temperature',
+  'top_p',
+  'top_logprobs',
+  'max_output_tokens',
+  'reasoning',
+  'text',
+  'response_format',
+  'stream',
+  'metadata',
+  'user',
+  'store',
+  'previous_response_id',
 ];

@@ -54,9 +54,20 @@ function formatEcho(format: ResponseFormat | undefined): Record<string, unknown>
 function requestEcho(request: IrRequest | undefined): Record<string, unknown> {
   if (request === undefined) {
     return {
-      instructions: null, max_output_tokens: null, parallel_tool_calls: true, previous_response_id: null,
-      reasoning: { effort: null, summary: null }, store: true, temperature: 1, text: { format: { type: 'text' } },
-      tool_choice: 'auto', tools: [], top_p: 1, truncation: 'disabled', user: null, metadata: {},
+      instructions: null,
+      max_output_tokens: null,
+      parallel_tool_calls: true,
+      previous_response_id: null,
+      reasoning: { effort: null, summary: null },
+      store: true,
+      temperature: 1,
+      text: { format: { type: 'text' } },
+      tool_choice: 'auto',
+      tools: [],
+      top_p: 1,
+      truncation: 'disabled',
+      user: null,
+      metadata: {},
     };
   }
   const instructions = request.system.map((part) => part.text).join('\n\n');
@@ -72,7 +83,10 @@ function requestEcho(request: IrRequest | undefined): Record<string, unknown> {
     tool_choice: toolChoiceEcho(request.toolChoice, request),
     tools: [
       ...request.tools.map((tool) => ({
-        type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters,
+        type: 'function',
+        name: tool.name,
+        description: tool.description ?? null,
+        parameters: tool.parameters,
         strict: tool.strict ?? null,
       })),
       ...request.builtinTools.filter((tool) => tool.protocol === 'responses').map((tool) => tool.value),

@@ -20,9 +20,7 @@ import { decodeOutputItem, reasoningText } from './decode-output-item';
 import { decodeResponsesInBandError } from './decode-error';
 import { expandParallelToolCall, isUndeclaredParallelWrapper } from './expand-parallel-tool-call';
 import { mapResponsesFinishReason } from './map-finish-reason';
-import {
-  outputItemSchema, responseBodySchema, streamEventSchema, type OutputItem, type StreamEventBody,
-} from './response-schema';
+import { outputItemSchema, responseBodySchema, streamEventSchema, type OutputItem, type StreamEventBody } from './response-schema';
 
 type OpenBlock =
   | { kind: 'text' | 'refusal'; irIndex: number; outputIndex: number; contentIndex: number; streamed: boolean }
@@ -194,7 +192,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         this.startBlock(
           { kind: 'reasoning', irIndex, outputIndex, streamed: false, summaryParts: 0, partStreamed: false },
           {
-            type: 'block_start', index: irIndex,
+            type: 'block_start',
+            index: irIndex,
             block: { kind: 'reasoning', ...(item.id ? { itemId: { origin: 'responses' as const, value: item.id } } : {}) },
           },
           out,
@@ -212,7 +211,11 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         const irIndex = this.nextIndex++;
         this.startBlock(
           { kind: 'tool_call', irIndex, outputIndex, streamed: false },
-          { type: 'block_start', index: irIndex, block: { kind: 'tool_call', id: callId, name: restoreToolName(name, this.context.toolNames) } },
+          {
+            type: 'block_start',
+            index: irIndex,
+            block: { kind: 'tool_call', id: callId, name: restoreToolName(name, this.context.toolNames) },
+          },
           out,
         );
         if (item.arguments) this.argumentsDelta(outputIndex, item.arguments, out);
@@ -250,9 +253,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     const block = this.open;
     if (block === undefined || text === '') return;
     block.streamed = true;
-    out.push(kind === 'text'
-      ? { type: 'text_delta', index: block.irIndex, text }
-      : { type: 'refusal_delta', index: block.irIndex, text });
+    out.push(kind === 'text' ? { type: 'text_delta', index: block.irIndex, text } : { type: 'refusal_delta', index: block.irIndex, text });
   }
 
   private contentDone(kind: 'text' | 'refusal', outputIndex: number, contentIndex: number, text: string, out: IrStreamEvent[]): void {
@@ -318,8 +319,14 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     if (pending?.kind === 'message' && pending.sawContent) return;
     if (pending?.kind === 'buffered_call') {
       const args = item.arguments ?? pending.args;
-      const calls = expandParallelToolCall(pending.callId, pending.name, args, this.context.toolNames) ??
-        [{ type: 'tool_call' as const, id: pending.callId, name: restoreToolName(pending.name, this.context.toolNames), argumentsJson: args }];
+      const calls = expandParallelToolCall(pending.callId, pending.name, args, this.context.toolNames) ?? [
+        {
+          type: 'tool_call' as const,
+          id: pending.callId,
+          name: restoreToolName(pending.name, this.context.toolNames),
+          argumentsJson: args,
+        },
+      ];
       this.emitWhole(calls, out);
       return;
     }
@@ -335,7 +342,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     // The final encrypted content is the one on `output_item.done` (it differs from `added`).
     if (item.encrypted_content) {
       out.push({
-        type: 'reasoning_opaque', index: open.irIndex, field: 'encrypted',
+        type: 'reasoning_opaque',
+        index: open.irIndex,
+        field: 'encrypted',
         value: { origin: 'responses', value: item.encrypted_content },
       });
     }

@@ -24,7 +24,13 @@ import { responsesStatusFor } from './map-finish-reason';
 import { encodeCallId, encodeReasoningCarrier } from './opaque-carrier';
 import { clientCallName, freeformInput, isFreeformCall } from './tool-namespaces';
 import {
-  customToolCallItem, functionCallItem, messageItem, outputTextContent, reasoningItem, refusalContent, type OutputContent,
+  customToolCallItem,
+  functionCallItem,
+  messageItem,
+  outputTextContent,
+  reasoningItem,
+  refusalContent,
+  type OutputContent,
 } from './output-items';
 import { buildResponseObject } from './response-object';
 
@@ -39,9 +45,16 @@ interface OpenMessage {
 type OpenBlock =
   | { kind: 'text' | 'refusal'; irIndex: number; contentIndex: number; text: string }
   | {
-    kind: 'reasoning'; irIndex: number; outputIndex: number; id: string; text: string; summaryOpen: boolean;
-    encrypted?: Opaque; signature?: Opaque; redacted?: Opaque;
-  }
+      kind: 'reasoning';
+      irIndex: number;
+      outputIndex: number;
+      id: string;
+      text: string;
+      summaryOpen: boolean;
+      encrypted?: Opaque;
+      signature?: Opaque;
+      redacted?: Opaque;
+    }
   /** `freeform`: a custom tool's call, whose input is sent whole when the arguments are complete. */
   | { kind: 'tool_call'; irIndex: number; outputIndex: number; id: string; callId: string; name: string; args: string; freeform: boolean }
   /** A block this protocol cannot show (another protocol's native block): its events are skipped. */
@@ -92,9 +105,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         if (this.block?.kind === 'tool_call' && this.block.irIndex === event.index && event.json !== '') {
           this.block.args += event.json;
           if (this.block.freeform) break;
-          out.push(this.frame('response.function_call_arguments.delta', {
-            item_id: this.block.id, output_index: this.block.outputIndex, delta: event.json,
-          }));
+          out.push(
+            this.frame('response.function_call_arguments.delta', {
+              item_id: this.block.id,
+              output_index: this.block.outputIndex,
+              delta: event.json,
+            }),
+          );
         }
         break;
       case 'block_end':
@@ -121,9 +138,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (this.finish === undefined) return [...out, ...this.failure('server_error', NO_FINISH_MESSAGE, null, 'api_error')];
     const { status, incompleteReason } = responsesStatusFor(this.finish);
     if (status === 'failed') return [...out, ...this.failure('server_error', FAILED_FINISH_MESSAGE, null, 'api_error')];
-    out.push(this.frame(status === 'completed' ? 'response.completed' : 'response.incomplete', {
-      response: this.response(status, incompleteReason, null),
-    }));
+    out.push(
+      this.frame(status === 'completed' ? 'response.completed' : 'response.incomplete', {
+        response: this.response(status, incompleteReason, null),
+      }),
+    );
     this.phase = 'terminated';
     return out;
   }
@@ -212,9 +231,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const contentIndex = message.content.length;
         const part = block.kind === 'text' ? outputTextContent('') : refusalContent('');
         message.content.push(part);
-        out.push(this.frame('response.content_part.added', {
-          item_id: message.id, output_index: message.outputIndex, content_index: contentIndex, part,
-        }));
+        out.push(
+          this.frame('response.content_part.added', {
+            item_id: message.id,
+            output_index: message.outputIndex,
+            content_index: contentIndex,
+            part,
+          }),
+        );
         this.block = { kind: block.kind, irIndex, contentIndex, text: '' };
         break;
       }
@@ -232,7 +256,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const tools = this.options.request?.tools;
         const freeform = isFreeformCall(block.name, tools);
         const name = clientCallName(block.name, tools);
-        const outputIndex = this.addItem(freeform ? customToolCallItem(id, callId, name, '', 'in_progress') : functionCallItem(id, callId, name, '', 'in_progress'), out);
+        const outputIndex = this.addItem(
+          freeform ? customToolCallItem(id, callId, name, '', 'in_progress') : functionCallItem(id, callId, name, '', 'in_progress'),
+          out,
+        );
         this.block = { kind: 'tool_call', irIndex, outputIndex, id, callId, name: block.name, args: '', freeform };
         break;
       }
@@ -255,13 +282,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (block === undefined || block.irIndex !== irIndex || text === '' || this.message === undefined) return;
     if (block.kind !== 'text' && block.kind !== 'refusal') return;
     block.text += text;
-    out.push(this.frame(block.kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta', {
-      item_id: this.message.id,
-      output_index: this.message.outputIndex,
-      content_index: block.contentIndex,
-      delta: text,
-      ...(block.kind === 'text' ? { logprobs: [] } : {}),
-    }));
+    out.push(
+      this.frame(block.kind === 'text' ? 'response.output_text.delta' : 'response.refusal.delta', {
+        item_id: this.message.id,
+        output_index: this.message.outputIndex,
+        content_index: block.contentIndex,
+        delta: text,
+        ...(block.kind === 'text' ? { logprobs: [] } : {}),
+      }),
+    );
   }
 
   private reasoningDelta(irIndex: number, text: string, out: string[]): void {
@@ -269,14 +298,24 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (block?.kind !== 'reasoning' || block.irIndex !== irIndex || text === '') return;
     if (!block.summaryOpen) {
       block.summaryOpen = true;
-      out.push(this.frame('response.reasoning_summary_part.added', {
-        item_id: block.id, output_index: block.outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' },
-      }));
+      out.push(
+        this.frame('response.reasoning_summary_part.added', {
+          item_id: block.id,
+          output_index: block.outputIndex,
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        }),
+      );
     }
     block.text += text;
-    out.push(this.frame('response.reasoning_summary_text.delta', {
-      item_id: block.id, output_index: block.outputIndex, summary_index: 0, delta: text,
-    }));
+    out.push(
+      this.frame('response.reasoning_summary_text.delta', {
+        item_id: block.id,
+        output_index: block.outputIndex,
+        summary_index: 0,
+        delta: text,
+      }),
+    );
   }
 
   private endBlock(out: string[]): void {
@@ -291,9 +330,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const part = block.kind === 'text' ? outputTextContent(block.text) : refusalContent(block.text);
         message.content[block.contentIndex] = part;
         const where = { item_id: message.id, output_index: message.outputIndex, content_index: block.contentIndex };
-        out.push(block.kind === 'text'
-          ? this.frame('response.output_text.done', { ...where, text: block.text, logprobs: [] })
-          : this.frame('response.refusal.done', { ...where, refusal: block.text }));
+        out.push(
+          block.kind === 'text'
+            ? this.frame('response.output_text.done', { ...where, text: block.text, logprobs: [] })
+            : this.frame('response.refusal.done', { ...where, refusal: block.text }),
+        );
         out.push(this.frame('response.content_part.done', { ...where, part }));
         break;
       }
@@ -301,9 +342,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const where = { item_id: block.id, output_index: block.outputIndex, summary_index: 0 };
         if (block.summaryOpen) {
           out.push(this.frame('response.reasoning_summary_text.done', { ...where, text: block.text }));
-          out.push(this.frame('response.reasoning_summary_part.done', {
-            ...where, part: { type: 'summary_text', text: block.text },
-          }));
+          out.push(
+            this.frame('response.reasoning_summary_part.done', {
+              ...where,
+              part: { type: 'summary_text', text: block.text },
+            }),
+          );
         }
         const carrier = encodeReasoningCarrier(block);
         this.doneItem(block.outputIndex, reasoningItem(block.id, block.text, carrier), out);
@@ -315,22 +359,35 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           const where = { item_id: block.id, output_index: block.outputIndex };
           if (input !== '') out.push(this.frame('response.custom_tool_call_input.delta', { ...where, delta: input }));
           out.push(this.frame('response.custom_tool_call_input.done', { ...where, input }));
-          this.doneItem(block.outputIndex, customToolCallItem(block.id, block.callId, clientCallName(block.name, this.options.request?.tools), input, 'completed'), out);
+          this.doneItem(
+            block.outputIndex,
+            customToolCallItem(block.id, block.callId, clientCallName(block.name, this.options.request?.tools), input, 'completed'),
+            out,
+          );
           break;
         }
         if (block.args.trim() === '') {
           // Nothing streamed (Messages sends `partial_json: ""` for a call without arguments): the
           // client still gets a JSON object, as one delta so the deltas add up to `arguments`.
           block.args += EMPTY_ARGUMENTS;
-          out.push(this.frame('response.function_call_arguments.delta', {
-            item_id: block.id, output_index: block.outputIndex, delta: EMPTY_ARGUMENTS,
-          }));
+          out.push(
+            this.frame('response.function_call_arguments.delta', {
+              item_id: block.id,
+              output_index: block.outputIndex,
+              delta: EMPTY_ARGUMENTS,
+            }),
+          );
         }
         const called = clientCallName(block.name, this.options.request?.tools);
         // The spec requires `name` on this event (OpenAI sends it; clients read it there).
-        out.push(this.frame('response.function_call_arguments.done', {
-          item_id: block.id, output_index: block.outputIndex, name: called.name, arguments: block.args,
-        }));
+        out.push(
+          this.frame('response.function_call_arguments.done', {
+            item_id: block.id,
+            output_index: block.outputIndex,
+            name: called.name,
+            arguments: block.args,
+          }),
+        );
         this.doneItem(block.outputIndex, functionCallItem(block.id, block.callId, called, block.args, 'completed'), out);
         break;
       case 'skipped':

@@ -65,7 +65,9 @@ export function freeformInput(argumentsJson: string): string {
 
 /** The namespace's function and custom members as flat tools; other members cannot cross and are reported. */
 export function flattenNamespaceTool(
-  namespace: z.infer<typeof namespaceToolSchema>, path: string, warnings: TranslationWarning[],
+  namespace: z.infer<typeof namespaceToolSchema>,
+  path: string,
+  warnings: TranslationWarning[],
 ): ToolDefinition[] {
   const tools: ToolDefinition[] = [];
   namespace.tools.forEach((raw, index) => {
@@ -76,7 +78,10 @@ export function flattenNamespaceTool(
     }
     const member = functionToolSchema.safeParse(raw);
     if (!member.success) {
-      warnings.push({ field: `${path}.tools[${index}]`, message: `a ${raw.type} tool inside namespace ${namespace.name} cannot be translated and was dropped` });
+      warnings.push({
+        field: `${path}.tools[${index}]`,
+        message: `a ${raw.type} tool inside namespace ${namespace.name} cannot be translated and was dropped`,
+      });
       return;
     }
     const tool = member.data;

@@ -15,17 +15,17 @@ import { buildResponseObject } from './response-object';
 /** Fields only the WebSocket transport defines: never part of the body served as a POST. */
 const TRANSPORT_FIELDS = ['type', 'generate', 'client_metadata'];
 
-export const WEBSOCKET_UPGRADE_HINT = 'GET /v1/responses is the Responses WebSocket transport: send it with Upgrade: websocket '
-  + '(and Authorization: Bearer <key>), or POST /v1/responses over HTTP';
+export const WEBSOCKET_UPGRADE_HINT =
+  'GET /v1/responses is the Responses WebSocket transport: send it with Upgrade: websocket ' +
+  '(and Authorization: Bearer <key>), or POST /v1/responses over HTTP';
 
 export type ClientMessage =
-  | { kind: 'create'; body: Record<string, unknown>; generate: boolean }
-  | { kind: 'acknowledgement' }
-  | { kind: 'invalid'; message: string };
+  { kind: 'create'; body: Record<string, unknown>; generate: boolean } | { kind: 'acknowledgement' } | { kind: 'invalid'; message: string };
 
 export function readClientMessage(text: string): ClientMessage {
   const parsed = parseJson(text);
-  if (!isRecord(parsed)) return { kind: 'invalid', message: 'a WebSocket message must be a JSON object such as {"type":"response.create", ...}' };
+  if (!isRecord(parsed))
+    return { kind: 'invalid', message: 'a WebSocket message must be a JSON object such as {"type":"response.create", ...}' };
   if (parsed.type === 'response.processed') return { kind: 'acknowledgement' };
   if (parsed.type !== 'response.create') {
     return { kind: 'invalid', message: `unknown message type ${JSON.stringify(parsed.type ?? null)}: send "response.create"` };
@@ -38,7 +38,14 @@ export function readClientMessage(text: string): ClientMessage {
 }
 
 /** Headers of the upgrade that belong to the WebSocket itself, never to a response served on it. */
-const SOCKET_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol'];
+const SOCKET_HEADERS = [
+  'upgrade',
+  'connection',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'sec-websocket-protocol',
+];
 
 /**
  * The headers each response of the socket is served with: the upgrade's, without the WebSocket's
@@ -47,8 +54,13 @@ const SOCKET_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-webso
 export function turnHeaders(upgrade: IncomingHttpHeaders): IncomingHttpHeaders {
   const headers: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(upgrade)) if (!SOCKET_HEADERS.includes(name)) headers[name] = value;
-  const beta = typeof headers['openai-beta'] === 'string'
-    ? headers['openai-beta'].split(',').map((token) => token.trim()).filter((token) => token !== '' && !token.startsWith('responses_websockets')) : undefined;
+  const beta =
+    typeof headers['openai-beta'] === 'string'
+      ? headers['openai-beta']
+          .split(',')
+          .map((token) => token.trim())
+          .filter((token) => token !== '' && !token.startsWith('responses_websockets'))
+      : undefined;
   if (beta !== undefined) {
     if (beta.length > 0) headers['openai-beta'] = beta.join(', ');
     else delete headers['openai-beta'];

@@ -5,8 +5,20 @@
 type HeaderBag = Record<string, string | string[] | undefined>;
 
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'trailers',
-  'transfer-encoding', 'upgrade', 'host', 'content-length', 'content-type', 'accept-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'trailers',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'content-type',
+  'accept-encoding',
 ]);
 const CREDENTIAL = /authorization|api-key|apikey|token|secret|cookie|password|credential/;
 

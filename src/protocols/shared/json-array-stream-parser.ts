@@ -21,7 +21,10 @@ export class JsonArrayStreamParser {
         else if (c === '"') this.inString = false;
         continue;
       }
-      if (c === '"') { this.inString = true; continue; }
+      if (c === '"') {
+        this.inString = true;
+        continue;
+      }
       if (c === '{' || c === '[') {
         if (this.depth === 1 && this.elementStart < 0) this.elementStart = i;
         this.depth++;

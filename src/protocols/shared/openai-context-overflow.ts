@@ -15,12 +15,20 @@ interface Pattern {
 }
 
 const PATTERNS: readonly Pattern[] = [
-  { pattern: /maximum context length is (\d+) tokens\. However, (?:your messages resulted in|you requested) (\d+) tokens/i, input: 2, limit: 1 },
+  {
+    pattern: /maximum context length is (\d+) tokens\. However, (?:your messages resulted in|you requested) (\d+) tokens/i,
+    input: 2,
+    limit: 1,
+  },
   { pattern: /maximum prompt length is (\d+) but the request contains (\d+) tokens/i, input: 2, limit: 1 },
   { pattern: /prompt contains (\d+) tokens.*too large for model with (\d+) maximum context length/i, input: 1, limit: 2 },
   { pattern: /exceeded model token limit: (\d+)/i, input: 0, limit: 1 },
   { pattern: /prompt is too long: (\d+) tokens > (\d+) maximum/i, input: 1, limit: 2 },
-  { pattern: /(?:exceeds|exceeded) the (?:model's )?context (?:window|length)|context_length_exceeded|prompt is too long/i, input: 0, limit: 0 },
+  {
+    pattern: /(?:exceeds|exceeded) the (?:model's )?context (?:window|length)|context_length_exceeded|prompt is too long/i,
+    input: 0,
+    limit: 0,
+  },
 ];
 
 export function openAiContextOverflow(message: string | undefined, code: string | undefined): ContextOverflow | undefined {

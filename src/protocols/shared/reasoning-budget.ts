@@ -8,7 +8,13 @@ export const MIN_THINKING_BUDGET = 1024;
 
 export function effortToBudget(effort: ReasoningEffort, maxOutputTokens: number): number {
   const share: Record<ReasoningEffort, number> = {
-    none: 0, minimal: 0.05, low: 0.1, medium: 0.3, high: 0.6, xhigh: 0.8, max: 0.9,
+    none: 0,
+    minimal: 0.05,
+    low: 0.1,
+    medium: 0.3,
+    high: 0.6,
+    xhigh: 0.8,
+    max: 0.9,
   };
   if (effort === 'none') return 0;
   return Math.max(MIN_THINKING_BUDGET, Math.floor(maxOutputTokens * share[effort]));

@@ -79,10 +79,17 @@ export class SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     switch (field) {
-      case 'event': this.eventName = value; break;
-      case 'data': this.dataLines.push(value); break;
-      case 'id': this.id = value; break;
-      default: break; // `retry` and unknown fields are ignored
+      case 'event':
+        this.eventName = value;
+        break;
+      case 'data':
+        this.dataLines.push(value);
+        break;
+      case 'id':
+        this.id = value;
+        break;
+      default:
+        break; // `retry` and unknown fields are ignored
     }
   }
 }

@@ -13,18 +13,34 @@ import type { AiSdkVariant } from './variants';
 
 function languageModel(variant: AiSdkVariant, baseUrl: string, key: string, model: string): LanguageModel {
   switch (variant) {
-    case 'AI SDK openai (chat)': return createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: key }).chat(model);
-    case 'AI SDK openai (responses)': return createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: key }).responses(model);
-    case 'AI SDK anthropic': return createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: key })(model);
-    case 'AI SDK google': return createGoogleGenerativeAI({ baseURL: `${baseUrl}/v1beta`, apiKey: key })(model);
+    case 'AI SDK openai (chat)':
+      return createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: key }).chat(model);
+    case 'AI SDK openai (responses)':
+      return createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: key }).responses(model);
+    case 'AI SDK anthropic':
+      return createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: key })(model);
+    case 'AI SDK google':
+      return createGoogleGenerativeAI({ baseURL: `${baseUrl}/v1beta`, apiKey: key })(model);
     case 'AI SDK openai-compatible':
-      return createOpenAICompatible({ name: 'gateway', baseURL: `${baseUrl}/v1`, apiKey: key, includeUsage: true, supportsStructuredOutputs: true })(model);
+      return createOpenAICompatible({
+        name: 'gateway',
+        baseURL: `${baseUrl}/v1`,
+        apiKey: key,
+        includeUsage: true,
+        supportsStructuredOutputs: true,
+      })(model);
   }
 }
 
 const weather = z.object({ city: z.string(), temperature: z.number() });
 
-export async function runAiSdkCell(variant: AiSdkVariant, kind: LibraryKind, baseUrl: string, key: string, modelId: string): Promise<Observation> {
+export async function runAiSdkCell(
+  variant: AiSdkVariant,
+  kind: LibraryKind,
+  baseUrl: string,
+  key: string,
+  modelId: string,
+): Promise<Observation> {
   const model = languageModel(variant, baseUrl, key, modelId);
   const common = { model, maxRetries: 0 } as const;
   switch (kind) {
@@ -49,12 +65,20 @@ export async function runAiSdkCell(variant: AiSdkVariant, kind: LibraryKind, bas
           [PROMPTS.toolName]: tool({
             description: 'Looks a code up by its key',
             inputSchema: z.object({ key: z.string() }),
-            execute: async () => { calls += 1; return PROMPTS.toolOutput; },
+            execute: async () => {
+              calls += 1;
+              return PROMPTS.toolOutput;
+            },
           }),
         },
         stopWhen: stepCountIs(3),
       });
-      return { text: result.text, toolCalls: calls, inputTokens: result.totalUsage.inputTokens, outputTokens: result.totalUsage.outputTokens };
+      return {
+        text: result.text,
+        toolCalls: calls,
+        inputTokens: result.totalUsage.inputTokens,
+        outputTokens: result.totalUsage.outputTokens,
+      };
     }
     case 'structured': {
       const result = await generateText({ ...common, prompt: PROMPTS.structured, output: Output.object({ schema: weather }) });
@@ -63,7 +87,15 @@ export async function runAiSdkCell(variant: AiSdkVariant, kind: LibraryKind, bas
     case 'vision': {
       const result = await generateText({
         ...common,
-        messages: [{ role: 'user', content: [{ type: 'text', text: PROMPTS.vision }, { type: 'image', image: PNG_BASE64, mediaType: 'image/png' }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: PROMPTS.vision },
+              { type: 'image', image: PNG_BASE64, mediaType: 'image/png' },
+            ],
+          },
+        ],
       });
       return { text: result.text, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
     }

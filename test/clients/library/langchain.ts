@@ -15,10 +15,34 @@ import type { LangChainVariant } from './variants';
 /** `maxTokens` unset: each class's own default, as most applications leave it. */
 function chatModel(variant: LangChainVariant, baseUrl: string, key: string, model: string, maxTokens?: number): BaseChatModel {
   switch (variant) {
-    case 'LangChain ChatOpenAI': return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${baseUrl}/v1` }, useResponsesApi: false, maxRetries: 0, maxTokens });
-    case 'LangChain ChatOpenAI (Responses API)': return new ChatOpenAI({ model, apiKey: key, configuration: { baseURL: `${baseUrl}/v1` }, useResponsesApi: true, maxRetries: 0, maxTokens });
-    case 'LangChain ChatAnthropic': return new ChatAnthropic({ model, apiKey: key, anthropicApiUrl: baseUrl, maxRetries: 0, ...(maxTokens !== undefined ? { maxTokens } : {}) });
-    case 'LangChain ChatGoogleGenerativeAI': return new ChatGoogleGenerativeAI({ model, apiKey: key, baseUrl, maxRetries: 0, maxOutputTokens: maxTokens });
+    case 'LangChain ChatOpenAI':
+      return new ChatOpenAI({
+        model,
+        apiKey: key,
+        configuration: { baseURL: `${baseUrl}/v1` },
+        useResponsesApi: false,
+        maxRetries: 0,
+        maxTokens,
+      });
+    case 'LangChain ChatOpenAI (Responses API)':
+      return new ChatOpenAI({
+        model,
+        apiKey: key,
+        configuration: { baseURL: `${baseUrl}/v1` },
+        useResponsesApi: true,
+        maxRetries: 0,
+        maxTokens,
+      });
+    case 'LangChain ChatAnthropic':
+      return new ChatAnthropic({
+        model,
+        apiKey: key,
+        anthropicApiUrl: baseUrl,
+        maxRetries: 0,
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+      });
+    case 'LangChain ChatGoogleGenerativeAI':
+      return new ChatGoogleGenerativeAI({ model, apiKey: key, baseUrl, maxRetries: 0, maxOutputTokens: maxTokens });
   }
 }
 
@@ -28,7 +52,13 @@ function usage(message: AIMessage): Pick<Observation, 'inputTokens' | 'outputTok
 
 const weather = z.object({ city: z.string(), temperature: z.number() });
 
-export async function runLangChainCell(variant: LangChainVariant, kind: LibraryKind, baseUrl: string, key: string, modelId: string): Promise<Observation> {
+export async function runLangChainCell(
+  variant: LangChainVariant,
+  kind: LibraryKind,
+  baseUrl: string,
+  key: string,
+  modelId: string,
+): Promise<Observation> {
   const model = chatModel(variant, baseUrl, key, modelId);
   switch (kind) {
     case 'plain': {
@@ -46,9 +76,17 @@ export async function runLangChainCell(variant: LangChainVariant, kind: LibraryK
     }
     case 'tool': {
       let calls = 0;
-      const lookup = tool(async () => { calls += 1; return PROMPTS.toolOutput; }, {
-        name: PROMPTS.toolName, description: 'Looks a code up by its key', schema: z.object({ key: z.string() }),
-      });
+      const lookup = tool(
+        async () => {
+          calls += 1;
+          return PROMPTS.toolOutput;
+        },
+        {
+          name: PROMPTS.toolName,
+          description: 'Looks a code up by its key',
+          schema: z.object({ key: z.string() }),
+        },
+      );
       if (model.bindTools === undefined) throw new Error(`${variant} has no bindTools`);
       const withTools = model.bindTools([lookup]);
       const history: BaseMessage[] = [new HumanMessage(PROMPTS.tool)];
@@ -66,9 +104,14 @@ export async function runLangChainCell(variant: LangChainVariant, kind: LibraryK
       return { object };
     }
     case 'vision': {
-      const message = await model.invoke([new HumanMessage({
-        content: [{ type: 'text', text: PROMPTS.vision }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } }],
-      })]);
+      const message = await model.invoke([
+        new HumanMessage({
+          content: [
+            { type: 'text', text: PROMPTS.vision },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+          ],
+        }),
+      ]);
       return { text: message.text, ...usage(message) };
     }
   }

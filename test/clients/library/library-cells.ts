@@ -41,11 +41,17 @@ async function runGroup(variant: string, model: string): Promise<Record<LibraryK
     const urls = Object.fromEntries(LIBRARY_KINDS.map((kind) => [kind, recorders[kind].url]));
     const spec = JSON.stringify({ variant, model, key: suite().key, urls });
     const result = await runProcess(process.execPath, ['--import', 'tsx', path.join(__dirname, 'run-cells.ts'), spec], {
-      cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test' }, timeoutMs: GROUP_TIMEOUT_MS,
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test' },
+      timeoutMs: GROUP_TIMEOUT_MS,
     });
     const line = result.stdout.split('\n').find((candidate) => candidate.startsWith('RESULTS '));
-    const observations = line === undefined ? undefined : JSON.parse(line.slice('RESULTS '.length)) as Partial<Record<LibraryKind, Observation>>;
-    const crash = line === undefined ? `the library child ${result.timedOut ? 'timed out' : `exited ${result.code ?? result.signal}`}: ${result.stderr.slice(-2_000)}` : undefined;
+    const observations =
+      line === undefined ? undefined : (JSON.parse(line.slice('RESULTS '.length)) as Partial<Record<LibraryKind, Observation>>);
+    const crash =
+      line === undefined
+        ? `the library child ${result.timedOut ? 'timed out' : `exited ${result.code ?? result.signal}`}: ${result.stderr.slice(-2_000)}`
+        : undefined;
     const outcomes = {} as Record<LibraryKind, KindOutcome>;
     for (const kind of LIBRARY_KINDS) {
       outcomes[kind] = {

@@ -12,7 +12,8 @@ async function runKind(spec: CellGroupSpec, kind: LibraryKind): Promise<Observat
   const url = spec.urls[kind];
   try {
     if (spec.variant in AI_SDK_VARIANTS) return await runAiSdkCell(spec.variant as AiSdkVariant, kind, url, spec.key, spec.model);
-    if (spec.variant in LANGCHAIN_VARIANTS) return await runLangChainCell(spec.variant as LangChainVariant, kind, url, spec.key, spec.model);
+    if (spec.variant in LANGCHAIN_VARIANTS)
+      return await runLangChainCell(spec.variant as LangChainVariant, kind, url, spec.key, spec.model);
     throw new Error(`unknown library variant ${spec.variant}`);
   } catch (error) {
     return errorObservation(error);
@@ -26,7 +27,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\nRESULTS ${JSON.stringify(results)}\n`);
 }
 
-main().then(() => process.exit(0), (error: Error) => {
-  process.stderr.write(`${error.stack ?? error.message}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`${error.stack ?? error.message}\n`);
+    process.exit(1);
+  },
+);

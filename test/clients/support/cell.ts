@@ -16,7 +16,9 @@ export const cellTitle = (cell: CellName): string => `${cell.client} · ${cell.p
 
 /** The failure of a cell: what went wrong, then the first bad answer and the requests of the cell's own recorder. */
 export function cellFailure(cell: CellName, reason: string, seen: { firstProblem?: string; requests: string }): Error {
-  return new Error(`${cellTitle(cell)} failed: ${reason}\n  first bad answer: ${seen.firstProblem ?? 'every answer was 2xx and every event well-formed'}\n  requests: ${seen.requests}`);
+  return new Error(
+    `${cellTitle(cell)} failed: ${reason}\n  first bad answer: ${seen.firstProblem ?? 'every answer was 2xx and every event well-formed'}\n  requests: ${seen.requests}`,
+  );
 }
 
 /** Runs `body` with a recorder in front of the gateway; a thrown failure is rethrown with the cell's evidence. */

@@ -55,30 +55,39 @@ function codexProviderLines(baseUrl: string, setup: CodexSetup): string[] {
  * Codex: the gateway as a custom Responses provider in `$CODEX_HOME/config.toml`, the key in
  * `GATEWAY_API_KEY` (or, with the built-in OpenAI provider, in `CODEX_API_KEY`); no model: Codex's own default.
  */
-export function codexEnv(workspace: Workspace, baseUrl: string, key: string, model: string | undefined, setup: CodexSetup = {}): Record<string, string> {
+export function codexEnv(
+  workspace: Workspace,
+  baseUrl: string,
+  key: string,
+  model: string | undefined,
+  setup: CodexSetup = {},
+): Record<string, string> {
   const codexHome = path.join(workspace.home, '.codex');
   mkdirSync(codexHome, { recursive: true });
-  writeFileSync(path.join(codexHome, 'config.toml'), [
-    ...(model === undefined ? [] : [`model = "${model}"`]),
-    ...(setup.topLines ?? []),
-    ...codexProviderLines(baseUrl, setup),
-    '[analytics]',
-    'enabled = false',
-    '',
-    '[feedback]',
-    'enabled = false',
-    '',
-    '[otel]',
-    'exporter = "none"',
-    '',
-    // The plugin marketplace sync clones from github.com and asks chatgpt.com at every start:
-    // traffic to third parties, like an update check, not part of talking to the model.
-    '[features]',
-    'plugins = false',
-    'remote_plugin = false',
-    'plugin_sharing = false',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    [
+      ...(model === undefined ? [] : [`model = "${model}"`]),
+      ...(setup.topLines ?? []),
+      ...codexProviderLines(baseUrl, setup),
+      '[analytics]',
+      'enabled = false',
+      '',
+      '[feedback]',
+      'enabled = false',
+      '',
+      '[otel]',
+      'exporter = "none"',
+      '',
+      // The plugin marketplace sync clones from github.com and asks chatgpt.com at every start:
+      // traffic to third parties, like an update check, not part of talking to the model.
+      '[features]',
+      'plugins = false',
+      'remote_plugin = false',
+      'plugin_sharing = false',
+      '',
+    ].join('\n'),
+  );
   return { ...workspace.env, CODEX_HOME: codexHome, ...(setup.provider === 'openai' ? { CODEX_API_KEY: key } : { GATEWAY_API_KEY: key }) };
 }
 
@@ -86,12 +95,19 @@ export function codexEnv(workspace: Workspace, baseUrl: string, key: string, mod
 export function geminiCliEnv(workspace: Workspace, baseUrl: string, key: string): Record<string, string> {
   const settingsDir = path.join(workspace.home, '.gemini');
   mkdirSync(settingsDir, { recursive: true });
-  writeFileSync(path.join(settingsDir, 'settings.json'), JSON.stringify({
-    privacy: { usageStatisticsEnabled: false },
-    telemetry: { enabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
-    security: { auth: { selectedType: 'gemini-api-key' } },
-  }, null, 2));
+  writeFileSync(
+    path.join(settingsDir, 'settings.json'),
+    JSON.stringify(
+      {
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        security: { auth: { selectedType: 'gemini-api-key' } },
+      },
+      null,
+      2,
+    ),
+  );
   // A headless run cannot answer the folder-trust prompt; this is the documented switch for it.
   return { ...workspace.env, GOOGLE_GEMINI_BASE_URL: baseUrl, GEMINI_API_KEY: key, GEMINI_CLI_TRUST_WORKSPACE: 'true' };
 }

@@ -8,5 +8,11 @@ export default async function globalSetup(): Promise<void> {
   const response = await fetch(`${stack.url}/v1/models`, { headers: { authorization: `Bearer ${stack.key}` } });
   if (!response.ok) throw new Error(`GET /v1/models answered ${response.status}: ${await response.text()}`);
   const models = parseModelList(await response.json());
-  process.env[SUITE_ENV] = JSON.stringify({ url: stack.url, key: stack.key, models, simulatorUrl: stack.simulatorUrl, adminEnv: stack.adminEnv });
+  process.env[SUITE_ENV] = JSON.stringify({
+    url: stack.url,
+    key: stack.key,
+    models,
+    simulatorUrl: stack.simulatorUrl,
+    adminEnv: stack.adminEnv,
+  });
 }

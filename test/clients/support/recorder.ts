@@ -52,7 +52,9 @@ function record(answer: IncomingMessage, exchange: Exchange): void {
   const failed = exchange.status < 200 || exchange.status >= 300;
   if (!streaming && !failed) return;
   let text = '';
-  answer.on('data', (chunk: Buffer) => { if (text.length < 4_000_000) text += chunk.toString('utf8'); });
+  answer.on('data', (chunk: Buffer) => {
+    if (text.length < 4_000_000) text += chunk.toString('utf8');
+  });
   answer.on('end', () => {
     if (failed) exchange.errorBody = text.slice(0, 2_000);
     if (streaming) exchange.malformedEvent = malformedData(text);
@@ -65,18 +67,26 @@ export async function startRecorder(target: string): Promise<Recorder> {
   const server: Server = createServer((req, res) => {
     const exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0 };
     exchanges.push(exchange);
-    req.on('data', (chunk: Buffer) => { if ((exchange.requestBody ?? '').length < 1_000_000) exchange.requestBody = (exchange.requestBody ?? '') + chunk.toString('utf8'); });
-    const forward = httpRequest({
-      host: upstream.hostname, port: upstream.port, method: req.method, path: req.url,
-      headers: { ...req.headers, host: upstream.host },
-    }, (answer) => {
-      exchange.status = answer.statusCode ?? 0;
-      const warnings = answer.headers['x-gateway-warnings'];
-      if (warnings !== undefined) exchange.warnings = String(warnings);
-      record(answer, exchange);
-      res.writeHead(exchange.status, answer.headers);
-      answer.pipe(res);
+    req.on('data', (chunk: Buffer) => {
+      if ((exchange.requestBody ?? '').length < 1_000_000) exchange.requestBody = (exchange.requestBody ?? '') + chunk.toString('utf8');
     });
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        exchange.status = answer.statusCode ?? 0;
+        const warnings = answer.headers['x-gateway-warnings'];
+        if (warnings !== undefined) exchange.warnings = String(warnings);
+        record(answer, exchange);
+        res.writeHead(exchange.status, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', (error) => {
       exchange.errorBody = `gateway unreachable: ${error.message}`;
       if (!res.headersSent) res.writeHead(502);
@@ -90,7 +100,9 @@ export async function startRecorder(target: string): Promise<Recorder> {
     const exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0 };
     exchanges.push(exchange);
     const gateway = connect(Number(upstream.port), upstream.hostname, () => {
-      const headers = Object.entries({ ...req.headers, host: upstream.host }).map(([name, value]) => `${name}: ${String(value)}\r\n`).join('');
+      const headers = Object.entries({ ...req.headers, host: upstream.host })
+        .map(([name, value]) => `${name}: ${String(value)}\r\n`)
+        .join('');
       gateway.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers}\r\n`);
       gateway.write(head);
       gateway.once('data', (first: Buffer) => {
@@ -101,7 +113,10 @@ export async function startRecorder(target: string): Promise<Recorder> {
       });
       socket.pipe(gateway);
     });
-    const end = () => { gateway.destroy(); socket.destroy(); };
+    const end = () => {
+      gateway.destroy();
+      socket.destroy();
+    };
     gateway.on('error', end);
     socket.on('error', end);
     socket.on('close', end);
@@ -115,8 +130,10 @@ export async function startRecorder(target: string): Promise<Recorder> {
     firstProblem() {
       for (const exchange of exchanges) {
         const switched = exchange.status === 101;
-        if (!switched && (exchange.status < 200 || exchange.status >= 300)) return `${exchange.method} ${exchange.path} → ${exchange.status} ${exchange.errorBody ?? ''}`.trim();
-        if (exchange.malformedEvent !== undefined) return `${exchange.method} ${exchange.path} → malformed event: ${exchange.malformedEvent}`;
+        if (!switched && (exchange.status < 200 || exchange.status >= 300))
+          return `${exchange.method} ${exchange.path} → ${exchange.status} ${exchange.errorBody ?? ''}`.trim();
+        if (exchange.malformedEvent !== undefined)
+          return `${exchange.method} ${exchange.path} → malformed event: ${exchange.malformedEvent}`;
       }
       return undefined;
     },
@@ -124,7 +141,9 @@ export async function startRecorder(target: string): Promise<Recorder> {
       return exchanges.map((exchange) => `${exchange.method} ${exchange.path} ${exchange.status}`).join(', ');
     },
     warnings() {
-      return exchanges.filter((exchange) => exchange.warnings !== undefined).map((exchange) => `${exchange.method} ${exchange.path}: ${exchange.warnings}`);
+      return exchanges
+        .filter((exchange) => exchange.warnings !== undefined)
+        .map((exchange) => `${exchange.method} ${exchange.path}: ${exchange.warnings}`);
     },
     async close() {
       server.closeAllConnections();

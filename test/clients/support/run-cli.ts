@@ -44,7 +44,11 @@ export async function runCliCell(cell: CellName, run: CliRun): Promise<void> {
       }
       run.expect(stdout, workspace, recorder, stderr);
       if (isNativePassThrough(cell.protocol, cell.model)) {
-        check(recorder.warnings().length === 0, `a native pass-through reported translation warnings: ${recorder.warnings().join('; ')}`, stdout);
+        check(
+          recorder.warnings().length === 0,
+          `a native pass-through reported translation warnings: ${recorder.warnings().join('; ')}`,
+          stdout,
+        );
       }
     });
   } finally {
@@ -62,8 +66,12 @@ export function cliRunner(
   modelFlags: (model: string) => string[],
   env: (workspace: Workspace, gatewayUrl: string, model: string) => Record<string, string>,
 ): (cell: CellName, args: string[], expect: Expectation, followUps?: string[][]) => Promise<void> {
-  return (cell, args, expect, followUps) => runCliCell(cell, {
-    command, args: [...args, ...modelFlags(cell.model)], env: (workspace, gatewayUrl) => env(workspace, gatewayUrl, cell.model), expect,
-    ...(followUps ? { followUps: followUps.map((more) => [...more, ...modelFlags(cell.model)]) } : {}),
-  });
+  return (cell, args, expect, followUps) =>
+    runCliCell(cell, {
+      command,
+      args: [...args, ...modelFlags(cell.model)],
+      env: (workspace, gatewayUrl) => env(workspace, gatewayUrl, cell.model),
+      expect,
+      ...(followUps ? { followUps: followUps.map((more) => [...more, ...modelFlags(cell.model)]) } : {}),
+    });
 }

@@ -40,7 +40,10 @@ export async function freePort(): Promise<number> {
 
 function waitForBanner(child: ChildProcess, output: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the stack did not print its banner in ${timeoutMs} ms:\n${output.slice(-30).join('\n')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the stack did not print its banner in ${timeoutMs} ms:\n${output.slice(-30).join('\n')}`)),
+      timeoutMs,
+    );
     const check = (): void => {
       if (output.some((line) => line.includes('Gateway ready at'))) {
         clearTimeout(timer);
@@ -92,7 +95,11 @@ export async function startStack(): Promise<Stack> {
     BOOTSTRAP_API_KEY: key,
     LOG_LEVEL: 'info',
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   collect(child, output);
   const stop = async (): Promise<void> => {

@@ -16,9 +16,12 @@ const listedModel = z.object({
 export type ListedModel = z.infer<typeof listedModel>;
 
 const suiteState = z.object({
-  url: z.string(), key: z.string(), models: z.array(listedModel),
+  url: z.string(),
+  key: z.string(),
+  models: z.array(listedModel),
   /** For cells that add to the stack's data with the operator CLI (support/admin.ts). */
-  simulatorUrl: z.string(), adminEnv: z.record(z.string(), z.string()),
+  simulatorUrl: z.string(),
+  adminEnv: z.record(z.string(), z.string()),
 });
 export type SuiteState = z.infer<typeof suiteState>;
 
@@ -33,10 +36,10 @@ export function parseModelList(body: unknown): ListedModel[] {
 
 export function suite(): SuiteState {
   const raw = process.env[SUITE_ENV];
-  if (raw === undefined) throw new Error(`${SUITE_ENV} is unset: run the suite with npm run test:clients (its global setup starts the stack)`);
+  if (raw === undefined)
+    throw new Error(`${SUITE_ENV} is unset: run the suite with npm run test:clients (its global setup starts the stack)`);
   return suiteState.parse(JSON.parse(raw));
 }
-
 
 /** One model per family among those that allow the protocol. */
 export function representatives(protocol: Protocol): ListedModel[] {

@@ -17,7 +17,12 @@ import { createTestDependencies, type TestDependencies } from '../../support/dep
 import { startMiniApp, type MiniApp } from '../../support/mini-app';
 
 type Json = Record<string, unknown>;
-interface ListBody { object: string; data: Json[]; has_more: boolean; next_cursor: string | null }
+interface ListBody {
+  object: string;
+  data: Json[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
 
 const BASE = Date.UTC(2026, 0, 10, 12, 0, 0);
 const HOUR = 3_600_000;
@@ -39,11 +44,24 @@ describe('account router', () => {
   let keyB: { id: number; secret: string };
 
   const event = (accountId: number, apiKeyId: number, index: number, overrides: Partial<UsageEvent> = {}): UsageEvent => ({
-    requestId: `req_${randomBytes(12).toString('hex')}`, accountId, apiKeyId,
-    model: index % 4 === 0 ? 'gpt-5' : 'claude-sonnet-4-5', protocol: index % 2 === 0 ? 'chat' : 'messages', upstreamAccountId: null,
-    promptTokens: 1_000 + index, completionTokens: 200 + index, cacheReadTokens: 300, cacheWriteTokens: 50, reasoningTokens: 40,
-    images: 0, videoSeconds: 0, credits: 10_000 + index, stream: index % 2 === 1, status: index === 7 ? 'aborted' : 'ok',
-    startedAt: BASE + index * HOUR, ...overrides,
+    requestId: `req_${randomBytes(12).toString('hex')}`,
+    accountId,
+    apiKeyId,
+    model: index % 4 === 0 ? 'gpt-5' : 'claude-sonnet-4-5',
+    protocol: index % 2 === 0 ? 'chat' : 'messages',
+    upstreamAccountId: null,
+    promptTokens: 1_000 + index,
+    completionTokens: 200 + index,
+    cacheReadTokens: 300,
+    cacheWriteTokens: 50,
+    reasoningTokens: 40,
+    images: 0,
+    videoSeconds: 0,
+    credits: 10_000 + index,
+    stream: index % 2 === 1,
+    status: index === 7 ? 'aborted' : 'ok',
+    startedAt: BASE + index * HOUR,
+    ...overrides,
   });
 
   beforeAll(async () => {
@@ -58,7 +76,12 @@ describe('account router', () => {
     const upstream = { baseUrl: 'http://127.0.0.1:9', apiKey: 'sim' };
     await addUpstreamAccount(deps.db, deps.crypto, { ...upstream, groupId: everything, protocol: 'chat', models: ['gpt-4.1'] });
     await addUpstreamAccount(deps.db, deps.crypto, { ...upstream, groupId: everything, protocol: 'messages', models: ['*'] });
-    const disabled = await addUpstreamAccount(deps.db, deps.crypto, { ...upstream, groupId: everything, protocol: 'generate-content', models: ['*'] });
+    const disabled = await addUpstreamAccount(deps.db, deps.crypto, {
+      ...upstream,
+      groupId: everything,
+      protocol: 'generate-content',
+      models: ['*'],
+    });
     await deps.db.query("UPDATE upstream_accounts SET status = 'disabled' WHERE id = $1", [disabled]);
     await addUpstreamAccount(deps.db, deps.crypto, { ...upstream, groupId: anthropic, protocol: 'messages', models: ['claude-haiku-4-5'] });
     await addUpstreamAccount(deps.db, deps.crypto, { ...upstream, groupId: google, protocol: 'generate-content', models: ['*'] });
@@ -78,8 +101,20 @@ describe('account router', () => {
     for (const usage of eventsA) await settleUsageEvents(deps.db, [usage]);
     const client = await deps.db.connect();
     await client.query('BEGIN');
-    await applyLedgerEntry(client, { accountId: accountA, kind: 'refund', amountCredits: 1_500_000, reference: 'refund-1', description: 'goodwill' });
-    await applyLedgerEntry(client, { accountId: accountA, kind: 'adjustment', amountCredits: -250_000, reference: null, description: 'correction' });
+    await applyLedgerEntry(client, {
+      accountId: accountA,
+      kind: 'refund',
+      amountCredits: 1_500_000,
+      reference: 'refund-1',
+      description: 'goodwill',
+    });
+    await applyLedgerEntry(client, {
+      accountId: accountA,
+      kind: 'adjustment',
+      amountCredits: -250_000,
+      reference: null,
+      description: 'correction',
+    });
     await client.query('COMMIT');
     client.release();
 
@@ -118,9 +153,21 @@ describe('account router', () => {
       const spent = eventsA.reduce((sum, e) => sum + e.credits, 0);
       const balance = 50_000_000 - spent + 1_500_000 - 250_000;
       expect(body).toMatchObject({
-        object: 'account', id: accountA, name: 'alice', kind: 'user', organization: null, tier: 'pro', concurrency_cap: 25,
-        balance_credits: balance, balance: balance / 1_000_000, held_credits: 0, held: 0, currency: 'USD',
-        authenticated_via: 'key', key: { id: keyA1.id, name: 'first' }, user: null,
+        object: 'account',
+        id: accountA,
+        name: 'alice',
+        kind: 'user',
+        organization: null,
+        tier: 'pro',
+        concurrency_cap: 25,
+        balance_credits: balance,
+        balance: balance / 1_000_000,
+        held_credits: 0,
+        held: 0,
+        currency: 'USD',
+        authenticated_via: 'key',
+        key: { id: keyA1.id, name: 'first' },
+        user: null,
       });
       expect(String(body.balance)).toMatch(/^\d+\.\d{1,6}$/);
     });
@@ -128,13 +175,22 @@ describe('account router', () => {
     it('names the console user with session auth', async () => {
       const { status, body } = await get('/api/v1/me/account', { session: sessionA });
       expect(status).toBe(200);
-      expect(body).toMatchObject({ id: accountA, authenticated_via: 'session', user: { id: userA, email: 'alice@example.com' }, key: null });
+      expect(body).toMatchObject({
+        id: accountA,
+        authenticated_via: 'session',
+        user: { id: userA, email: 'alice@example.com' },
+        key: null,
+      });
     });
 
     it('shows an organisation wallet and a custom cap', async () => {
       const { body } = await get('/api/v1/me/account', { key: keyB.secret });
       expect(body).toMatchObject({
-        id: accountB, kind: 'organization', organization: { id: accountB, name: 'acme' }, tier: 'enterprise', concurrency_cap: 1_000,
+        id: accountB,
+        kind: 'organization',
+        organization: { id: accountB, name: 'acme' },
+        tier: 'enterprise',
+        concurrency_cap: 1_000,
         balance_credits: 7_000_000 - (10_000 + 10_001 + 10_002),
       });
     });
@@ -154,13 +210,32 @@ describe('account router', () => {
       expect(status).toBe(200);
       const last = eventsA[24]!;
       expect(body.object).toBe('list');
-      expect(body.data).toEqual([{
-        object: 'usage', id: expect.any(Number), request_id: last.requestId, api_key_id: last.apiKeyId, model: last.model, protocol: last.protocol,
-        prompt_tokens: last.promptTokens, completion_tokens: last.completionTokens, total_tokens: last.promptTokens + last.completionTokens,
-        cache_read_tokens: 300, cache_write_tokens: 50, reasoning_tokens: 40, images: 0, video_seconds: 0, duration_ms: null, ttfb_ms: null,
-        credits: last.credits, cost: last.credits / 1_000_000, stream: last.stream, status: 'ok',
-        started_at: new Date(last.startedAt).toISOString(), created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
-      }]);
+      expect(body.data).toEqual([
+        {
+          object: 'usage',
+          id: expect.any(Number),
+          request_id: last.requestId,
+          api_key_id: last.apiKeyId,
+          model: last.model,
+          protocol: last.protocol,
+          prompt_tokens: last.promptTokens,
+          completion_tokens: last.completionTokens,
+          total_tokens: last.promptTokens + last.completionTokens,
+          cache_read_tokens: 300,
+          cache_write_tokens: 50,
+          reasoning_tokens: 40,
+          images: 0,
+          video_seconds: 0,
+          duration_ms: null,
+          ttfb_ms: null,
+          credits: last.credits,
+          cost: last.credits / 1_000_000,
+          stream: last.stream,
+          status: 'ok',
+          started_at: new Date(last.startedAt).toISOString(),
+          created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        },
+      ]);
       expect(body.has_more).toBe(true);
     });
 
@@ -191,21 +266,40 @@ describe('account router', () => {
 
     it('filters by key, model and time, together and with pagination', async () => {
       const byKey = await get(`/api/v1/me/usage?api_key_id=${keyA2.id}&limit=100`);
-      expect(byKey.body.data.map((row) => row.request_id)).toEqual([...eventsA].reverse().filter((e) => e.apiKeyId === keyA2.id).map((e) => e.requestId));
+      expect(byKey.body.data.map((row) => row.request_id)).toEqual(
+        [...eventsA]
+          .reverse()
+          .filter((e) => e.apiKeyId === keyA2.id)
+          .map((e) => e.requestId),
+      );
 
       const byModel = await get('/api/v1/me/usage?model=gpt-5&limit=100');
-      expect(byModel.body.data.map((row) => row.request_id)).toEqual([...eventsA].reverse().filter((e) => e.model === 'gpt-5').map((e) => e.requestId));
+      expect(byModel.body.data.map((row) => row.request_id)).toEqual(
+        [...eventsA]
+          .reverse()
+          .filter((e) => e.model === 'gpt-5')
+          .map((e) => e.requestId),
+      );
 
       const from = new Date(BASE + 5 * HOUR).toISOString();
       const to = Math.floor((BASE + 15 * HOUR) / 1000); // Unix seconds work too
       const byTime = await get(`/api/v1/me/usage?from=${from}&to=${to}&limit=100`);
-      expect(byTime.body.data.map((row) => row.request_id)).toEqual(eventsA.slice(5, 15).reverse().map((e) => e.requestId));
+      expect(byTime.body.data.map((row) => row.request_id)).toEqual(
+        eventsA
+          .slice(5, 15)
+          .reverse()
+          .map((e) => e.requestId),
+      );
 
-      const wanted = [...eventsA].reverse().filter((e) => e.model === 'claude-sonnet-4-5' && e.apiKeyId === keyA1.id && e.startedAt >= BASE + 2 * HOUR);
+      const wanted = [...eventsA]
+        .reverse()
+        .filter((e) => e.model === 'claude-sonnet-4-5' && e.apiKeyId === keyA1.id && e.startedAt >= BASE + 2 * HOUR);
       const combined: unknown[] = [];
       let cursor: string | null = null;
       do {
-        const { body } = await get(`/api/v1/me/usage?model=claude-sonnet-4-5&api_key_id=${keyA1.id}&from=${new Date(BASE + 2 * HOUR).toISOString()}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        const { body } = await get(
+          `/api/v1/me/usage?model=claude-sonnet-4-5&api_key_id=${keyA1.id}&from=${new Date(BASE + 2 * HOUR).toISOString()}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         combined.push(...body.data.map((row) => row.request_id));
         cursor = body.next_cursor;
       } while (cursor !== null);
@@ -222,9 +316,17 @@ describe('account router', () => {
     });
 
     it.each([
-      ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['limit=1.5', 'limit'], ['limit=5&limit=6', 'limit'],
-      ['api_key_id=abc', 'api_key_id'], ['api_key_id=0', 'api_key_id'], ['model=', 'model'],
-      ['from=yesterday', 'from'], ['to=2026-13-45T99:00:00Z', 'to'], ['from=2026-01-02&to=2026-01-01', 'to'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=5&limit=6', 'limit'],
+      ['api_key_id=abc', 'api_key_id'],
+      ['api_key_id=0', 'api_key_id'],
+      ['model=', 'model'],
+      ['from=yesterday', 'from'],
+      ['to=2026-13-45T99:00:00Z', 'to'],
+      ['from=2026-01-02&to=2026-01-01', 'to'],
       ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
     ])('refuses %s naming %s', async (query, param) => {
       await expectInvalid(`/api/v1/me/usage?${query}`, param);
@@ -236,7 +338,9 @@ describe('account router', () => {
       const rows: Json[] = [];
       let cursor: string | null = null;
       do {
-        const { status, body } = await get(`/api/v1/me/billing/transactions?kind=topup,refund,adjustment,charge&limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+        const { status, body } = await get(
+          `/api/v1/me/billing/transactions?kind=topup,refund,adjustment,charge&limit=10${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(status).toBe(200);
         rows.push(...body.data);
         cursor = body.next_cursor;
@@ -252,9 +356,19 @@ describe('account router', () => {
       }
       const account = await get('/api/v1/me/account');
       expect(account.body.balance_credits).toBe(running);
-      expect(oldestFirst[0]).toMatchObject({ kind: 'topup', amount_credits: 50_000_000, amount: 50, reference: 'stripe-1', description: 'card top-up' });
+      expect(oldestFirst[0]).toMatchObject({
+        kind: 'topup',
+        amount_credits: 50_000_000,
+        amount: 50,
+        reference: 'stripe-1',
+        description: 'card top-up',
+      });
       const charge = oldestFirst.find((row) => row.kind === 'charge');
-      expect(charge).toMatchObject({ amount_credits: -eventsA[0]!.credits, reference: eventsA[0]!.requestId, api_key_id: eventsA[0]!.apiKeyId });
+      expect(charge).toMatchObject({
+        amount_credits: -eventsA[0]!.credits,
+        reference: eventsA[0]!.requestId,
+        api_key_id: eventsA[0]!.apiKeyId,
+      });
     });
 
     it('lists top-ups, refunds and adjustments by default; per-request charges only when asked', async () => {
@@ -285,7 +399,14 @@ describe('account router', () => {
       expect(status).toBe(200);
       const byId = new Map(body.data.map((model) => [model.id, model]));
       // default group: messages '*' (family 1 natives) and chat gpt-4.1; anthropic group: haiku.
-      expect([...byId.keys()].sort()).toEqual(['claude-haiku-4-5', 'claude-haiku-5-5', 'claude-opus-4-5', 'claude-opus-5-5', 'claude-sonnet-4-5', 'gpt-4.1']);
+      expect([...byId.keys()].sort()).toEqual([
+        'claude-haiku-4-5',
+        'claude-haiku-5-5',
+        'claude-opus-4-5',
+        'claude-opus-5-5',
+        'claude-sonnet-4-5',
+        'gpt-4.1',
+      ]);
       expect(byId.get('claude-haiku-4-5')).toMatchObject({ object: 'model', owned_by: 'anthropic', groups: ['anthropic', 'default'] });
       expect(byId.get('gpt-4.1')).toMatchObject({ groups: ['default'], context_window: 1_047_576 });
     });
@@ -293,7 +414,9 @@ describe('account router', () => {
     it('changes with the upstream accounts and keys, and is empty when nothing routes', async () => {
       await deps.db.query("UPDATE upstream_accounts SET status = 'active' WHERE protocol = 'generate-content'");
       const { body } = await get('/api/v1/me/available-models');
-      expect(body.data.map((model) => model.id)).toEqual(expect.arrayContaining(['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-image', 'veo-3']));
+      expect(body.data.map((model) => model.id)).toEqual(
+        expect.arrayContaining(['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-image', 'veo-3']),
+      );
       await deps.db.query("UPDATE upstream_accounts SET status = 'disabled' WHERE protocol = 'generate-content'");
       const none = await get('/api/v1/me/available-models', { key: keyB.secret });
       expect(none.body).toEqual({ object: 'list', data: [] });
@@ -304,8 +427,13 @@ describe('account router', () => {
     const free = await createAccount(deps.db, { name: 'free', tier: 'free' });
     const group = await createGroup(deps.db, { name: `free-${free}`, family: null });
     const key = await insertApiKey(deps.db, deps.crypto, { accountId: free, groupId: group, name: 'free key' });
-    const statuses = await Promise.all(Array.from({ length: 30 }, (_, index) =>
-      get(['/api/v1/me/account', '/api/v1/me/usage', '/api/v1/me/billing/transactions'][index % 3]!, { key: key.secret }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        get(['/api/v1/me/account', '/api/v1/me/usage', '/api/v1/me/billing/transactions'][index % 3]!, { key: key.secret }).then(
+          (r) => r.status,
+        ),
+      ),
+    );
     expect(statuses).toEqual(Array.from({ length: 30 }, () => 200));
     const account = await get('/api/v1/me/account', { key: key.secret });
     expect(account.body).toMatchObject({ balance_credits: 0, concurrency_cap: 5 });

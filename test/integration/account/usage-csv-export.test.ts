@@ -21,11 +21,15 @@ describe('usage CSV export', () => {
     const events = Array.from({ length: ROWS }, (_, index) => usageEvent(fixture, { startedAt: base + index * 1_000, credits: 1 }));
     for (let start = 0; start < ROWS; start += 1_000) await settleUsageEvents(deps.db, events.slice(start, start + 1_000));
   });
-  afterAll(async () => { await deps.close(); });
+  afterAll(async () => {
+    await deps.close();
+  });
 
   it('writes every matching row, newest first, a page at a time', async () => {
     const chunks: string[] = [];
-    const written = await writeUsageCsv(deps.db, { accountId: fixture.accountId }, async (chunk) => { chunks.push(chunk); });
+    const written = await writeUsageCsv(deps.db, { accountId: fixture.accountId }, async (chunk) => {
+      chunks.push(chunk);
+    });
     expect(written).toBe(ROWS);
     // The header, then one chunk per page of 2,000.
     expect(chunks).toHaveLength(1 + Math.ceil(ROWS / 2_000));
@@ -36,12 +40,26 @@ describe('usage CSV export', () => {
     expect(new Set(ids).size).toBe(ROWS);
   });
 
-  it('applies the listing\'s filters and cursor', async () => {
+  it("applies the listing's filters and cursor", async () => {
     const keyId = fixture.keyIds[0]!;
-    const expected = await deps.db.query<{ id: number }>('SELECT id FROM usage_rows WHERE api_key_id = $1 AND id < 5000 ORDER BY id DESC', [keyId]);
+    const expected = await deps.db.query<{ id: number }>('SELECT id FROM usage_rows WHERE api_key_id = $1 AND id < 5000 ORDER BY id DESC', [
+      keyId,
+    ]);
     const chunks: string[] = [];
-    await writeUsageCsv(deps.db, { accountId: fixture.accountId, apiKeyId: keyId, beforeId: 5000 }, async (chunk) => { chunks.push(chunk); }, 700);
-    const ids = chunks.join('').trim().split('\r\n').slice(1).map((line) => Number(line.split(',')[0]));
+    await writeUsageCsv(
+      deps.db,
+      { accountId: fixture.accountId, apiKeyId: keyId, beforeId: 5000 },
+      async (chunk) => {
+        chunks.push(chunk);
+      },
+      700,
+    );
+    const ids = chunks
+      .join('')
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((line) => Number(line.split(',')[0]));
     expect(ids).toEqual(expected.rows.map((row) => row.id));
     expect(ids.length).toBeGreaterThan(700);
   });

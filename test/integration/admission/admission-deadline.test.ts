@@ -43,7 +43,10 @@ describe('admission deadline', () => {
 
     await control.call('CLIENT', 'PAUSE', '3000', 'ALL');
     const startedAt = performance.now();
-    const refusal = await admit().then(() => undefined, (error: unknown) => error);
+    const refusal = await admit().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const tookMs = performance.now() - startedAt;
     expect(refusal).toBeInstanceOf(GatewayError);
     expect((refusal as GatewayError).kind).toBe('unavailable');

@@ -7,8 +7,13 @@ import { insertApiKey, type NewApiKey } from '../../../src/keys/insert-api-key';
 
 export class FakeClock implements Clock {
   constructor(public ms: number) {}
-  now(): number { return this.ms; }
-  advance(ms: number): number { this.ms += ms; return this.ms; }
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): number {
+    this.ms += ms;
+    return this.ms;
+  }
 }
 
 /** A start time 10 s into a minute, so minute-bucket arithmetic in assertions is unambiguous. */
@@ -34,12 +39,18 @@ export interface SeedOptions {
 }
 
 export async function seedKey(deps: Dependencies, options: SeedOptions = {}): Promise<SeededKey> {
-  const accountId = options.accountId ?? await createAccount(deps.db, {
-    name: `account-${Math.random().toString(36).slice(2)}`, tier: options.tier ?? 'pro', organization: options.organization, concurrencyCap: options.concurrencyCap,
-  });
-  if (options.accountId === undefined && (options.balanceCredits ?? 100_000_000) > 0) await topUp(deps.db, accountId, options.balanceCredits ?? 100_000_000);
+  const accountId =
+    options.accountId ??
+    (await createAccount(deps.db, {
+      name: `account-${Math.random().toString(36).slice(2)}`,
+      tier: options.tier ?? 'pro',
+      organization: options.organization,
+      concurrencyCap: options.concurrencyCap,
+    }));
+  if (options.accountId === undefined && (options.balanceCredits ?? 100_000_000) > 0)
+    await topUp(deps.db, accountId, options.balanceCredits ?? 100_000_000);
   const groupName = options.group ?? 'default';
-  const groupId = await findGroupId(deps.db, groupName) ?? await createGroup(deps.db, { name: groupName });
+  const groupId = (await findGroupId(deps.db, groupName)) ?? (await createGroup(deps.db, { name: groupName }));
   const inserted = await insertApiKey(deps.db, deps.crypto, { name: 'test key', ...options.key, accountId, groupId });
   return { accountId, groupId, keyId: inserted.id, secret: inserted.secret };
 }

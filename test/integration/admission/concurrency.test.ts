@@ -31,10 +31,15 @@ describe('concurrency leases', () => {
 
   it('gives a free account exactly one 429 concurrency_limit out of 6 simultaneous slow streams, then lets calls pass', async () => {
     const { secret } = await seedKey(deps, { tier: 'free', key: { rateLimit5h: 5_000_000 } });
-    const responses = await Promise.all(Array.from({ length: 6 }, () =>
-      fetch(`${app.url}/v1/stream?ticks=15&interval=40`, { headers: { authorization: `Bearer ${secret}` } })));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        fetch(`${app.url}/v1/stream?ticks=15&interval=40`, { headers: { authorization: `Bearer ${secret}` } }),
+      ),
+    );
     const bodies = await Promise.all(responses.map((response) => response.text()));
-    const refused = responses.map((response, index) => ({ response, body: bodies[index] })).filter(({ response }) => response.status !== 200);
+    const refused = responses
+      .map((response, index) => ({ response, body: bodies[index] }))
+      .filter(({ response }) => response.status !== 200);
     expect(refused).toHaveLength(1);
     const [{ response, body }] = refused;
     expect(response.status).toBe(429);
@@ -51,7 +56,11 @@ describe('concurrency leases', () => {
   it('releases the lease when the request fails', async () => {
     const { secret } = await seedKey(deps, { tier: 'enterprise', concurrencyCap: 1 });
     for (let i = 0; i < 3; i++) {
-      const failed = await fetch(`${app.url}/v1/probe`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: JSON.stringify({ fail: true }) });
+      const failed = await fetch(`${app.url}/v1/probe`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}` },
+        body: JSON.stringify({ fail: true }),
+      });
       expect(failed.status).toBe(502);
       expect(failed.headers.get('x-quota-remaining-credits')).toBe('100000000');
     }
@@ -83,12 +92,18 @@ describe('concurrency leases', () => {
     // node --import tsx, not the tsx launcher: the launcher runs the script in a grandchild that a
     // SIGKILL of the launcher leaves running (an orphan holding leases forever).
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'lease-holder.ts')], {
-      cwd: ROOT, env: { ...process.env, ...deps.env, KEY_ID: String(keyId), LEASES: '5' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { ...process.env, ...deps.env, KEY_ID: String(keyId), LEASES: '5' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('held')) resolve(); });
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('held')) resolve();
+      });
       child.on('exit', (code) => reject(new Error(`lease holder exited with ${code}: ${stderr}`)));
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -99,7 +114,9 @@ describe('concurrency leases', () => {
 
     const key = await authenticatedKey(deps, keyId);
     const now = createAdmission(deps);
-    const refusal = await now.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 0, takesLease: true }).catch((error: unknown) => error);
+    const refusal = await now
+      .admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 0, takesLease: true })
+      .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(GatewayError);
     expect((refusal as GatewayError).kind).toBe('concurrency_limit');
 

@@ -17,15 +17,21 @@ describe('IP rules over HTTP', () => {
 
   function from(address: string): Agent {
     let agent = agents.get(address);
-    if (!agent) { agent = new Agent({ localAddress: address }); agents.set(address, agent); }
+    if (!agent) {
+      agent = new Agent({ localAddress: address });
+      agents.set(address, agent);
+    }
     return agent;
   }
 
   async function call(source: string, secret: string, headers: Record<string, string> = {}) {
     const response = await request(`${app.url}/v1/probe?surface=chat`, {
-      method: 'POST', dispatcher: from(source), headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers }, body: '{}',
+      method: 'POST',
+      dispatcher: from(source),
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
+      body: '{}',
     });
-    const body = await response.body.json() as { clientIp?: string; error?: { type: string; code: string; message: string } };
+    const body = (await response.body.json()) as { clientIp?: string; error?: { type: string; code: string; message: string } };
     return { status: response.statusCode, body, headers: response.headers };
   }
 
@@ -65,16 +71,25 @@ describe('IP rules over HTTP', () => {
     expect(await call(PROXY, secret, { 'x-forwarded-for': '127.0.0.2' })).toMatchObject({ status: 200, body: { clientIp: '127.0.0.2' } });
     expect(await call(PROXY, secret, { 'x-forwarded-for': '2001:db8::7' })).toMatchObject({ status: 403 });
     // A spoofed left part is ignored: the right-most untrusted hop is the caller.
-    expect(await call(PROXY, secret, { 'x-forwarded-for': '127.0.0.3, 127.0.0.2, 10.1.1.1' })).toMatchObject({ status: 200, body: { clientIp: '127.0.0.2' } });
+    expect(await call(PROXY, secret, { 'x-forwarded-for': '127.0.0.3, 127.0.0.2, 10.1.1.1' })).toMatchObject({
+      status: 200,
+      body: { clientIp: '127.0.0.2' },
+    });
     expect(await call(PROXY, secret, { 'x-forwarded-for': '127.0.0.2, 127.0.0.3' })).toMatchObject({ status: 403 });
     // From an untrusted peer the header is ignored entirely.
-    expect(await call('127.0.0.2', secret, { 'x-forwarded-for': '127.0.0.3' })).toMatchObject({ status: 200, body: { clientIp: '127.0.0.2' } });
+    expect(await call('127.0.0.2', secret, { 'x-forwarded-for': '127.0.0.3' })).toMatchObject({
+      status: 200,
+      body: { clientIp: '127.0.0.2' },
+    });
     expect(await call('127.0.0.3', secret, { 'x-forwarded-for': '127.0.0.2' })).toMatchObject({ status: 403 });
   });
 
   it('applies IPv6 whitelists (an IPv4 caller is outside them)', async () => {
     const { secret } = await seedKey(deps, { key: { ipWhitelist: ['2001:db8::/32'] } });
-    expect(await call(PROXY, secret, { 'x-forwarded-for': '2001:db8:1::1' })).toMatchObject({ status: 200, body: { clientIp: '2001:db8:1::1' } });
+    expect(await call(PROXY, secret, { 'x-forwarded-for': '2001:db8:1::1' })).toMatchObject({
+      status: 200,
+      body: { clientIp: '2001:db8:1::1' },
+    });
     expect((await call(PROXY, secret, { 'x-forwarded-for': '2001:db9::1' })).status).toBe(403);
     expect((await call('127.0.0.2', secret)).status).toBe(403);
   });

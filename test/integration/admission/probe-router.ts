@@ -30,16 +30,26 @@ export function createProbeRouter(deps: Dependencies, authenticator: KeyAuthenti
 
   async function admitRequest(req: Request, res: Response) {
     const surface = surfaceOf(req);
-    const credential = extractCredential(surface === 'gateway' ? GATEWAY_CREDENTIALS : CODECS[surface].inbound.credentials, req.headers, req.query as Record<string, unknown>);
+    const credential = extractCredential(
+      surface === 'gateway' ? GATEWAY_CREDENTIALS : CODECS[surface].inbound.credentials,
+      req.headers,
+      req.query as Record<string, unknown>,
+    );
     if (!credential) throw new GatewayError('authentication', 'missing API key');
     const clientIp = resolveClientIp(req.socket.remoteAddress, forwardedFor(req), deps.config.trustedProxies);
     const key = await authenticator.authenticate(credential, clientIp).catch(async (error: unknown) => {
-      if (error instanceof IpRuleRefusal) locals(res).accountingHeaders = await admission.peekHeaders(error.key, surface === 'gateway' ? undefined : surface);
+      if (error instanceof IpRuleRefusal)
+        locals(res).accountingHeaders = await admission.peekHeaders(error.key, surface === 'gateway' ? undefined : surface);
       throw error;
     });
     const body = (req.body ?? {}) as { reserve?: number };
     const ticket = await admission.admit({
-      key, clientIp, requestId: locals(res).requestId, reserveCredits: body.reserve ?? 0, takesLease: true, surface: surface === 'gateway' ? undefined : surface,
+      key,
+      clientIp,
+      requestId: locals(res).requestId,
+      reserveCredits: body.reserve ?? 0,
+      takesLease: true,
+      surface: surface === 'gateway' ? undefined : surface,
     });
     return { key, clientIp, ticket };
   }

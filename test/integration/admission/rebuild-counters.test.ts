@@ -20,7 +20,9 @@ describe('rebuilding counters from PostgreSQL', () => {
     clock = new FakeClock(minuteAlignedStart());
     admission = createAdmission(withClock(deps, clock));
   });
-  afterAll(async () => { await deps.close(); });
+  afterAll(async () => {
+    await deps.close();
+  });
 
   /** What the billing worker does for a settled request (usage row, key spend, ledger charge), done by hand here. */
   async function bill(key: AuthenticatedKey, credits: number, atMs: number): Promise<void> {
@@ -29,10 +31,19 @@ describe('rebuilding counters from PostgreSQL', () => {
     const client = await deps.db.connect();
     try {
       await client.query('BEGIN');
-      await client.query(`INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
-        VALUES ($1, $2, $3, 'gpt-5', 'chat', $4, $5)`, [ticket.requestId, key.accountId, key.keyId, credits, new Date(atMs)]);
+      await client.query(
+        `INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
+        VALUES ($1, $2, $3, 'gpt-5', 'chat', $4, $5)`,
+        [ticket.requestId, key.accountId, key.keyId, credits, new Date(atMs)],
+      );
       await client.query('UPDATE api_keys SET spent_credits = spent_credits + $2 WHERE id = $1', [key.keyId, credits]);
-      await applyLedgerEntry(client, { accountId: key.accountId, kind: 'charge', amountCredits: -credits, reference: ticket.requestId, apiKeyId: key.keyId });
+      await applyLedgerEntry(client, {
+        accountId: key.accountId,
+        kind: 'charge',
+        amountCredits: -credits,
+        reference: ticket.requestId,
+        apiKeyId: key.keyId,
+      });
       await client.query('COMMIT');
     } finally {
       client.release();
@@ -45,13 +56,20 @@ describe('rebuilding counters from PostgreSQL', () => {
   }
 
   it('reloads lost counters on the next admission with the same figures', async () => {
-    const { keyId } = await seedKey(deps, { balanceCredits: 1_000_000, key: { rateLimit5h: 500_000, rateLimit1d: 800_000, quotaCredits: 900_000 } });
+    const { keyId } = await seedKey(deps, {
+      balanceCredits: 1_000_000,
+      key: { rateLimit5h: 500_000, rateLimit1d: 800_000, quotaCredits: 900_000 },
+    });
     const key = await authenticatedKey(deps, keyId);
     await bill(key, 100_000, clock.ms);
     clock.advance(6 * HOUR); // the first spend has left the 5h window, not the 1d one
     await bill(key, 50_000, clock.ms);
     const before = await admission.peekFigures(key);
-    expect(before).toMatchObject({ walletCredits: 850_000, spentCredits: 150_000, windows: { '5h': { used: 50_000 }, '1d': { used: 150_000 }, '7d': { used: 150_000 } } });
+    expect(before).toMatchObject({
+      walletCredits: 850_000,
+      spentCredits: 150_000,
+      windows: { '5h': { used: 50_000 }, '1d': { used: 150_000 }, '7d': { used: 150_000 } },
+    });
 
     await flushRedis();
     const after = await admission.peekFigures(key);
@@ -63,17 +81,28 @@ describe('rebuilding counters from PostgreSQL', () => {
     const { keyId, accountId } = await seedKey(deps, { balanceCredits: 1_000_000, key: { rateLimit5h: 200_000 } });
     const key = await authenticatedKey(deps, keyId);
     await bill(key, 100_000, clock.ms);
-    const inFlight = await admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 100_000, takesLease: true });
+    const inFlight = await admission.admit({
+      key,
+      clientIp: '127.0.0.1',
+      requestId: randomUUID(),
+      reserveCredits: 100_000,
+      takesLease: true,
+    });
     await deps.redis.hset(deps.redisKeys.account(accountId), 'wallet', 1);
     await deps.redis.hset(deps.redisKeys.apiKey(accountId, keyId), 'spent', 7, 'w5h', 0);
 
     await rebuildAccountCounters(withClock(deps, clock), accountId);
     expect(await admission.peekFigures(key)).toMatchObject({
-      walletCredits: 900_000, spentCredits: 100_000, reservedKeyCredits: 100_000, leases: 1, windows: { '5h': { used: 100_000 } },
+      walletCredits: 900_000,
+      spentCredits: 100_000,
+      reservedKeyCredits: 100_000,
+      leases: 1,
+      windows: { '5h': { used: 100_000 } },
     });
     // 200,000 limit − 100,000 settled − 100,000 in flight: no room.
-    await expect(admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 1, takesLease: true }))
-      .rejects.toMatchObject({ kind: 'rate_limit' });
+    await expect(
+      admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 1, takesLease: true }),
+    ).rejects.toMatchObject({ kind: 'rate_limit' });
     await inFlight.release();
   });
 
@@ -82,8 +111,9 @@ describe('rebuilding counters from PostgreSQL', () => {
     const key = await authenticatedKey(deps, keyId);
     await deps.db.query("UPDATE api_keys SET status = 'revoked' WHERE id = $1", [keyId]);
     await flushRedis();
-    await expect(admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 0, takesLease: true }))
-      .rejects.toMatchObject({ kind: 'authentication', status: 401 });
+    await expect(
+      admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 0, takesLease: true }),
+    ).rejects.toMatchObject({ kind: 'authentication', status: 401 });
   });
 
   it('keeps the wallet cache in step with top-ups made elsewhere, only when loaded', async () => {

@@ -36,21 +36,29 @@ describe('reservations under a race', () => {
     let billed = 0;
     let admitted = 0;
     const refusals = new Map<ErrorKind, number>();
-    await Promise.all(Array.from({ length: REQUESTS }, async (_, index) => {
-      await pause(Math.random() * 30);
-      try {
-        const ticket = await admissions[index % admissions.length].admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: ESTIMATE, takesLease: true });
-        admitted++;
-        await pause(Math.random() * 15);
-        // The actual cost is within the estimate, as the documented reservation rule intends.
-        const actual = ESTIMATE - Math.floor(Math.random() * 2_000);
-        await ticket.settle(actual);
-        billed += actual;
-      } catch (error) {
-        if (!(error instanceof GatewayError)) throw error;
-        refusals.set(error.kind, (refusals.get(error.kind) ?? 0) + 1);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: REQUESTS }, async (_, index) => {
+        await pause(Math.random() * 30);
+        try {
+          const ticket = await admissions[index % admissions.length].admit({
+            key,
+            clientIp: '127.0.0.1',
+            requestId: randomUUID(),
+            reserveCredits: ESTIMATE,
+            takesLease: true,
+          });
+          admitted++;
+          await pause(Math.random() * 15);
+          // The actual cost is within the estimate, as the documented reservation rule intends.
+          const actual = ESTIMATE - Math.floor(Math.random() * 2_000);
+          await ticket.settle(actual);
+          billed += actual;
+        } catch (error) {
+          if (!(error instanceof GatewayError)) throw error;
+          refusals.set(error.kind, (refusals.get(error.kind) ?? 0) + 1);
+        }
+      }),
+    );
     return { billed, admitted, refusals };
   }
 

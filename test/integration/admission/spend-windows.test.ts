@@ -20,7 +20,9 @@ describe('spend windows, quota and wallet', () => {
     clock = new FakeClock(minuteAlignedStart());
     admission = createAdmission(withClock(deps, clock));
   });
-  afterAll(async () => { await deps.close(); });
+  afterAll(async () => {
+    await deps.close();
+  });
 
   async function spend(key: AuthenticatedKey, credits: number): Promise<Record<string, string>> {
     const ticket = await admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 0, takesLease: true });
@@ -29,7 +31,11 @@ describe('spend windows, quota and wallet', () => {
 
   async function refusal(key: AuthenticatedKey, reserveCredits = 0): Promise<GatewayError> {
     const error = await admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits, takesLease: true }).then(
-      () => { throw new Error('admitted, expected a refusal'); }, (thrown: unknown) => thrown);
+      () => {
+        throw new Error('admitted, expected a refusal');
+      },
+      (thrown: unknown) => thrown,
+    );
     if (!(error instanceof GatewayError)) throw error;
     return error;
   }
@@ -50,7 +56,11 @@ describe('spend windows, quota and wallet', () => {
     expect(error.message).toContain('rate_limit_5h');
     expect(error.message).toContain('used $0.03 of $0.03');
     expect(error.message).toContain(new Date(firstBucketLeavesAt).toISOString());
-    expect(error.headers).toMatchObject({ 'X-RateLimit-Limit': '0.03', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(firstBucketLeavesAt / 1000) });
+    expect(error.headers).toMatchObject({
+      'X-RateLimit-Limit': '0.03',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(firstBucketLeavesAt / 1000),
+    });
     expect(error.retryAfterSeconds).toBe(Math.ceil((firstBucketLeavesAt - clock.ms) / 1000));
 
     clock.ms = firstBucketLeavesAt - 1_000;
@@ -148,7 +158,13 @@ describe('spend windows, quota and wallet', () => {
     const key = await authenticatedKey(deps, keyId);
     await spend(key, 100_000);
     const before = await admission.peekHeaders(key);
-    const ticket = await admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 400_000, takesLease: true });
+    const ticket = await admission.admit({
+      key,
+      clientIp: '127.0.0.1',
+      requestId: randomUUID(),
+      reserveCredits: 400_000,
+      takesLease: true,
+    });
     expect(ticket.headers()).toEqual(before);
     await ticket.release();
     expect(await admission.peekHeaders(key)).toEqual(before);
@@ -168,7 +184,14 @@ describe('spend windows, quota and wallet', () => {
   it('adds the Messages x-ratelimit family when the surface is Messages', async () => {
     const { keyId } = await seedKey(deps, { tier: 'free' });
     const key = await authenticatedKey(deps, keyId);
-    const ticket = await admission.admit({ key, clientIp: '127.0.0.1', requestId: randomUUID(), reserveCredits: 0, takesLease: true, surface: 'messages' });
+    const ticket = await admission.admit({
+      key,
+      clientIp: '127.0.0.1',
+      requestId: randomUUID(),
+      reserveCredits: 0,
+      takesLease: true,
+      surface: 'messages',
+    });
     expect(ticket.headers()).toMatchObject({ 'x-ratelimit-limit-requests': '5', 'x-ratelimit-remaining-requests': '4' });
     expect(await ticket.settle(0)).toMatchObject({ 'x-ratelimit-remaining-requests': '5' });
     expect(await admission.peekHeaders(key)).not.toHaveProperty('x-ratelimit-limit-requests');

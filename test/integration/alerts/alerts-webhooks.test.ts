@@ -23,13 +23,15 @@ describe('alerts and webhooks', () => {
 
   async function call(method: string, path: string, body?: unknown, key = gateway.key): Promise<{ status: number; body: Json }> {
     const response = await fetch(`${gateway.url}${path}`, {
-      method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: await response.json() as Json };
+    return { status: response.status, body: (await response.json()) as Json };
   }
 
-  const setBalance = (usd: number) => gateway.deps.db.query('UPDATE accounts SET balance_credits = $2 WHERE id = $1', [gateway.accountId, usd * 1_000_000]);
+  const setBalance = (usd: number) =>
+    gateway.deps.db.query('UPDATE accounts SET balance_credits = $2 WHERE id = $1', [gateway.accountId, usd * 1_000_000]);
 
   async function deliveries(): Promise<Json[]> {
     return (await call('GET', '/api/v1/me/webhook-deliveries')).body.data as Json[];
@@ -59,7 +61,13 @@ describe('alerts and webhooks', () => {
   it('fires a wallet alert once per crossing; its webhook arrives signed and is retried (first attempt fails, retry succeeds)', async () => {
     const webhook = await call('POST', '/api/v1/me/webhooks', { url: receiver.url, events: ['alert.wallet_below'], secret: SECRET });
     expect(webhook.status).toBe(201);
-    expect(webhook.body).toMatchObject({ object: 'webhook', secret: SECRET, secret_last4: SECRET.slice(-4), events: ['alert.wallet_below'], active: true });
+    expect(webhook.body).toMatchObject({
+      object: 'webhook',
+      secret: SECRET,
+      secret_last4: SECRET.slice(-4),
+      events: ['alert.wallet_below'],
+      active: true,
+    });
     const rule = await call('POST', '/api/v1/me/alerts', { kind: 'wallet_below', amount: 50 });
     expect(rule.status).toBe(201);
     expect(rule.body).toMatchObject({ object: 'alert_rule', kind: 'wallet_below', amount: 50, state: 'ok' });
@@ -84,15 +92,20 @@ describe('alerts and webhooks', () => {
     expect(Number(/^t=(\d+),/.exec(signature)![1])).toBeGreaterThan(Date.now() / 1000 - 60);
     expect(retried!.headers['webhook-event']).toBe('alert.wallet_below');
     const payload = JSON.parse(retried!.body) as Json;
-    expect(payload).toMatchObject({ type: 'alert.wallet_below', data: { account_id: gateway.accountId, value: 40, rule: { id: rule.body.id, state: 'firing' } } });
+    expect(payload).toMatchObject({
+      type: 'alert.wallet_below',
+      data: { account_id: gateway.accountId, value: 40, rule: { id: rule.body.id, state: 'firing' } },
+    });
 
     const logged = await waitForDelivery(first.deliveryIds[0]!, 'delivered');
     expect(logged).toMatchObject({ event: 'alert.wallet_below', attempts: 2, last_http_status: 200, alert_rule_id: rule.body.id });
-    expect((await call('GET', '/api/v1/me/alerts')).body.data).toEqual([expect.objectContaining({ id: rule.body.id, state: 'firing', last_value: 40 })]);
+    expect((await call('GET', '/api/v1/me/alerts')).body.data).toEqual([
+      expect.objectContaining({ id: rule.body.id, state: 'firing', last_value: 40 }),
+    ]);
 
     // Back above: re-armed, no delivery; below again: fires again.
     await setBalance(60);
-    expect((await worker.evaluate())).toMatchObject({ fired: [], rearmed: [rule.body.id] });
+    expect(await worker.evaluate()).toMatchObject({ fired: [], rearmed: [rule.body.id] });
     await setBalance(30);
     expect((await worker.evaluate()).fired).toEqual([rule.body.id]);
     await receiver.waitFor(3);
@@ -130,13 +143,22 @@ describe('alerts and webhooks', () => {
   it('key quota and error rate rules fire from the settled figures and the request log, once per crossing', async () => {
     const before = receiver.calls.length;
     const webhook = await call('POST', '/api/v1/me/webhooks', { url: receiver.url, events: ['alert.key_quota', 'alert.error_rate'] });
-    const keyId = Number((await gateway.deps.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id LIMIT 1', [gateway.accountId])).rows[0]!.id);
+    const keyId = Number(
+      (
+        await gateway.deps.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id LIMIT 1', [
+          gateway.accountId,
+        ])
+      ).rows[0]!.id,
+    );
     await gateway.deps.db.query('UPDATE api_keys SET quota_credits = 10000000, spent_credits = 7000000 WHERE id = $1', [keyId]);
     const quota = await call('POST', '/api/v1/me/alerts', { kind: 'key_quota', api_key_id: keyId, threshold: 0.8 });
     const errors = await call('POST', '/api/v1/me/alerts', { kind: 'error_rate', threshold: 0.5, window_minutes: 10, min_requests: 4 });
     expect(errors.body).toMatchObject({ window_minutes: 10, min_requests: 4, threshold: 0.5 });
-    const record = (outcome: string, n: number) => gateway.deps.db.query(
-      `INSERT INTO request_records (request_id, account_id, protocol, status, outcome, duration_ms, created_at) SELECT 'r' || gen_random_uuid(), $1, 'chat', CASE $2 WHEN 'ok' THEN 200 WHEN 'aborted' THEN 499 ELSE 502 END, $2, 10, now() FROM generate_series(1, $3)`, [gateway.accountId, outcome, n]);
+    const record = (outcome: string, n: number) =>
+      gateway.deps.db.query(
+        `INSERT INTO request_records (request_id, account_id, protocol, status, outcome, duration_ms, created_at) SELECT 'r' || gen_random_uuid(), $1, 'chat', CASE $2 WHEN 'ok' THEN 200 WHEN 'aborted' THEN 499 ELSE 502 END, $2, 10, now() FROM generate_series(1, $3)`,
+        [gateway.accountId, outcome, n],
+      );
     await record('ok', 4);
     await record('aborted', 2);
     expect((await worker.evaluate()).fired).toEqual([]);
@@ -156,13 +178,22 @@ describe('alerts and webhooks', () => {
   }, 60_000);
 
   it('a spend-window rule fires from the settled usage in its window and re-arms when the charges leave it', async () => {
-    const keyId = Number((await gateway.deps.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id LIMIT 1', [gateway.accountId])).rows[0]!.id);
+    const keyId = Number(
+      (
+        await gateway.deps.db.query<{ id: string }>('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id LIMIT 1', [
+          gateway.accountId,
+        ])
+      ).rows[0]!.id,
+    );
     await gateway.deps.db.query('UPDATE api_keys SET rate_limit_5h = 10000000 WHERE id = $1', [keyId]);
     const rule = await call('POST', '/api/v1/me/alerts', { kind: 'key_spend_window', api_key_id: keyId, window: '5h', threshold: 0.5 });
     expect(rule.body).toMatchObject({ window: '5h', threshold: 0.5, event: 'alert.key_spend_window' });
-    const charge = (requestId: string, credits: number, hoursAgo: number) => gateway.deps.db.query(
-      `INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
-       VALUES ($1, $2, $3, 'gpt-4.1', 'chat', $4, now() - make_interval(hours => $5))`, [requestId, gateway.accountId, keyId, credits, hoursAgo]);
+    const charge = (requestId: string, credits: number, hoursAgo: number) =>
+      gateway.deps.db.query(
+        `INSERT INTO usage_rows (request_id, account_id, api_key_id, model, protocol, credits, started_at)
+       VALUES ($1, $2, $3, 'gpt-4.1', 'chat', $4, now() - make_interval(hours => $5))`,
+        [requestId, gateway.accountId, keyId, credits, hoursAgo],
+      );
     await charge('window-old', 6_000_000, 6); // outside the 5 h window
     await charge('window-1', 2_000_000, 1);
     expect((await worker.evaluate()).fired).not.toContain(rule.body.id);
@@ -175,11 +206,15 @@ describe('alerts and webhooks', () => {
   });
 
   it('refuses bad rules and bad webhooks with a 400 naming the field; unknown ids answer 404', async () => {
-    expect((await call('POST', '/api/v1/me/alerts', { kind: 'key_quota', api_key_id: 999999, threshold: 0.5 })).body.error).toMatchObject({ param: 'api_key_id' });
+    expect((await call('POST', '/api/v1/me/alerts', { kind: 'key_quota', api_key_id: 999999, threshold: 0.5 })).body.error).toMatchObject({
+      param: 'api_key_id',
+    });
     expect((await call('POST', '/api/v1/me/alerts', { kind: 'error_rate', threshold: 2 })).status).toBe(400);
     expect((await call('POST', '/api/v1/me/alerts', { kind: 'nope' })).status).toBe(400);
     expect((await call('POST', '/api/v1/me/webhooks', { url: 'ftp://example.test/x' })).body.error).toMatchObject({ param: 'url' });
-    expect((await call('POST', '/api/v1/me/webhooks', { url: receiver.url, secret: 'short' })).body.error).toMatchObject({ param: 'secret' });
+    expect((await call('POST', '/api/v1/me/webhooks', { url: receiver.url, secret: 'short' })).body.error).toMatchObject({
+      param: 'secret',
+    });
     expect((await call('POST', '/api/v1/me/webhooks/999999/test')).status).toBe(404);
     expect((await call('DELETE', '/api/v1/me/alerts/999999')).status).toBe(404);
   });
@@ -189,7 +224,9 @@ describe('alerts and webhooks', () => {
     const rule = await call('POST', '/api/v1/me/alerts', { kind: 'wallet_below', amount: 1 });
     await call('POST', `/api/v1/me/webhooks/${webhook.body.id}/test`);
     const otherAccount = await createAccount(gateway.deps.db, { name: 'other', tier: 'pro' });
-    const groupId = Number((await gateway.deps.db.query<{ id: string }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0]!.id);
+    const groupId = Number(
+      (await gateway.deps.db.query<{ id: string }>("SELECT id FROM routing_groups WHERE name = 'default'")).rows[0]!.id,
+    );
     const other = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: otherAccount, groupId, name: 'other' })).secret;
     expect((await call('GET', `/api/v1/me/webhooks/${webhook.body.id}`, undefined, other)).status).toBe(404);
     expect((await call('PATCH', `/api/v1/me/webhooks/${webhook.body.id}`, { active: false }, other)).status).toBe(404);

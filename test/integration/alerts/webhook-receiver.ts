@@ -2,7 +2,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ReceivedCall { headers: Record<string, string | string[] | undefined>; body: string; status: number }
+export interface ReceivedCall {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  status: number;
+}
 
 export interface WebhookReceiver {
   url: string;
@@ -29,7 +33,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/gateway`,
     calls,
-    script(statuses) { scripted = [...statuses]; },
+    script(statuses) {
+      scripted = [...statuses];
+    },
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (calls.length < count) {

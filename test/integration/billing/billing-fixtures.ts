@@ -14,7 +14,11 @@ export interface BillingFixture {
   startingBalance: number;
 }
 
-export async function createBillingFixture(db: Pool, crypto: SecretCrypto, options: { keys?: number; balance?: number; groupName?: string; organization?: boolean } = {}): Promise<BillingFixture> {
+export async function createBillingFixture(
+  db: Pool,
+  crypto: SecretCrypto,
+  options: { keys?: number; balance?: number; groupName?: string; organization?: boolean } = {},
+): Promise<BillingFixture> {
   const groupId = await createGroup(db, { name: options.groupName ?? `g-${randomBytes(4).toString('hex')}`, family: null });
   const accountId = await createAccount(db, { name: 'billing-test', tier: 'pro', organization: options.organization });
   const startingBalance = options.balance ?? 100_000_000;
@@ -67,12 +71,22 @@ export interface Totals {
 
 /** Everything the exactness assertions compare, read from PostgreSQL. */
 export async function readTotals(db: Pool, accountId: number): Promise<Totals> {
-  const rows = await db.query<{ n: number; credits: number | null }>('SELECT count(*)::int AS n, sum(credits)::bigint AS credits FROM usage_rows WHERE account_id = $1', [accountId]);
+  const rows = await db.query<{ n: number; credits: number | null }>(
+    'SELECT count(*)::int AS n, sum(credits)::bigint AS credits FROM usage_rows WHERE account_id = $1',
+    [accountId],
+  );
   const account = await db.query<{ balance_credits: number }>('SELECT balance_credits FROM accounts WHERE id = $1', [accountId]);
-  const ledger = await db.query<{ total: number | null }>('SELECT sum(amount_credits)::bigint AS total FROM ledger_entries WHERE account_id = $1', [accountId]);
+  const ledger = await db.query<{ total: number | null }>(
+    'SELECT sum(amount_credits)::bigint AS total FROM ledger_entries WHERE account_id = $1',
+    [accountId],
+  );
   const charges = await db.query<{ n: number; total: number | null }>(
-    "SELECT count(*)::int AS n, sum(amount_credits)::bigint AS total FROM ledger_entries WHERE account_id = $1 AND kind = 'charge'", [accountId]);
-  const keys = await db.query<{ id: number; spent_credits: number }>('SELECT id, spent_credits FROM api_keys WHERE account_id = $1', [accountId]);
+    "SELECT count(*)::int AS n, sum(amount_credits)::bigint AS total FROM ledger_entries WHERE account_id = $1 AND kind = 'charge'",
+    [accountId],
+  );
+  const keys = await db.query<{ id: number; spent_credits: number }>('SELECT id, spent_credits FROM api_keys WHERE account_id = $1', [
+    accountId,
+  ]);
   return {
     rows: rows.rows[0]?.n ?? 0,
     rowCredits: rows.rows[0]?.credits ?? 0,
@@ -95,7 +109,12 @@ export function creditsByKey(events: readonly UsageEvent[]): Map<number, number>
 }
 
 /** Polls until `condition` holds; fails the test with `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T>, condition: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T>,
+  condition: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -16,12 +16,18 @@ function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the script in a child process that a SIGKILL
   // of the CLI would leave running.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'billing-worker-process.ts')], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve(child);
+    });
     child.once('exit', (code) => reject(new Error(`worker exited early (${String(code)}): ${stderr}`)));
   });
 }
@@ -58,8 +64,11 @@ describe('billing worker process killed mid-batch', () => {
     const url = new URL(deps.env.DATABASE_URL ?? '');
     url.searchParams.set('application_name', APPLICATION_NAME);
     const env = {
-      ...deps.env, DATABASE_URL: url.toString(), BILLING_TEST_CONCURRENCY: '25',
-      BILLING_TEST_LOCK_MS: '2000', BILLING_TEST_STALLED_MS: '500',
+      ...deps.env,
+      DATABASE_URL: url.toString(),
+      BILLING_TEST_CONCURRENCY: '25',
+      BILLING_TEST_LOCK_MS: '2000',
+      BILLING_TEST_STALLED_MS: '500',
     };
     const first = await spawnWorker({ ...env, BILLING_TEST_COMMIT_DELAY_MS: '40' });
     children.push(first);
@@ -67,18 +76,33 @@ describe('billing worker process killed mid-batch', () => {
     // Kill while a batch transaction of the worker is open, once some batches have committed.
     const observer = new Client({ connectionString: deps.env.DATABASE_URL });
     await observer.connect();
-    await eventually('an open batch transaction after some commits', async () => {
-      const rows = (await readTotals(deps.db, fixture.accountId)).rows;
-      const open = await observer.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'", [APPLICATION_NAME]);
-      return { rows, open: open.rows[0]?.n ?? 0 };
-    }, ({ rows, open }) => rows >= 200 && open > 0, 60_000);
+    await eventually(
+      'an open batch transaction after some commits',
+      async () => {
+        const rows = (await readTotals(deps.db, fixture.accountId)).rows;
+        const open = await observer.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'idle in transaction'",
+          [APPLICATION_NAME],
+        );
+        return { rows, open: open.rows[0]?.n ?? 0 };
+      },
+      ({ rows, open }) => rows >= 200 && open > 0,
+      60_000,
+    );
     first.kill('SIGKILL');
     await waitForExit(first);
     expect(first.signalCode).toBe('SIGKILL');
     // The worker is really gone: PostgreSQL has dropped its connections (and rolled back the open batch).
-    await eventually('the killed worker to disconnect', async () => (await observer.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [APPLICATION_NAME])).rows[0]?.n ?? -1, (n) => n === 0);
+    await eventually(
+      'the killed worker to disconnect',
+      async () =>
+        (
+          await observer.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [
+            APPLICATION_NAME,
+          ])
+        ).rows[0]?.n ?? -1,
+      (n) => n === 0,
+    );
     const atKill = await readTotals(deps.db, fixture.accountId);
     expect(atKill.rows).toBeGreaterThan(0);
     expect(atKill.rows).toBeLessThan(events.length);

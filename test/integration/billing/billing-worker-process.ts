@@ -17,12 +17,15 @@ async function main(): Promise<void> {
   const redis = createRedis(config.redis);
   const logger = createLogger(config.logLevel);
   const delayMs = Number(process.env.BILLING_TEST_COMMIT_DELAY_MS ?? '0');
-  const worker = await startBillingWorker({ config, db, redis, redisKeys: createRedisKeys(config.redisPrefix), logger }, {
-    concurrency: Number(process.env.BILLING_TEST_CONCURRENCY ?? '20'),
-    lockDurationMs: Number(process.env.BILLING_TEST_LOCK_MS ?? '30000'),
-    stalledIntervalMs: Number(process.env.BILLING_TEST_STALLED_MS ?? '15000'),
-    beforeCommit: delayMs > 0 ? () => new Promise((resolve) => setTimeout(resolve, delayMs)) : undefined,
-  });
+  const worker = await startBillingWorker(
+    { config, db, redis, redisKeys: createRedisKeys(config.redisPrefix), logger },
+    {
+      concurrency: Number(process.env.BILLING_TEST_CONCURRENCY ?? '20'),
+      lockDurationMs: Number(process.env.BILLING_TEST_LOCK_MS ?? '30000'),
+      stalledIntervalMs: Number(process.env.BILLING_TEST_STALLED_MS ?? '15000'),
+      beforeCommit: delayMs > 0 ? () => new Promise((resolve) => setTimeout(resolve, delayMs)) : undefined,
+    },
+  );
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => {
     void worker.close().then(async () => {

@@ -8,7 +8,16 @@ import type { UsageEvent } from '../../../src/billing/usage-event';
 import { ALL_USAGE_SHARDS, USAGE_SHARDS, usageShard } from '../../../src/redis/keys';
 import { BILLING_GROUP, startBillingWorker, type BillingWorker } from '../../../workers/billing-worker';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
-import { createBillingFixture, creditsByKey, deleteKeysWithPrefix, eventually, readTotals, sumCredits, usageEvent, type BillingFixture } from './billing-fixtures';
+import {
+  createBillingFixture,
+  creditsByKey,
+  deleteKeysWithPrefix,
+  eventually,
+  readTotals,
+  sumCredits,
+  usageEvent,
+  type BillingFixture,
+} from './billing-fixtures';
 
 describe('billing worker (in process)', () => {
   let deps: TestDependencies;
@@ -28,8 +37,10 @@ describe('billing worker (in process)', () => {
   /** The usage stream of the fixture's account shard. */
   const stream = (fixture: { accountId: number }) => deps.redisKeys.accountUsageStream(fixture.accountId);
   /** The request ids of a stream's entries. */
-  const requestIdsIn = async (key: string) => (await deps.redis.xrange(key, '-', '+'))
-    .map(([, fields]) => (JSON.parse(fields[fields.indexOf('e') + 1] ?? '{}') as { requestId?: string }).requestId);
+  const requestIdsIn = async (key: string) =>
+    (await deps.redis.xrange(key, '-', '+')).map(
+      ([, fields]) => (JSON.parse(fields[fields.indexOf('e') + 1] ?? '{}') as { requestId?: string }).requestId,
+    );
   const startWorker = async () => {
     worker = await startBillingWorker(deps, { concurrency: 25, lingerMs: 20, lockDurationMs: 5_000 });
   };
@@ -58,11 +69,16 @@ describe('billing worker (in process)', () => {
     await expectExact(fixture, events);
     // Rows written by one transaction share its start time (now()): fewer distinct times than rows
     // shows the events were settled together, not one transaction each.
-    const transactions = await deps.db.query<{ n: number }>('SELECT count(DISTINCT created_at)::int AS n FROM usage_rows WHERE account_id = $1', [fixture.accountId]);
+    const transactions = await deps.db.query<{ n: number }>(
+      'SELECT count(DISTINCT created_at)::int AS n FROM usage_rows WHERE account_id = $1',
+      [fixture.accountId],
+    );
     expect(transactions.rows[0]?.n).toBeLessThan(events.length / 2);
     // Every charge row records the balance after it: replaying them in order ends at the wallet.
     const ledger = await deps.db.query<{ amount_credits: number; balance_after: number }>(
-      'SELECT amount_credits, balance_after FROM ledger_entries WHERE account_id = $1 ORDER BY id', [fixture.accountId]);
+      'SELECT amount_credits, balance_after FROM ledger_entries WHERE account_id = $1 ORDER BY id',
+      [fixture.accountId],
+    );
     let running = 0;
     for (const row of ledger.rows) {
       running += row.amount_credits;
@@ -78,11 +94,17 @@ describe('billing worker (in process)', () => {
     expect(await recorder.drain()).toBe(true);
     // The same event appended again (e.g. a recorder that took it for lost): a no-op.
     const replay = await deps.redis.xadd(stream(fixture), '*', 'e', JSON.stringify(event));
-    await eventually('replay to be consumed', () => deps.redis.xrange(stream(fixture), replay!, replay!), (entries) => entries.length === 0);
+    await eventually(
+      'replay to be consumed',
+      () => deps.redis.xrange(stream(fixture), replay!, replay!),
+      (entries) => entries.length === 0,
+    );
     await expectExact(fixture, [event]);
     // And directly: the second settlement reports the row as not written.
     expect(await settleUsageEvents(deps.db, [event, event])).toEqual([
-      { requestId: event.requestId, written: false }, { requestId: event.requestId, written: false }]);
+      { requestId: event.requestId, written: false },
+      { requestId: event.requestId, written: false },
+    ]);
     await expectExact(fixture, [event]);
   });
 
@@ -93,14 +115,22 @@ describe('billing worker (in process)', () => {
     const orphan = usageEvent({ accountId: 987_648 + ((usageShard(fixture.accountId) + 1) % USAGE_SHARDS), keyIds: [] });
     const malformed = { ...usageEvent(fixture), credits: -5 };
     await Promise.all([...good, orphan, malformed].map((event) => recorder.record(event)));
-    await eventually('good events written', () => readTotals(deps.db, fixture.accountId), (totals) => totals.rows === good.length);
+    await eventually(
+      'good events written',
+      () => readTotals(deps.db, fixture.accountId),
+      (totals) => totals.rows === good.length,
+    );
     // Both set aside at once in the dead-letter stream, not retried for ever; the stream is empty.
     // The orphan's account and the fixture's are on different shards: each shard has its dead letters.
     expect(usageShard(orphan.accountId)).not.toBe(usageShard(fixture.accountId));
-    const deadLetters = async () => (await Promise.all(ALL_USAGE_SHARDS.map((shard) => requestIdsIn(deps.redisKeys.usageDeadLetters(shard))))).flat();
-    await eventually('bad events dead-lettered', deadLetters,
-      (ids) => ids.includes(orphan.requestId) && ids.includes(malformed.requestId));
-    await eventually('usage streams emptied', () => Promise.all([fixture, orphan].map((owner) => deps.redis.xlen(stream(owner)))), (lengths) => lengths.every((length) => length === 0));
+    const deadLetters = async () =>
+      (await Promise.all(ALL_USAGE_SHARDS.map((shard) => requestIdsIn(deps.redisKeys.usageDeadLetters(shard))))).flat();
+    await eventually('bad events dead-lettered', deadLetters, (ids) => ids.includes(orphan.requestId) && ids.includes(malformed.requestId));
+    await eventually(
+      'usage streams emptied',
+      () => Promise.all([fixture, orphan].map((owner) => deps.redis.xlen(stream(owner)))),
+      (lengths) => lengths.every((length) => length === 0),
+    );
     await expectExact(fixture, good);
   });
 

@@ -20,7 +20,14 @@ const CALLS = 500;
 const CONCURRENCY = 50;
 const STARTING_BALANCE = 100_000_000; // the bootstrap account's top-up
 
-interface UsageRow { request_id: string; credits: number; status: string; model: string; protocol: string; api_key_id: number }
+interface UsageRow {
+  request_id: string;
+  credits: number;
+  status: string;
+  model: string;
+  protocol: string;
+  api_key_id: number;
+}
 
 async function startGateway(): Promise<TestGateway> {
   const gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '60000' } });
@@ -32,15 +39,30 @@ async function startGateway(): Promise<TestGateway> {
 async function checkExact(gateway: TestGateway, results: CallResult[], options: { redisFlushed?: boolean } = {}): Promise<void> {
   const { db } = gateway.deps;
   const billable = results.filter((r) => r.kind === 'ok' || r.kind === 'failover' || r.kind === 'abort');
-  await eventually('every billable call to be written', async () =>
-    (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_rows WHERE account_id = $1', [gateway.accountId])).rows[0]?.n ?? 0,
-  (n) => n >= billable.length, 60_000).catch(async (error: unknown) => {
+  await eventually(
+    'every billable call to be written',
+    async () =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM usage_rows WHERE account_id = $1', [gateway.accountId])).rows[0]?.n ??
+      0,
+    (n) => n >= billable.length,
+    60_000,
+  ).catch(async (error: unknown) => {
     // Name the calls that never got a row: far more useful than a count.
-    const written = new Set((await db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE account_id = $1', [gateway.accountId])).rows.map((r) => r.request_id));
+    const written = new Set(
+      (await db.query<{ request_id: string }>('SELECT request_id FROM usage_rows WHERE account_id = $1', [gateway.accountId])).rows.map(
+        (r) => r.request_id,
+      ),
+    );
     const missing = billable.filter((r) => r.requestId === null || !written.has(r.requestId));
-    throw new Error(`${(error as Error).message}; no row for ${missing.map((r) => `#${r.index} ${r.kind} ${r.protocol} stream=${String(r.stream)}`).join(', ')}`);
+    throw new Error(
+      `${(error as Error).message}; no row for ${missing.map((r) => `#${r.index} ${r.kind} ${r.protocol} stream=${String(r.stream)}`).join(', ')}`,
+    );
   });
-  const rows = (await db.query<UsageRow>('SELECT request_id, credits, status, model, protocol, api_key_id FROM usage_rows WHERE account_id = $1', [gateway.accountId])).rows;
+  const rows = (
+    await db.query<UsageRow>('SELECT request_id, credits, status, model, protocol, api_key_id FROM usage_rows WHERE account_id = $1', [
+      gateway.accountId,
+    ])
+  ).rows;
   const byRequest = new Map(rows.map((row) => [row.request_id, row]));
   expect(rows).toHaveLength(billable.length);
 
@@ -91,15 +113,22 @@ async function checkExact(gateway: TestGateway, results: CallResult[], options: 
     expect(report.accountsRepaired).toBe(1);
     expect(report.drift.wallet).toBeGreaterThan(0);
   } else {
-    expect(report).toMatchObject({ accountsChecked: 1, accountsRepaired: 0, missingCounters: 0, drift: { wallet: 0, keySpent: 0, keyWindow: 0 } });
+    expect(report).toMatchObject({
+      accountsChecked: 1,
+      accountsRepaired: 0,
+      missingCounters: 0,
+      drift: { wallet: 0, keySpent: 0, keyWindow: 0 },
+    });
   }
   expect(Number(await gateway.deps.redis.hget(gateway.deps.redisKeys.account(gateway.accountId), 'wallet'))).toBe(totals.balance);
   for (const [keyId, spent] of totals.keySpent) {
     const redisSpent = await gateway.deps.redis.hget(gateway.deps.redisKeys.apiKey(gateway.accountId, keyId), 'spent');
     if (spent > 0 || redisSpent !== null) expect([keyId, Number(redisSpent)]).toEqual([keyId, spent]);
   }
-  expect(await reconcile(gateway.deps, { accountIds: [gateway.accountId], confirmDelayMs: 100 }))
-    .toMatchObject({ accountsRepaired: 0, drift: { wallet: 0, keySpent: 0, keyWindow: 0 } });
+  expect(await reconcile(gateway.deps, { accountIds: [gateway.accountId], confirmDelayMs: 100 })).toMatchObject({
+    accountsRepaired: 0,
+    drift: { wallet: 0, keySpent: 0, keyWindow: 0 },
+  });
 }
 
 describe('billing exactness through the gateway', () => {
@@ -127,7 +156,11 @@ describe('billing exactness through the gateway', () => {
       let flushed = 0;
       const results = await runTraffic(gateway, keys, planCalls(CALLS), CONCURRENCY, async (done) => {
         // Billing jobs pile up while the worker is away, then Redis loses them with everything else.
-        if (done === 200) { const stopping = worker; worker = undefined; await stopping?.close(); }
+        if (done === 200) {
+          const stopping = worker;
+          worker = undefined;
+          await stopping?.close();
+        }
         if (done === 250) flushed = await deleteKeysWithPrefix(gateway.deps.redis, gateway.deps.redisKeys.prefix);
         if (done === 300) worker = await startBillingWorker(gateway.deps, { concurrency: 25 });
       });
@@ -145,23 +178,39 @@ describe('billing exactness through the gateway', () => {
     const url = new URL(gateway.deps.env.DATABASE_URL ?? '');
     url.searchParams.set('application_name', 'billing-worker-exactness');
     const workerDatabaseUrl = url.toString();
-    const openTransactions = async () => (await gateway.deps.db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'billing-worker-exactness' AND state = 'idle in transaction'")).rows[0]?.n ?? 0;
-    const spawnWorker = () => new Promise<ChildProcess>((resolve, reject) => {
-      // `node --import tsx`: one process, so SIGKILL kills the worker itself (the tsx CLI would leave its child running).
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'billing-worker-process.ts')], {
-        cwd: path.resolve(__dirname, '../../..'),
-        env: { ...process.env, ...gateway.deps.env, DATABASE_URL: workerDatabaseUrl, BILLING_TEST_CONCURRENCY: '25', BILLING_TEST_LOCK_MS: '2000', BILLING_TEST_STALLED_MS: '500', BILLING_TEST_COMMIT_DELAY_MS: '20' },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const openTransactions = async () =>
+      (
+        await gateway.deps.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'billing-worker-exactness' AND state = 'idle in transaction'",
+        )
+      ).rows[0]?.n ?? 0;
+    const spawnWorker = () =>
+      new Promise<ChildProcess>((resolve, reject) => {
+        // `node --import tsx`: one process, so SIGKILL kills the worker itself (the tsx CLI would leave its child running).
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'billing-worker-process.ts')], {
+          cwd: path.resolve(__dirname, '../../..'),
+          env: {
+            ...process.env,
+            ...gateway.deps.env,
+            DATABASE_URL: workerDatabaseUrl,
+            BILLING_TEST_CONCURRENCY: '25',
+            BILLING_TEST_LOCK_MS: '2000',
+            BILLING_TEST_STALLED_MS: '500',
+            BILLING_TEST_COMMIT_DELAY_MS: '20',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        children.push(child);
+        child.stdout?.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('ready')) resolve(child);
+        });
+        child.once('exit', (code, signal) => reject(new Error(`billing worker exited (${String(code ?? signal)})`)));
       });
-      children.push(child);
-      child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-      child.once('exit', (code, signal) => reject(new Error(`billing worker exited (${String(code ?? signal)})`)));
-    });
-    const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      else child.once('exit', () => resolve());
-    });
+    const exited = (child: ChildProcess) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once('exit', () => resolve());
+      });
     try {
       let current = await spawnWorker();
       const keys = await createTrafficKeys(gateway);
@@ -174,8 +223,16 @@ describe('billing exactness through the gateway', () => {
         await eventually('an open batch transaction', openTransactions, (n) => n > 0, 30_000);
         current.kill('SIGKILL');
         await exited(current);
-        await eventually('the killed worker to disconnect', async () => (await gateway.deps.db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'billing-worker-exactness'")).rows[0]?.n ?? -1, (n) => n === 0);
+        await eventually(
+          'the killed worker to disconnect',
+          async () =>
+            (
+              await gateway.deps.db.query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'billing-worker-exactness'",
+              )
+            ).rows[0]?.n ?? -1,
+          (n) => n === 0,
+        );
         rowsAtKill = (await readTotals(gateway.deps.db, gateway.accountId)).rows;
         current = await spawnWorker();
       });

@@ -42,7 +42,20 @@ const MODELS: Record<Protocol, readonly string[]> = {
   responses: ['gpt-5', 'claude-haiku-4-5'],
   'generate-content': ['gemini-2.5-flash', 'gemini-2.5-pro'],
 };
-const KIND_CYCLE: readonly CallKind[] = ['ok', 'ok', 'failover', 'ok', 'upstream-fault', 'ok', 'error-frame', 'ok', 'bad-input', 'ok', 'abort', 'ok'];
+const KIND_CYCLE: readonly CallKind[] = [
+  'ok',
+  'ok',
+  'failover',
+  'ok',
+  'upstream-fault',
+  'ok',
+  'error-frame',
+  'ok',
+  'bad-input',
+  'ok',
+  'abort',
+  'ok',
+];
 
 /** The simulator's tokenizer: ceil(UTF-8 bytes / 4), at least 1 for a non-empty text. */
 function tokens(text: string): number {
@@ -55,7 +68,9 @@ export function planCalls(count: number): CallPlan[] {
     const protocol = PROTOCOLS[index % 4]!;
     const models = MODELS[protocol];
     return {
-      index, kind, protocol,
+      index,
+      kind,
+      protocol,
       model: models[Math.floor(index / 48) % models.length]!,
       stream: kind === 'abort' ? true : Math.floor(index / 8) % 2 === 0,
       // A long, slow stream for aborts; otherwise a short prompt whose length varies the cost.
@@ -68,13 +83,23 @@ export function planCalls(count: number): CallPlan[] {
 /** What the traffic needs of a gateway: its URL (a load balancer's will do) and its dependencies. */
 export type TrafficTarget = Pick<TestGateway, 'url' | 'deps'>;
 
-export async function createTrafficKeys(gateway: Pick<TestGateway, 'deps' | 'sim' | 'accountId' | 'key'> & { services?: Pick<TestGateway['services'], 'upstreams'> }): Promise<TrafficKeys> {
+export async function createTrafficKeys(
+  gateway: Pick<TestGateway, 'deps' | 'sim' | 'accountId' | 'key'> & { services?: Pick<TestGateway['services'], 'upstreams'> },
+): Promise<TrafficKeys> {
   const { db, crypto } = gateway.deps;
   const group = async (name: string, prefixes: string[]) => {
     const groupId = await createGroup(db, { name, family: null });
     for (const protocol of PROTOCOLS) {
       for (const [priority, prefix] of prefixes.entries()) {
-        await addUpstreamAccount(db, crypto, { groupId, name: `${name} ${protocol} ${priority}`, protocol, baseUrl: gateway.sim.url + prefix, apiKey: 'sim-key', models: ['*'], priority });
+        await addUpstreamAccount(db, crypto, {
+          groupId,
+          name: `${name} ${protocol} ${priority}`,
+          protocol,
+          baseUrl: gateway.sim.url + prefix,
+          apiKey: 'sim-key',
+          models: ['*'],
+          priority,
+        });
       }
     }
     return (await insertApiKey(db, crypto, { accountId: gateway.accountId, groupId, name })).secret;
@@ -96,7 +121,10 @@ export function expectedCredits(catalog: Catalog, plan: CallPlan): number {
   if (!model) throw new Error(`unknown model ${plan.model}`);
   const repeat = /^repeat:(\d+):(.*)$/s.exec(plan.text);
   const answer = repeat ? repeat[2]!.repeat(Number(repeat[1])) : `Echo: ${plan.text}`;
-  return computeTokenCost({ inputTokens: tokens(plan.text), outputTokens: tokens(answer), cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, model.prices);
+  return computeTokenCost(
+    { inputTokens: tokens(plan.text), outputTokens: tokens(answer), cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+    model.prices,
+  );
 }
 
 function request(baseUrl: string, plan: CallPlan, key: string): { url: string; headers: Record<string, string>; body: unknown } {
@@ -107,13 +135,23 @@ function request(baseUrl: string, plan: CallPlan, key: string): { url: string; h
         url: `${baseUrl}/v1/messages`,
         headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
         // Bad input: no max_tokens.
-        body: { model: plan.model, ...(bad ? {} : { max_tokens: 2_000 }), stream: plan.stream, messages: [{ role: 'user', content: plan.text }] },
+        body: {
+          model: plan.model,
+          ...(bad ? {} : { max_tokens: 2_000 }),
+          stream: plan.stream,
+          messages: [{ role: 'user', content: plan.text }],
+        },
       };
     case 'chat':
       return {
         url: `${baseUrl}/v1/chat/completions`,
         headers: { authorization: `Bearer ${key}` },
-        body: { model: plan.model, stream: plan.stream, ...(plan.stream ? { stream_options: { include_usage: true } } : {}), messages: bad ? [{ role: 'wizard', content: plan.text }] : [{ role: 'user', content: plan.text }] },
+        body: {
+          model: plan.model,
+          stream: plan.stream,
+          ...(plan.stream ? { stream_options: { include_usage: true } } : {}),
+          messages: bad ? [{ role: 'wizard', content: plan.text }] : [{ role: 'user', content: plan.text }],
+        },
       };
     case 'responses':
       return {
@@ -134,7 +172,12 @@ export async function runCall(gateway: TrafficTarget, keys: TrafficKeys, plan: C
   const key = plan.kind === 'abort' ? keys.slow : plan.kind === 'bad-input' ? keys.ok : keys[plan.kind];
   const { url, headers, body } = request(gateway.url, plan, key);
   const controller = new AbortController();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: controller.signal });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: controller.signal,
+  });
   const base = {
     ...plan,
     requestId: response.headers.get('x-request-id'),
@@ -154,7 +197,13 @@ export async function runCall(gateway: TrafficTarget, keys: TrafficKeys, plan: C
 }
 
 /** Runs the plans with `concurrency` calls in flight; `onProgress` sees the count of calls finished. */
-export async function runTraffic(gateway: TrafficTarget, keys: TrafficKeys, plans: readonly CallPlan[], concurrency: number, onProgress?: (done: number) => Promise<void>): Promise<CallResult[]> {
+export async function runTraffic(
+  gateway: TrafficTarget,
+  keys: TrafficKeys,
+  plans: readonly CallPlan[],
+  concurrency: number,
+  onProgress?: (done: number) => Promise<void>,
+): Promise<CallResult[]> {
   const results: CallResult[] = [];
   let next = 0;
   const lane = async () => {

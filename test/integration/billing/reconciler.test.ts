@@ -14,7 +14,15 @@ import { createAdmission, type GatewayAdmission } from '../../../src/limits/crea
 import { reconcile, startReconciler } from '../../../workers/reconciler';
 import { startBillingWorker, type BillingWorker } from '../../../workers/billing-worker';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
-import { createBillingFixture, deleteKeysWithPrefix, eventually, readTotals, sumCredits, usageEvent, type BillingFixture } from './billing-fixtures';
+import {
+  createBillingFixture,
+  deleteKeysWithPrefix,
+  eventually,
+  readTotals,
+  sumCredits,
+  usageEvent,
+  type BillingFixture,
+} from './billing-fixtures';
 
 describe('reconciler', () => {
   let deps: TestDependencies;
@@ -33,8 +41,13 @@ describe('reconciler', () => {
     await deps.close();
   });
 
-  const startWorker = async () => { worker = await startBillingWorker(deps, { concurrency: 10, lockDurationMs: 5_000 }); };
-  const stopWorker = async () => { await worker?.close(); worker = undefined; };
+  const startWorker = async () => {
+    worker = await startBillingWorker(deps, { concurrency: 10, lockDurationMs: 5_000 });
+  };
+  const stopWorker = async () => {
+    await worker?.close();
+    worker = undefined;
+  };
 
   const loadKey = async (keyId: number): Promise<AuthenticatedKey> => {
     const key = await loadAuthenticatedKeyById(deps.db, keyId, Date.now());
@@ -45,7 +58,13 @@ describe('reconciler', () => {
   /** What the relay does for one successful request: admit, then charge (counters settled and event appended in one script). */
   const admit = async (fixture: BillingFixture, key: AuthenticatedKey, credits: number) => {
     const event: UsageEvent = usageEvent(fixture, { apiKeyId: key.keyId, credits, requestId: `req_${randomBytes(12).toString('hex')}` });
-    const ticket = await admission.admit({ key, clientIp: '127.0.0.1', requestId: event.requestId, reserveCredits: credits * 2, takesLease: true });
+    const ticket = await admission.admit({
+      key,
+      clientIp: '127.0.0.1',
+      requestId: event.requestId,
+      reserveCredits: credits * 2,
+      takesLease: true,
+    });
     return {
       event,
       async finish() {
@@ -58,8 +77,13 @@ describe('reconciler', () => {
   const traffic = async (fixture: BillingFixture, keys: AuthenticatedKey[], count: number) => {
     const events: UsageEvent[] = [];
     for (let start = 0; start < count; start += 10) {
-      events.push(...await Promise.all(Array.from({ length: Math.min(10, count - start) }, (_, index) =>
-        request(fixture, keys[(start + index) % keys.length]!, 1_000 + ((start + index) * 37) % 900))));
+      events.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(10, count - start) }, (_, index) =>
+            request(fixture, keys[(start + index) % keys.length]!, 1_000 + (((start + index) * 37) % 900)),
+          ),
+        )),
+      );
     }
     return events;
   };
@@ -71,7 +95,11 @@ describe('reconciler', () => {
       const spent = await deps.redis.hget(deps.redisKeys.apiKey(fixture.accountId, keyId), 'spent');
       const w7d = await deps.redis.hget(deps.redisKeys.apiKey(fixture.accountId, keyId), 'w7d');
       const buckets = await deps.redis.hgetall(deps.redisKeys.apiKeySpendWindow(fixture.accountId, keyId));
-      keys.set(keyId, { spent: spent === null ? null : Number(spent), w7d: w7d === null ? null : Number(w7d), windowSum: Object.values(buckets).reduce((sum, v) => sum + Number(v), 0) });
+      keys.set(keyId, {
+        spent: spent === null ? null : Number(spent),
+        w7d: w7d === null ? null : Number(w7d),
+        windowSum: Object.values(buckets).reduce((sum, v) => sum + Number(v), 0),
+      });
     }
     return { wallet: wallet === null ? null : Number(wallet), keys };
   };
@@ -82,7 +110,10 @@ describe('reconciler', () => {
     expect(redis.wallet).toBe(totals.balance - sumCredits(unsettled));
     for (const keyId of fixture.keyIds) {
       const pendingForKey = sumCredits(unsettled.filter((event) => event.apiKeyId === keyId));
-      const used = await deps.db.query<{ credits: number | null }>('SELECT sum(credits)::bigint AS credits FROM usage_rows WHERE api_key_id = $1', [keyId]);
+      const used = await deps.db.query<{ credits: number | null }>(
+        'SELECT sum(credits)::bigint AS credits FROM usage_rows WHERE api_key_id = $1',
+        [keyId],
+      );
       const key = redis.keys.get(keyId);
       expect(key?.spent).toBe((totals.keySpent.get(keyId) ?? 0) + pendingForKey);
       expect(key?.windowSum).toBe((used.rows[0]?.credits ?? 0) + pendingForKey);
@@ -155,7 +186,11 @@ describe('reconciler', () => {
     expect(await recorder.flush()).toBe(true);
     await deleteKeysWithPrefix(deps.redis, deps.redisKeys.prefix);
     // The recorder notices the lost events and appends them again before the reconciler looks.
-    await eventually('lost events appended again', () => deps.redis.xlen(deps.redisKeys.accountUsageStream(fixture.accountId)), (length) => length === queued.length);
+    await eventually(
+      'lost events appended again',
+      () => deps.redis.xlen(deps.redisKeys.accountUsageStream(fixture.accountId)),
+      (length) => length === queued.length,
+    );
     const missing = await redisFigures(fixture);
     expect(missing.wallet).toBeNull();
 
@@ -179,7 +214,11 @@ describe('reconciler', () => {
     await deps.redis.hincrby(deps.redisKeys.account(fixture.accountId), 'wallet', 1_234);
     const reconciler = await startReconciler(deps, { everyMs: 300, confirmDelayMs: 50 });
     try {
-      await eventually('the scheduled reconcile to repair the wallet', () => redisFigures(fixture), (figures) => figures.wallet === fixture.startingBalance - 5_000);
+      await eventually(
+        'the scheduled reconcile to repair the wallet',
+        () => redisFigures(fixture),
+        (figures) => figures.wallet === fixture.startingBalance - 5_000,
+      );
     } finally {
       await reconciler.close();
     }

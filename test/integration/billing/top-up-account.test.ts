@@ -8,8 +8,12 @@ import { createTestDependencies, type TestDependencies } from '../../support/dep
 
 describe('topUpAccount', () => {
   let deps: TestDependencies;
-  beforeAll(async () => { deps = await createTestDependencies(); });
-  afterAll(async () => { await deps.close(); });
+  beforeAll(async () => {
+    deps = await createTestDependencies();
+  });
+  afterAll(async () => {
+    await deps.close();
+  });
 
   it('makes new credits spendable at once, even when admission already cached an empty wallet', async () => {
     const accountId = await createAccount(deps.db, { name: 'topup', tier: 'pro' });
@@ -18,7 +22,8 @@ describe('topUpAccount', () => {
     const authenticator = createKeyAuthenticator(deps);
     const admission = createAdmission(deps);
     const key = await authenticator.authenticate(secret, '127.0.0.1');
-    const admit = () => admission.admit({ key, clientIp: '127.0.0.1', requestId: `req_${Math.random()}`, reserveCredits: 10, takesLease: true });
+    const admit = () =>
+      admission.admit({ key, clientIp: '127.0.0.1', requestId: `req_${Math.random()}`, reserveCredits: 10, takesLease: true });
     // The empty wallet is now in the Redis cache.
     await expect(admit()).rejects.toMatchObject({ kind: 'insufficient_balance' } as Partial<GatewayError>);
     const result = await topUpAccount(deps, accountId, 1_000_000, 'topup-test');

@@ -19,7 +19,9 @@ import { parseRawAnswer } from '../../fuzz/http-probe';
 function rawGet(url: string, target: string): Promise<string> {
   const { port, hostname } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'latin1'));
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'latin1'),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
@@ -41,9 +43,19 @@ describe('issue 21 finding 6: static console files', () => {
     writeFileSync(path.join(directory, 'secret.txt'), 'outside the assets folder');
     const app = express();
     app.use(createConsoleRouter(directory));
-    const logger = createLogger('info', new Writable({ write(chunk, _encoding, done) { logLines.push(String(chunk)); done(); } }));
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _encoding, done) {
+          logLines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     app.use(createErrorMiddleware(logger, {}));
-    server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {

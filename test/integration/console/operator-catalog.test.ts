@@ -22,24 +22,34 @@ describe('operator catalog API', () => {
     return { cookie: `${SESSION_COOKIE}=${created.token}`, csrf: created.csrfToken };
   }
 
-  async function call(method: string, path: string, options: { as?: { cookie: string; csrf: string }; body?: unknown; csrf?: boolean } = {}) {
+  async function call(
+    method: string,
+    path: string,
+    options: { as?: { cookie: string; csrf: string }; body?: unknown; csrf?: boolean } = {},
+  ) {
     const headers: Record<string, string> = {};
     if (options.as) headers.cookie = options.as.cookie;
     if (options.as && options.csrf !== false) headers['x-csrf-token'] = options.as.csrf;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${gateway.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
     return { status: response.status, body: (await response.json()) as Json };
   }
 
   async function chat(model: string) {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
     });
     return { status: response.status, body: (await response.json()) as Json };
   }
 
-  const listed = async (id: string) => ((await call('GET', '/api/v1/operator/catalog', { as: operator })).body.data as Json[]).find((m) => m.id === id);
+  const listed = async (id: string) =>
+    ((await call('GET', '/api/v1/operator/catalog', { as: operator })).body.data as Json[]).find((m) => m.id === id);
 
   beforeAll(async () => {
     gateway = await startTestGateway();
@@ -54,14 +64,23 @@ describe('operator catalog API', () => {
   it('is for operators only, with CSRF on writes', async () => {
     expect((await call('PATCH', '/api/v1/operator/catalog/gpt-4.1', { as: member, body: { maxOutputTokens: 100 } })).status).toBe(403);
     expect((await call('PATCH', '/api/v1/operator/catalog/gpt-4.1', { body: { maxOutputTokens: 100 } })).status).toBe(401);
-    expect((await call('PATCH', '/api/v1/operator/catalog/gpt-4.1', { as: operator, csrf: false, body: { maxOutputTokens: 100 } })).status).toBe(403);
+    expect(
+      (await call('PATCH', '/api/v1/operator/catalog/gpt-4.1', { as: operator, csrf: false, body: { maxOutputTokens: 100 } })).status,
+    ).toBe(403);
   });
 
   it('changes a price and a limit, stored in PostgreSQL and listed at once', async () => {
     const before = (await listed('gpt-4.1'))!;
-    const answer = await call('PATCH', '/api/v1/operator/catalog/gpt-4.1', { as: operator, body: { prices: { inputPerMillion: 7_000_000 }, maxOutputTokens: 12_345 } });
+    const answer = await call('PATCH', '/api/v1/operator/catalog/gpt-4.1', {
+      as: operator,
+      body: { prices: { inputPerMillion: 7_000_000 }, maxOutputTokens: 12_345 },
+    });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: 'gpt-4.1', max_output_tokens: 12_345, prices: { inputPerMillion: 7_000_000, outputPerMillion: (before.prices as Json).outputPerMillion } });
+    expect(answer.body).toMatchObject({
+      id: 'gpt-4.1',
+      max_output_tokens: 12_345,
+      prices: { inputPerMillion: 7_000_000, outputPerMillion: (before.prices as Json).outputPerMillion },
+    });
     expect(await listed('gpt-4.1')).toMatchObject({ max_output_tokens: 12_345, prices: { inputPerMillion: 7_000_000 } });
     const stored = (await loadCatalogModels(gateway.deps.db)).find((m) => m.id === 'gpt-4.1')!;
     expect(stored.prices.inputPerMillion).toBe(7_000_000);
@@ -85,9 +104,14 @@ describe('operator catalog API', () => {
 
   it('adds a model copied from another, and an alias that answers inference calls', async () => {
     const model = (await loadCatalogModels(gateway.deps.db)).find((m) => m.id === 'gpt-4.1')!;
-    const added = await call('POST', '/api/v1/operator/catalog', { as: operator, body: { ...model, id: 'gpt-4.1-ops', aliases: [], upstreamModel: 'gpt-4.1' } });
+    const added = await call('POST', '/api/v1/operator/catalog', {
+      as: operator,
+      body: { ...model, id: 'gpt-4.1-ops', aliases: [], upstreamModel: 'gpt-4.1' },
+    });
     expect(added.status).toBe(201);
-    expect((await call('POST', '/api/v1/operator/catalog', { as: operator, body: { ...model, id: 'gpt-4.1-ops', aliases: [] } })).status).toBe(400);
+    expect(
+      (await call('POST', '/api/v1/operator/catalog', { as: operator, body: { ...model, id: 'gpt-4.1-ops', aliases: [] } })).status,
+    ).toBe(400);
     expect(await listed('gpt-4.1-ops')).toMatchObject({ retired: false, aliases: [] });
     expect((await chat('ops-fast')).status).toBe(400);
     // The simulator's upstream accounts name the models they serve, so the alias goes on a served one.

@@ -23,9 +23,21 @@ describe('operator upstream API', () => {
   }
 
   /** `verify: false` for the accounts meant to fail (verification would refuse them). */
-  async function addUpstream(groupName: string, baseUrl: string, models: string[], verify = true): Promise<{ groupId: number; id: number }> {
+  async function addUpstream(
+    groupName: string,
+    baseUrl: string,
+    models: string[],
+    verify = true,
+  ): Promise<{ groupId: number; id: number }> {
     const group = await call('POST', '/api/v1/operator/groups', { name: groupName, family: null });
-    const added = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: baseUrl, api_key: 'sim-key', models, verify });
+    const added = await call('POST', '/api/v1/operator/upstreams', {
+      group_id: group.body.id,
+      protocol: 'chat',
+      base_url: baseUrl,
+      api_key: 'sim-key',
+      models,
+      verify,
+    });
     expect(added.status).toBe(201);
     return { groupId: group.body.id as number, id: added.body.id as number };
   }
@@ -47,7 +59,16 @@ describe('operator upstream API', () => {
     const before = { rows: await usageRows(), simRequests: gateway.sim.requests.length };
     const answer = await call('POST', `/api/v1/operator/upstreams/${id}/test`);
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ object: 'upstream_test', id, model: 'gpt-4.1', protocol: 'chat', ok: true, reachable: true, http_status: 200, error_class: null });
+    expect(answer.body).toMatchObject({
+      object: 'upstream_test',
+      id,
+      model: 'gpt-4.1',
+      protocol: 'chat',
+      ok: true,
+      reachable: true,
+      http_status: 200,
+      error_class: null,
+    });
     expect(typeof answer.body.latency_ms).toBe('number');
     expect(answer.text).not.toContain('sim-key');
     const sent = gateway.sim.requests.slice(before.simRequests);
@@ -75,19 +96,43 @@ describe('operator upstream API', () => {
   it('adds by provider preset: normalised base URL reported, verified first; a failed verification is a 400 naming the field', async () => {
     const group = await call('POST', '/api/v1/operator/groups', { name: 'presets', family: null });
     const providers = (await call('GET', '/api/v1/operator/providers')).body.data as Json[];
-    expect(providers.find((p) => p.name === 'azure-openai')).toMatchObject({ protocol: 'chat', credential_header: 'api-key', paths: 'deployments', default_base_url: null });
+    expect(providers.find((p) => p.name === 'azure-openai')).toMatchObject({
+      protocol: 'chat',
+      credential_header: 'api-key',
+      paths: 'deployments',
+      default_base_url: null,
+    });
     const added = await call('POST', '/api/v1/operator/upstreams', {
-      group_id: group.body.id, provider: 'azure-openai', base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`, api_key: 'sim-key', models: ['gpt-4.1'],
+      group_id: group.body.id,
+      provider: 'azure-openai',
+      base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`,
+      api_key: 'sim-key',
+      models: ['gpt-4.1'],
     });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ provider: 'azure-openai', protocol: 'chat', base_url: gateway.sim.url, api_version: '2025-01-01-preview', verification: { ok: true, method: 'minimal_call' } });
+    expect(added.body).toMatchObject({
+      provider: 'azure-openai',
+      protocol: 'chat',
+      base_url: gateway.sim.url,
+      api_version: '2025-01-01-preview',
+      verification: { ok: true, method: 'minimal_call' },
+    });
     expect((added.body.normalized as string[]).join(' ')).toMatch(/deployment path/);
     const listed = ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === added.body.id)!;
     expect(listed).toMatchObject({ provider: 'azure-openai', api_version: '2025-01-01-preview', last_check: { ok: true } });
 
-    const wrongKey = await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, provider: 'openai', base_url: gateway.sim.url, api_key: 'nope', models: ['gpt-4.1'] });
+    const wrongKey = await call('POST', '/api/v1/operator/upstreams', {
+      group_id: group.body.id,
+      provider: 'openai',
+      base_url: gateway.sim.url,
+      api_key: 'nope',
+      models: ['gpt-4.1'],
+    });
     expect(wrongKey.status).toBe(400);
-    expect(wrongKey.body.error).toMatchObject({ param: 'api_key', message: expect.stringMatching(/^verification failed: the provider refused the credential \(HTTP 401\)/) });
+    expect(wrongKey.body.error).toMatchObject({
+      param: 'api_key',
+      message: expect.stringMatching(/^verification failed: the provider refused the credential \(HTTP 401\)/),
+    });
     const wrongModel = await call('PATCH', `/api/v1/operator/upstreams/${added.body.id as number}`, { models: ['gpt-4o-nonexistent'] });
     expect(wrongModel.status).toBe(400);
     expect(wrongModel.body.error).toMatchObject({ param: 'models' });
@@ -98,9 +143,16 @@ describe('operator upstream API', () => {
 
   it('a changed base URL is normalised as on add, with or without verification, and the normalisation reported; a pasted api-version is kept', async () => {
     const group = await call('POST', '/api/v1/operator/groups', { name: 'change-presets', family: null });
-    const add = async (body: Json) => (await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, api_key: 'sim-key', models: ['gpt-4.1'], ...body })).body.id as number;
-    const stored = async (id: number) => (await gateway.deps.db.query<{ base_url: string; api_version: string | null }>(
-      'SELECT base_url, api_version FROM upstream_accounts WHERE id = $1', [id])).rows[0]!;
+    const add = async (body: Json) =>
+      (await call('POST', '/api/v1/operator/upstreams', { group_id: group.body.id, api_key: 'sim-key', models: ['gpt-4.1'], ...body })).body
+        .id as number;
+    const stored = async (id: number) =>
+      (
+        await gateway.deps.db.query<{ base_url: string; api_version: string | null }>(
+          'SELECT base_url, api_version FROM upstream_accounts WHERE id = $1',
+          [id],
+        )
+      ).rows[0]!;
     const openai = await add({ provider: 'openai', base_url: gateway.sim.url });
 
     const unverified = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { base_url: `${gateway.sim.url}/v1/`, verify: false });
@@ -114,7 +166,11 @@ describe('operator upstream API', () => {
     const sent = gateway.sim.requests.length;
     const verified = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { base_url: `${gateway.sim.url}/v1` });
     expect(verified.status).toBe(200);
-    expect(verified.body).toMatchObject({ base_url: gateway.sim.url, normalized: [expect.stringMatching(/^removed the version segment \/v1/)], verification: { ok: true, method: 'model_list' } });
+    expect(verified.body).toMatchObject({
+      base_url: gateway.sim.url,
+      normalized: [expect.stringMatching(/^removed the version segment \/v1/)],
+      verification: { ok: true, method: 'model_list' },
+    });
     expect(gateway.sim.requests.slice(sent).map((r) => r.path)).toEqual(['/v1/models']);
     const unchanged = await call('PATCH', `/api/v1/operator/upstreams/${openai}`, { priority: 3 });
     expect(unchanged.body).toMatchObject({ base_url: gateway.sim.url, normalized: [], verification: { ok: null } });
@@ -125,7 +181,8 @@ describe('operator upstream API', () => {
     const azure = await add({ provider: 'azure-openai', base_url: gateway.sim.url });
     expect(await stored(azure)).toEqual({ base_url: gateway.sim.url, api_version: '2024-10-21' });
     const pasted = await call('PATCH', `/api/v1/operator/upstreams/${azure}`, {
-      base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`, verify: false,
+      base_url: `${gateway.sim.url}/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview`,
+      verify: false,
     });
     expect(pasted.body).toMatchObject({ base_url: gateway.sim.url, api_version: '2025-01-01-preview' });
     expect((pasted.body.normalized as string[]).join('; ')).toMatch(/api-version 2025-01-01-preview kept.*deployment path/);
@@ -133,9 +190,17 @@ describe('operator upstream API', () => {
     // A new base URL without an api-version keeps the stored one; verified, the probe uses it.
     const probed = gateway.sim.requests.length;
     const moved = await call('PATCH', `/api/v1/operator/upstreams/${azure}`, { base_url: `${gateway.sim.url}/openai` });
-    expect(moved.body).toMatchObject({ base_url: gateway.sim.url, api_version: '2025-01-01-preview', verification: { ok: true, method: 'minimal_call' } });
-    expect(gateway.sim.requests.slice(probed).map((r) => r.path)).toEqual(['/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview']);
-    expect((await call('PATCH', `/api/v1/operator/upstreams/${azure}`, { api_version: '2024-06-01', verify: false })).body).toMatchObject({ api_version: '2024-06-01' });
+    expect(moved.body).toMatchObject({
+      base_url: gateway.sim.url,
+      api_version: '2025-01-01-preview',
+      verification: { ok: true, method: 'minimal_call' },
+    });
+    expect(gateway.sim.requests.slice(probed).map((r) => r.path)).toEqual([
+      '/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview',
+    ]);
+    expect((await call('PATCH', `/api/v1/operator/upstreams/${azure}`, { api_version: '2024-06-01', verify: false })).body).toMatchObject({
+      api_version: '2024-06-01',
+    });
     expect(await stored(azure)).toEqual({ base_url: gateway.sim.url, api_version: '2024-06-01' });
     expect((await call('PATCH', '/api/v1/operator/upstreams/999999', { base_url: gateway.sim.url, verify: false })).status).toBe(404);
   });
@@ -146,7 +211,8 @@ describe('operator upstream API', () => {
     expect(await listed()).toMatchObject({ cooling_down_until: null, healthy: true });
     const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: 'cooling' });
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(response.status).toBeGreaterThanOrEqual(500);
@@ -154,7 +220,9 @@ describe('operator upstream API', () => {
     const row = await listed();
     expect(row.healthy).toBe(false);
     expect(Date.parse(String(row.cooling_down_until))).toBeGreaterThan(Date.now());
-    const others = ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).filter((u) => u.id !== id && u.status === 'active');
+    const others = ((await call('GET', '/api/v1/operator/upstreams')).body.data as Json[]).filter(
+      (u) => u.id !== id && u.status === 'active',
+    );
     expect(others.every((u) => u.healthy === true && u.cooling_down_until === null)).toBe(true);
   });
 });

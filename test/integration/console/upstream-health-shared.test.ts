@@ -22,12 +22,13 @@ describe('shared upstream health', () => {
     const headers: Record<string, string> = { cookie: operator.cookie, 'x-csrf-token': operator.csrf };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: response.status, body: await response.json() as Json };
+    return { status: response.status, body: (await response.json()) as Json };
   }
 
   const chat = async (base: string, secret: string) => {
     const response = await fetch(`${base}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
     });
     await response.text();
@@ -48,11 +49,35 @@ describe('shared upstream health', () => {
 
   it('an account that failed in one API process is cooling down in the second, which routes around it and counts the failure', async () => {
     const group = await call(gateway.url, 'POST', '/api/v1/operator/groups', { name: 'shared-health', family: null });
-    const failing = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: `${gateway.sim.url}/_fault/503`, api_key: 'sim-key', models: ['gpt-4.1'], priority: 0, verify: false });
-    const healthy = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', { group_id: group.body.id, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sim-key', models: ['gpt-4.1'], priority: 1 });
-    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: group.body.id as number, name: 'shared-health' });
-    const listed = async (base: string, id: number) => ((await call(base, 'GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;
-    expect(await listed(second.url, failing.body.id as number)).toMatchObject({ healthy: true, cooling_down_until: null, recent_failures: 0 });
+    const failing = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', {
+      group_id: group.body.id,
+      protocol: 'chat',
+      base_url: `${gateway.sim.url}/_fault/503`,
+      api_key: 'sim-key',
+      models: ['gpt-4.1'],
+      priority: 0,
+      verify: false,
+    });
+    const healthy = await call(gateway.url, 'POST', '/api/v1/operator/upstreams', {
+      group_id: group.body.id,
+      protocol: 'chat',
+      base_url: gateway.sim.url,
+      api_key: 'sim-key',
+      models: ['gpt-4.1'],
+      priority: 1,
+    });
+    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, {
+      accountId: gateway.accountId,
+      groupId: group.body.id as number,
+      name: 'shared-health',
+    });
+    const listed = async (base: string, id: number) =>
+      ((await call(base, 'GET', '/api/v1/operator/upstreams')).body.data as Json[]).find((u) => u.id === id)!;
+    expect(await listed(second.url, failing.body.id as number)).toMatchObject({
+      healthy: true,
+      cooling_down_until: null,
+      recent_failures: 0,
+    });
 
     // The first process tries the failing account (priority 0), fails over to the healthy one.
     expect(await chat(gateway.url, key.secret)).toBe(200);
@@ -88,13 +113,25 @@ describe('what shared upstream health costs the request path', () => {
   let gateway: TestGateway;
 
   // No cooldown: every request tries the failing account first, then fails over.
-  beforeAll(async () => { gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '0' } }); }, 60_000);
-  afterAll(async () => { await gateway.close(); });
+  beforeAll(async () => {
+    gateway = await startTestGateway({ env: { UPSTREAM_COOLDOWN_MS: '0' } });
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.close();
+  });
 
   async function groupKey(name: string, baseUrls: string[]): Promise<string> {
     const groupId = await createGroup(gateway.deps.db, { name, family: null });
     for (const [priority, baseUrl] of baseUrls.entries()) {
-      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId, name: `${name}-${priority}`, protocol: 'chat', baseUrl, apiKey: 'sim-key', models: ['gpt-4.1'], priority });
+      await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+        groupId,
+        name: `${name}-${priority}`,
+        protocol: 'chat',
+        baseUrl,
+        apiKey: 'sim-key',
+        models: ['gpt-4.1'],
+        priority,
+      });
     }
     gateway.services.upstreams.invalidate();
     return (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name })).secret;
@@ -107,7 +144,8 @@ describe('what shared upstream health costs the request path', () => {
     for (let i = 0; i < 5; i++) {
       const before = writes();
       const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(response.status).toBe(200);

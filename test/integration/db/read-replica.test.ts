@@ -31,21 +31,52 @@ function readOnly(url: string): string {
 /** Copies `table`'s rows from one database to the other, ids included. */
 async function copyRows(from: Pool, to: Pool, table: string): Promise<void> {
   const rows = await from.query<{ rows: unknown }>(`SELECT json_agg(t) AS rows FROM ${table} t`);
-  await to.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`, [JSON.stringify(rows.rows[0]?.rows ?? [])]);
+  await to.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`, [
+    JSON.stringify(rows.rows[0]?.rows ?? []),
+  ]);
 }
 
 function usage(accountId: number, apiKeyId: number, requestId: string, model: string, credits: number): UsageEvent {
   return {
-    requestId, accountId, apiKeyId, model, protocol: 'chat', upstreamAccountId: null, promptTokens: 10, completionTokens: 5,
-    cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, credits, stream: false, status: 'ok',
+    requestId,
+    accountId,
+    apiKeyId,
+    model,
+    protocol: 'chat',
+    upstreamAccountId: null,
+    promptTokens: 10,
+    completionTokens: 5,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    images: 0,
+    videoSeconds: 0,
+    credits,
+    stream: false,
+    status: 'ok',
     startedAt: Date.now() - 60_000,
   };
 }
 
 function record(accountId: number, apiKeyId: number, requestId: string, model: string): RequestRecord {
   return {
-    requestId, accountId, apiKeyId, protocol: 'chat', model, upstreamAccountId: null, status: 200, outcome: 'ok', errorClass: null,
-    durationMs: 5, ttfbMs: 4, inputTokens: 10, outputTokens: 5, costCredits: 3, stream: false, replayed: false, warnings: [],
+    requestId,
+    accountId,
+    apiKeyId,
+    protocol: 'chat',
+    model,
+    upstreamAccountId: null,
+    status: 200,
+    outcome: 'ok',
+    errorClass: null,
+    durationMs: 5,
+    ttfbMs: 4,
+    inputTokens: 10,
+    outputTokens: 5,
+    costCredits: 3,
+    stream: false,
+    replayed: false,
+    warnings: [],
     startedAt: Date.now() - 60_000,
   };
 }
@@ -103,7 +134,9 @@ describe('DATABASE_READ_URL', () => {
     const daily = await json('/api/v1/me/usage/daily?days=7');
     expect((daily.totals as { last_7d: { requests: number; credits: number } }).last_7d).toMatchObject({ requests: 2, credits: 5_000 });
     const windows = await json('/api/v1/me/key-windows');
-    const mine = (windows.data as Array<{ api_key_id: number; windows: Array<{ name: string; spent: number }> }>).find((key) => key.api_key_id === keyId);
+    const mine = (windows.data as Array<{ api_key_id: number; windows: Array<{ name: string; spent: number }> }>).find(
+      (key) => key.api_key_id === keyId,
+    );
     expect(mine?.windows[0]?.spent).toBe(0.005);
   });
 
@@ -117,7 +150,9 @@ describe('DATABASE_READ_URL', () => {
   });
 
   it('keeps the account, its ledger and every write on the primary', async () => {
-    const balance = await gateway.deps.db.query<{ balance_credits: number }>('SELECT balance_credits FROM accounts WHERE id = $1', [gateway.accountId]);
+    const balance = await gateway.deps.db.query<{ balance_credits: number }>('SELECT balance_credits FROM accounts WHERE id = $1', [
+      gateway.accountId,
+    ]);
     const account = await json('/api/v1/me/account');
     expect(JSON.stringify(account)).toContain(String(balance.rows[0]?.balance_credits));
     const ledger = await json('/api/v1/me/billing/transactions?kind=charge');
@@ -131,7 +166,9 @@ describe('DATABASE_READ_URL in the process dependencies', () => {
   it('builds a distinct read pool when set, and none when unset (the primary then serves reads)', async () => {
     const deps = await createTestDependencies();
     try {
-      const withRead = buildDependencies(loadConfig({ ...deps.env, DATABASE_READ_URL: readOnly(deps.testDb.url) }), { processName: 'read-test' });
+      const withRead = buildDependencies(loadConfig({ ...deps.env, DATABASE_READ_URL: readOnly(deps.testDb.url) }), {
+        processName: 'read-test',
+      });
       try {
         expect(withRead.readDb).toBeDefined();
         const mode = await withRead.readDb!.query<{ default_transaction_read_only: string }>('SHOW default_transaction_read_only');

@@ -30,9 +30,10 @@ describe('Idempotency-Key on task submit and image generation', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
       body: JSON.stringify(body),
     });
-    return { status: response.status, headers: response.headers, body: await response.json() as Record<string, unknown> };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
   }
-  const submit = (body: unknown, idempotencyKey: string, key?: string, api: TaskApi = h.api) => post(`${api.url}/v1/tasks/submit`, body, idempotencyKey, key);
+  const submit = (body: unknown, idempotencyKey: string, key?: string, api: TaskApi = h.api) =>
+    post(`${api.url}/v1/tasks/submit`, body, idempotencyKey, key);
   const generate = (body: unknown, idempotencyKey: string) => post(`${h.api.url}/v1/images/generations`, body, idempotencyKey);
 
   async function tasksWithPrompt(prompt: string): Promise<string[]> {
@@ -115,7 +116,9 @@ describe('Idempotency-Key on task submit and image generation', () => {
     expect(replay.body).toEqual(winner.body);
     expect(h.sim.requests.filter((entry) => entry.protocol === 'images').length - sent).toBe(1);
     expect(await h.api.drainUsage(15_000)).toBe(true);
-    const charges = await h.deps.db.query("SELECT count(*)::int AS n FROM usage_rows WHERE protocol = 'images' AND account_id = $1", [h.owner.accountId]);
+    const charges = await h.deps.db.query("SELECT count(*)::int AS n FROM usage_rows WHERE protocol = 'images' AND account_id = $1", [
+      h.owner.accountId,
+    ]);
     expect(charges.rows[0].n).toBe(1);
   });
 

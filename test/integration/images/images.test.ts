@@ -29,11 +29,12 @@ describe('image endpoints on real Redis, PostgreSQL, S3 and the simulator', () =
 
   it('generates with the family-2 model: the URL downloads the PNG by plain fetch, billed per image', async () => {
     const response = await fetch(`${h.api.url}/v1/images/generations`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.owner.key}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${h.owner.key}` },
       body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse at dusk', size: '1024x1024', n: 2, quality: 'high' }),
     });
     expect(response.status).toBe(200);
-    const body = await response.json() as { created: number; data: Array<{ url: string; revised_prompt?: string }> };
+    const body = (await response.json()) as { created: number; data: Array<{ url: string; revised_prompt?: string }> };
     expect(body.data).toHaveLength(2);
     expect(body.data[0].revised_prompt).toBe('Revised: a lighthouse at dusk');
     const url = new URL(body.data[0].url);
@@ -56,7 +57,11 @@ describe('image endpoints on real Redis, PostgreSQL, S3 and the simulator', () =
   });
 
   it('generates with the family-3 model through Generate-Content image output', async () => {
-    const result = await client.images.generate({ model: 'gemini-2.5-flash-image', prompt: 'a red fox in snow', size: '1536x1024' as '1024x1024' });
+    const result = await client.images.generate({
+      model: 'gemini-2.5-flash-image',
+      prompt: 'a red fox in snow',
+      size: '1536x1024' as '1024x1024',
+    });
     expect(result.data).toHaveLength(1);
     const [item] = result.data!;
     expect(typeof item.revised_prompt).toBe('string');
@@ -70,26 +75,40 @@ describe('image endpoints on real Redis, PostgreSQL, S3 and the simulator', () =
 
   it('edits through the official SDK (multipart) with both models', async () => {
     const source = await download((await client.images.generate({ model: 'gpt-image-1', prompt: 'a plain square' })).data![0].url!);
-    const edited = await client.images.edit({ model: 'gpt-image-1', prompt: 'add a hat', image: await toFile(source.bytes, 'source.png', { type: 'image/png' }) });
+    const edited = await client.images.edit({
+      model: 'gpt-image-1',
+      prompt: 'add a hat',
+      image: await toFile(source.bytes, 'source.png', { type: 'image/png' }),
+    });
     expect((await download(edited.data![0].url!)).bytes.subarray(0, 8).toString('hex')).toBe(PNG_SIGNATURE);
     const sent = h.sim.requests.filter((request) => request.path === '/v1/images/edits').at(-1);
     expect(sent?.status).toBe(200);
 
-    const gemini = await client.images.edit({ model: 'gemini-2.5-flash-image', prompt: 'make it blue', image: await toFile(source.bytes, 'source.png', { type: 'image/png' }) });
+    const gemini = await client.images.edit({
+      model: 'gemini-2.5-flash-image',
+      prompt: 'make it blue',
+      image: await toFile(source.bytes, 'source.png', { type: 'image/png' }),
+    });
     expect((await download(gemini.data![0].url!)).status).toBe(200);
   });
 
   it('edits with several images and a mask sent as image[] and mask', async () => {
     const source = await download((await client.images.generate({ model: 'gpt-image-1', prompt: 'another square' })).data![0].url!);
     const { body, contentType } = encodeMultipart([
-      { name: 'model', value: 'gpt-image-1' }, { name: 'prompt', value: '合并这两张图' }, { name: 'n', value: '2' },
+      { name: 'model', value: 'gpt-image-1' },
+      { name: 'prompt', value: '合并这两张图' },
+      { name: 'n', value: '2' },
       { name: 'image[]', filename: 'a.png', contentType: 'image/png', bytes: source.bytes },
       { name: 'image[]', filename: 'b.png', contentType: 'image/png', bytes: source.bytes },
       { name: 'mask', filename: 'm.png', contentType: 'image/png', bytes: source.bytes },
     ]);
-    const response = await fetch(`${h.api.url}/v1/images/edits`, { method: 'POST', headers: { 'content-type': contentType, 'x-api-key': h.owner.key }, body });
+    const response = await fetch(`${h.api.url}/v1/images/edits`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, 'x-api-key': h.owner.key },
+      body,
+    });
     expect(response.status).toBe(200);
-    const answer = await response.json() as { data: Array<{ url: string; revised_prompt: string }> };
+    const answer = (await response.json()) as { data: Array<{ url: string; revised_prompt: string }> };
     expect(answer.data).toHaveLength(2);
     expect(answer.data[0].revised_prompt).toBe('Revised: 合并这两张图');
   });
@@ -135,13 +154,21 @@ describe('image endpoints on real Redis, PostgreSQL, S3 and the simulator', () =
   it('refuses a mask on the Generate-Content model', async () => {
     const source = await download((await client.images.generate({ model: 'gpt-image-1', prompt: 'mask source' })).data![0].url!);
     const { body, contentType } = encodeMultipart([
-      { name: 'model', value: 'gemini-2.5-flash-image' }, { name: 'prompt', value: 'x' },
+      { name: 'model', value: 'gemini-2.5-flash-image' },
+      { name: 'prompt', value: 'x' },
       { name: 'image', filename: 'a.png', contentType: 'image/png', bytes: source.bytes },
       { name: 'mask', filename: 'm.png', contentType: 'image/png', bytes: source.bytes },
     ]);
-    const response = await fetch(`${h.api.url}/v1/images/edits`, { method: 'POST', headers: { 'content-type': contentType, authorization: `Bearer ${h.owner.key}` }, body });
+    const response = await fetch(`${h.api.url}/v1/images/edits`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, authorization: `Bearer ${h.owner.key}` },
+      body,
+    });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'unsupported_feature', param: 'mask' });
+    expect(((await response.json()) as { error: { code: string; param: string } }).error).toMatchObject({
+      code: 'unsupported_feature',
+      param: 'mask',
+    });
   });
 
   it('refuses an edit that is not multipart', async () => {
@@ -150,7 +177,11 @@ describe('image endpoints on real Redis, PostgreSQL, S3 and the simulator', () =
   });
 
   it('answers 401 without a key and 503 for a group that cannot route the model', async () => {
-    const anonymous = await fetch(`${h.api.url}/v1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-image-1","prompt":"x"}' });
+    const anonymous = await fetch(`${h.api.url}/v1/images/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-image-1","prompt":"x"}',
+    });
     expect(anonymous.status).toBe(401);
     const emptyGroup = await createGroup(h.deps.db, { name: 'no-images', family: null });
     const key = await insertApiKey(h.deps.db, h.deps.crypto, { accountId: h.owner.accountId, groupId: emptyGroup, name: 'no-images' });
@@ -162,7 +193,9 @@ describe('image endpoints on real Redis, PostgreSQL, S3 and the simulator', () =
   it('keeps the event loop free while an image is being generated', async () => {
     // The simulator takes 300 ms per image; a free request sent after it must be answered first.
     const order: string[] = [];
-    const image = h.post(`${h.api.url}/v1/images/generations`, { model: 'gpt-image-1', prompt: 'slow one' }).then(() => order.push('image'));
+    const image = h
+      .post(`${h.api.url}/v1/images/generations`, { model: 'gpt-image-1', prompt: 'slow one' })
+      .then(() => order.push('image'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     await h.post(`${h.api.url}/v1/tasks/query`, { task_id: 'task_doesnotexistdoesnotexist00' }).then(() => order.push('query'));
     await image;

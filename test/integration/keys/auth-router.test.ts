@@ -23,12 +23,16 @@ describe('console authentication', () => {
   });
 
   const login = (email: string, password: string, headers: Record<string, string> = {}) =>
-    fetch(`${gateway.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email, password }) });
+    fetch(`${gateway.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ email, password }),
+    });
 
   it('logs in with a session cookie and a CSRF token, storing only the token hash', async () => {
     const response = await login('ADA@example.com', 'analytical engine');
     expect(response.status).toBe(200);
-    const body = await response.json() as { csrf_token: string; account_id: number; user: { email: string } };
+    const body = (await response.json()) as { csrf_token: string; account_id: number; user: { email: string } };
     expect(body).toMatchObject({ account_id: owner.accountId, user: { email: 'ada@example.com' } });
     const cookie = response.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/^gw_session=[A-Za-z0-9_-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
@@ -57,7 +61,7 @@ describe('console authentication', () => {
 
   it('logs out only with the CSRF token, after which the cookie opens nothing', async () => {
     const response = await login('ada@example.com', 'analytical engine');
-    const { csrf_token: csrf } = await response.json() as { csrf_token: string };
+    const { csrf_token: csrf } = (await response.json()) as { csrf_token: string };
     const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
     expect((await callJson(`${gateway.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie } })).status).toBe(403);
     const out = await fetch(`${gateway.url}/api/v1/auth/logout`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf } });

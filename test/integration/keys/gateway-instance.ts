@@ -68,12 +68,15 @@ export interface JsonResponse {
   body: Record<string, unknown> & { error?: { type: string; code: string; message: string; param: string | null } };
 }
 
-export async function callJson(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<JsonResponse> {
+export async function callJson(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<JsonResponse> {
   const response = await fetch(url, {
     method: init.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...init.headers },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) as JsonResponse['body'] : {} };
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as JsonResponse['body']) : {} };
 }

@@ -12,8 +12,12 @@ const TTL_MS = 10_000;
 
 describe('key cache refresh-ahead', () => {
   let deps: TestDependencies;
-  beforeAll(async () => { deps = await createTestDependencies({ env: { KEY_CACHE_TTL_MS: String(TTL_MS) } }); });
-  afterAll(async () => { await deps.close(); });
+  beforeAll(async () => {
+    deps = await createTestDependencies({ env: { KEY_CACHE_TTL_MS: String(TTL_MS) } });
+  });
+  afterAll(async () => {
+    await deps.close();
+  });
 
   /** The authenticator over a pool that counts the key lookups it runs. */
   function countingAuthenticator(clock: FakeClock) {

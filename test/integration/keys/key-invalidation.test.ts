@@ -23,7 +23,12 @@ describe('key changes on two API instances', () => {
 
   beforeAll(async () => {
     deps = await createTestDependencies();
-    const log = new Writable({ write(chunk: Buffer, _encoding, done) { seenByB.push(`log ${chunk.toString().trim()}`); done(); } });
+    const log = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        seenByB.push(`log ${chunk.toString().trim()}`);
+        done();
+      },
+    });
     second = { ...secondProcessDependencies(deps), logger: createLogger('info', log) };
     second.subscriber.on('message', (channel: string, message: string) => seenByB.push(`message ${channel} ${message.slice(0, 12)}`));
     for (const event of ['ready', 'close', 'reconnecting', 'end']) second.subscriber.on(event, () => seenByB.push(`subscriber ${event}`));
@@ -52,7 +57,11 @@ describe('key changes on two API instances', () => {
   async function within<T>(ms: number, step: string, promise: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${step}: not within ${ms} ms; b's subscriber is ${second.subscriber.status}, b saw:\n${seenByB.join('\n')}`)), ms);
+      timer = setTimeout(
+        () =>
+          reject(new Error(`${step}: not within ${ms} ms; b's subscriber is ${second.subscriber.status}, b saw:\n${seenByB.join('\n')}`)),
+        ms,
+      );
     });
     try {
       return await Promise.race([promise, late]);
@@ -62,13 +71,18 @@ describe('key changes on two API instances', () => {
   }
 
   /** Opens a slow stream on an instance and collects it until the server ends it. */
-  async function openStream(instance: GatewayInstance, secret: string): Promise<{ firstTick: Promise<void>; text: Promise<string>; status: number }> {
+  async function openStream(
+    instance: GatewayInstance,
+    secret: string,
+  ): Promise<{ firstTick: Promise<void>; text: Promise<string>; status: number }> {
     const response = await fetch(`${instance.url}/v1/stream?ticks=3000&interval=20`, { headers: { 'x-api-key': secret } });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let collected = '';
     let resolveFirst: () => void = () => undefined;
-    const firstTick = new Promise<void>((resolve) => { resolveFirst = resolve; });
+    const firstTick = new Promise<void>((resolve) => {
+      resolveFirst = resolve;
+    });
     const text = (async () => {
       for (;;) {
         const { done, value } = await reader.read();
@@ -144,10 +158,10 @@ describe('key changes on two API instances', () => {
   it('revoke: an open stream is cut too; a rename does not cut anything', async () => {
     const { id, secret } = await newKey('revoke');
     const renamed = await within(8_000, 'first stream opened', openStream(b, secret));
-    await within(8_000, 'first stream\'s first tick', renamed.firstTick);
+    await within(8_000, "first stream's first tick", renamed.firstTick);
     await within(8_000, 'rename answered', manage(`/api/v1/keys/${id}`, 'PUT', { name: 'renamed' }));
     const revoked = await within(8_000, 'second stream opened', openStream(b, secret));
-    await within(8_000, 'second stream\'s first tick', revoked.firstTick);
+    await within(8_000, "second stream's first tick", revoked.firstTick);
     await within(8_000, 'revocation answered', manage(`/api/v1/keys/${id}`, 'PUT', { status: 'revoked' }));
     const [renamedText, revokedText] = await within(8_000, 'both streams cut', Promise.all([renamed.text, revoked.text]));
     // Both streams were open during the rename; both end only at the revocation, with the error frame.
@@ -194,9 +208,15 @@ describe('key changes on two API instances', () => {
   it('expiry: a key created with expires_in_days is refused once that time has passed, even while cached', async () => {
     const clock = new FakeClock(Date.now());
     // A cache that outlives the expiry: the refusal must come from the cached key's own expiry time.
-    const timed = await startGatewayInstance(withClock({ ...second, config: { ...second.config, keyCacheTtlMs: 7 * 24 * 3_600_000 } }, clock));
+    const timed = await startGatewayInstance(
+      withClock({ ...second, config: { ...second.config, keyCacheTtlMs: 7 * 24 * 3_600_000 } }, clock),
+    );
     try {
-      const created = await callJson(`${timed.url}/api/v1/keys`, { method: 'POST', headers: { 'x-api-key': owner.secret }, body: { name: 'expiring', group_id: 'default', expires_in_days: 1 } });
+      const created = await callJson(`${timed.url}/api/v1/keys`, {
+        method: 'POST',
+        headers: { 'x-api-key': owner.secret },
+        body: { name: 'expiring', group_id: 'default', expires_in_days: 1 },
+      });
       const secret = created.body.key as string;
       expect((await probe(timed, secret)).status).toBe(200);
       clock.advance(24 * 3_600_000 + 1_000);
@@ -220,14 +240,20 @@ describe('key changes on two API instances', () => {
     const onB2 = jest.fn();
     b.authenticator.onInvalidated(deps.crypto.hmac(secret), onB2);
     await manage(`/api/v1/keys/${id}/rotate`, 'POST');
-    for (let i = 0; i < 100 && (onA.mock.calls.length === 0 || onB2.mock.calls.length === 0); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && (onA.mock.calls.length === 0 || onB2.mock.calls.length === 0); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(onA).toHaveBeenCalledTimes(1);
     expect(onB2).toHaveBeenCalledTimes(1);
     expect(onB).not.toHaveBeenCalled();
   });
 
   it('refuses malformed, unknown and missing credentials with 401', async () => {
-    const attempts: Record<string, string>[] = [{}, { 'x-api-key': 'garbage' }, { 'x-api-key': 'sk-svc-short' }, { 'x-api-key': 'sk-svc-unknownunknownunknownunknown' }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { 'x-api-key': 'garbage' },
+      { 'x-api-key': 'sk-svc-short' },
+      { 'x-api-key': 'sk-svc-unknownunknownunknownunknown' },
+    ];
     for (const headers of attempts) {
       const response = await callJson(`${b.url}/v1/probe`, { method: 'POST', headers, body: {} });
       expect(response.status).toBe(401);

@@ -22,7 +22,8 @@ describe('key management', () => {
 
   const manage = (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
     callJson(`${gateway.url}${path}`, { ...init, headers: { 'x-api-key': owner.secret, ...init.headers } });
-  const probe = (secret: string) => callJson(`${gateway.url}/v1/probe`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: {} });
+  const probe = (secret: string) =>
+    callJson(`${gateway.url}/v1/probe`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: {} });
 
   it('creates a key with the documented defaults and returns the plaintext once', async () => {
     const created = await manage('/api/v1/keys', { method: 'POST', body: { name: 'ci', group_id: 'default' } });
@@ -30,8 +31,21 @@ describe('key management', () => {
     const secret = created.body.key as string;
     expect(secret).toMatch(/^sk-svc-[A-Za-z0-9]{48}$/);
     expect(created.body).toMatchObject({
-      object: 'api_key', name: 'ci', group_id: owner.groupId, group_name: 'default', status: 'active', quota: 0, quota_credits: 0, spent: 0,
-      rate_limit_5h: 0, rate_limit_1d: 0, rate_limit_7d: 0, ip_whitelist: [], ip_blacklist: [], expires_at: null, last_used_at: null,
+      object: 'api_key',
+      name: 'ci',
+      group_id: owner.groupId,
+      group_name: 'default',
+      status: 'active',
+      quota: 0,
+      quota_credits: 0,
+      spent: 0,
+      rate_limit_5h: 0,
+      rate_limit_1d: 0,
+      rate_limit_7d: 0,
+      ip_whitelist: [],
+      ip_blacklist: [],
+      expires_at: null,
+      last_used_at: null,
     });
     expect((await probe(secret)).status).toBe(200);
 
@@ -47,20 +61,45 @@ describe('key management', () => {
     expect(revealed.body).toEqual({ id, object: 'api_key', key: secret });
     expect(revealed.headers.get('cache-control')).toBe('no-store');
     // Stored as HMAC + ciphertext only.
-    const stored = await deps.db.query<{ secret_hmac: string; secret_encrypted: string }>('SELECT secret_hmac, secret_encrypted FROM api_keys WHERE id = $1', [id]);
+    const stored = await deps.db.query<{ secret_hmac: string; secret_encrypted: string }>(
+      'SELECT secret_hmac, secret_encrypted FROM api_keys WHERE id = $1',
+      [id],
+    );
     expect(JSON.stringify(stored.rows[0])).not.toContain(secret.slice(7));
     expect(stored.rows[0].secret_hmac).toBe(deps.crypto.hmac(secret));
   });
 
   it('converts USD to integer credits and takes the group by id or name', async () => {
     const [openai] = (await deps.db.query<{ id: number }>("SELECT id FROM routing_groups WHERE name = 'openai'")).rows;
-    const created = await manage('/api/v1/keys', { method: 'POST', body: {
-      name: 'limits', group_id: 'openai', quota: 1.5, rate_limit_5h: 0.05, rate_limit_1d: '2', rate_limit_7d: 0.1234567,
-      ip_whitelist: ['10.0.0.0/8', '2001:db8::/32'], ip_blacklist: ['10.1.2.3'], expires_in_days: 30,
-    } });
+    const created = await manage('/api/v1/keys', {
+      method: 'POST',
+      body: {
+        name: 'limits',
+        group_id: 'openai',
+        quota: 1.5,
+        rate_limit_5h: 0.05,
+        rate_limit_1d: '2',
+        rate_limit_7d: 0.1234567,
+        ip_whitelist: ['10.0.0.0/8', '2001:db8::/32'],
+        ip_blacklist: ['10.1.2.3'],
+        expires_in_days: 30,
+      },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ group_id: Number(openai.id), group_name: 'openai', quota: 1.5, quota_credits: 1_500_000, rate_limit_5h: 0.05, rate_limit_1d: 2, rate_limit_7d: 0.123457 });
-    const row = (await deps.db.query('SELECT quota_credits, rate_limit_5h, rate_limit_1d, rate_limit_7d, expires_at FROM api_keys WHERE id = $1', [created.body.id])).rows[0];
+    expect(created.body).toMatchObject({
+      group_id: Number(openai.id),
+      group_name: 'openai',
+      quota: 1.5,
+      quota_credits: 1_500_000,
+      rate_limit_5h: 0.05,
+      rate_limit_1d: 2,
+      rate_limit_7d: 0.123457,
+    });
+    const row = (
+      await deps.db.query('SELECT quota_credits, rate_limit_5h, rate_limit_1d, rate_limit_7d, expires_at FROM api_keys WHERE id = $1', [
+        created.body.id,
+      ])
+    ).rows[0];
     expect(row).toMatchObject({ quota_credits: 1_500_000, rate_limit_5h: 50_000, rate_limit_1d: 2_000_000, rate_limit_7d: 123_457 });
     const days = ((row.expires_at as Date).getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
@@ -110,11 +149,29 @@ describe('key management', () => {
     const secret = created.body.key as string;
     expect((await probe(secret)).status).toBe(200); // now cached
 
-    const updated = await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: {
-      name: 'edited', quota: 2, rate_limit_5h: 0.5, rate_limit_1d: 1, rate_limit_7d: 3, ip_whitelist: ['10.0.0.0/8'], ip_blacklist: ['10.9.9.9'],
-    } });
+    const updated = await manage(`/api/v1/keys/${id}`, {
+      method: 'PUT',
+      body: {
+        name: 'edited',
+        quota: 2,
+        rate_limit_5h: 0.5,
+        rate_limit_1d: 1,
+        rate_limit_7d: 3,
+        ip_whitelist: ['10.0.0.0/8'],
+        ip_blacklist: ['10.9.9.9'],
+      },
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: 'edited', quota_credits: 2_000_000, rate_limit_5h: 0.5, rate_limit_1d: 1, rate_limit_7d: 3, ip_whitelist: ['10.0.0.0/8'], ip_blacklist: ['10.9.9.9'], key: `sk-svc-...****${secret.slice(-4)}` });
+    expect(updated.body).toMatchObject({
+      name: 'edited',
+      quota_credits: 2_000_000,
+      rate_limit_5h: 0.5,
+      rate_limit_1d: 1,
+      rate_limit_7d: 3,
+      ip_whitelist: ['10.0.0.0/8'],
+      ip_blacklist: ['10.9.9.9'],
+      key: `sk-svc-...****${secret.slice(-4)}`,
+    });
     // The cached key was invalidated: the new whitelist applies to the next call.
     expect((await probe(secret)).status).toBe(403);
     await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { ip_whitelist: [] } });
@@ -124,9 +181,15 @@ describe('key management', () => {
     expect(limited.headers.get('x-quota-remaining-credits')).toBe('2000000');
 
     // Moving the key to another group it may use (issue 21); an unknown group names group_id.
-    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'openai' } })).body).toMatchObject({ group_name: 'openai' });
-    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'no-such-group' } })).body.error).toMatchObject({ param: 'group_id' });
-    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { status: 'expired' } })).body.error).toMatchObject({ param: 'status' });
+    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'openai' } })).body).toMatchObject({
+      group_name: 'openai',
+    });
+    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { group_id: 'no-such-group' } })).body.error).toMatchObject({
+      param: 'group_id',
+    });
+    expect((await manage(`/api/v1/keys/${id}`, { method: 'PUT', body: { status: 'expired' } })).body.error).toMatchObject({
+      param: 'status',
+    });
   });
 
   it('walks the statuses: disabled is reversible, revoked is final', async () => {
@@ -188,22 +251,40 @@ describe('key management', () => {
 
   it('requires authentication: a key of the account or a console session with CSRF on changes', async () => {
     expect((await callJson(`${gateway.url}/api/v1/keys`)).status).toBe(401);
-    expect((await callJson(`${gateway.url}/api/v1/keys`, { headers: { 'x-api-key': 'sk-svc-nopenopenopenopenopenopenopenope' } })).status).toBe(401);
+    expect(
+      (await callJson(`${gateway.url}/api/v1/keys`, { headers: { 'x-api-key': 'sk-svc-nopenopenopenopenopenopenopenope' } })).status,
+    ).toBe(401);
 
     await createConsoleUser(deps.db, { accountId: owner.accountId, email: 'Owner@Example.com', password: 'correct horse' });
-    const login = await fetch(`${gateway.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@example.com', password: 'correct horse' }) });
+    const login = await fetch(`${gateway.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'owner@example.com', password: 'correct horse' }),
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-    const { csrf_token: csrf } = await login.json() as { csrf_token: string };
+    const { csrf_token: csrf } = (await login.json()) as { csrf_token: string };
 
     const listed = await callJson(`${gateway.url}/api/v1/keys`, { headers: { cookie } });
     expect(listed.status).toBe(200);
     expect((listed.body.data as { id: number }[]).some((key) => key.id === owner.keyId)).toBe(true);
-    const forged = await callJson(`${gateway.url}/api/v1/keys`, { method: 'POST', headers: { cookie }, body: { name: 'csrf', group_id: 'default' } });
+    const forged = await callJson(`${gateway.url}/api/v1/keys`, {
+      method: 'POST',
+      headers: { cookie },
+      body: { name: 'csrf', group_id: 'default' },
+    });
     expect(forged.status).toBe(403);
     expect(forged.body.error?.message).toContain('CSRF');
-    const wrong = await callJson(`${gateway.url}/api/v1/keys`, { method: 'POST', headers: { cookie, 'x-csrf-token': `${csrf}x` }, body: { name: 'csrf', group_id: 'default' } });
+    const wrong = await callJson(`${gateway.url}/api/v1/keys`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': `${csrf}x` },
+      body: { name: 'csrf', group_id: 'default' },
+    });
     expect(wrong.status).toBe(403);
-    const made = await callJson(`${gateway.url}/api/v1/keys`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf }, body: { name: 'from console', group_id: 'default' } });
+    const made = await callJson(`${gateway.url}/api/v1/keys`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: { name: 'from console', group_id: 'default' },
+    });
     expect(made.status).toBe(201);
   });
 });

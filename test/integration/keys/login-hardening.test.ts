@@ -28,13 +28,17 @@ describe('console login hardening', () => {
     const agent = new Agent({ localAddress: from });
     agents.push(agent);
     const response = await request(`${gateway.url}/api/v1/auth/login`, {
-      method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
     });
     await response.body.dump();
     return { status: response.statusCode, retryAfter: response.headers['retry-after'] };
   }
   const storedHash = async (email: string) =>
-    (await deps.db.query<{ password_hash: string }>('SELECT password_hash FROM console_users WHERE email = $1', [email])).rows[0]!.password_hash;
+    (await deps.db.query<{ password_hash: string }>('SELECT password_hash FROM console_users WHERE email = $1', [email])).rows[0]!
+      .password_hash;
 
   beforeAll(async () => {
     deps = await createTestDependencies();

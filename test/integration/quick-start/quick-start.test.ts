@@ -34,17 +34,39 @@ async function freePort(): Promise<number> {
 /** The local addresses listening on a TCP port (IPv4, from /proc/net/tcp). */
 function listeningAddresses(port: number): string[] {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  return readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((line) => line.trim().split(/\s+/))
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
     .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
-    .map((fields) => fields[1]!.split(':')[0]!.match(/../g)!.reverse().map((byte) => parseInt(byte, 16)).join('.'));
+    .map((fields) =>
+      fields[1]!
+        .split(':')[0]!
+        .match(/../g)!
+        .reverse()
+        .map((byte) => parseInt(byte, 16))
+        .join('.'),
+    );
 }
 
-interface Started { child: ChildProcess; banner: string; port: number }
+interface Started {
+  child: ChildProcess;
+  banner: string;
+  port: number;
+}
 
 async function startQuickStart(env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts', 'start.ts')], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port), SIM_PORT: String(await freePort()), EMBEDDED_S3_PORT: String(await freePort()) },
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...env,
+      PORT: String(port),
+      SIM_PORT: String(await freePort()),
+      EMBEDDED_S3_PORT: String(await freePort()),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -79,8 +101,12 @@ describe('the quick start', () => {
     // Run as root, the embedded PostgreSQL runs as a `postgres` user, which must reach its data directory.
     chmodSync(dir, 0o755);
     env = {
-      DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: redis.prefix, LOG_LEVEL: 'warn',
-      SECRETS_FILE: path.join(dir, 'secrets.json'), EMBEDDED_S3_DIR: path.join(dir, 's3'),
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: redis.prefix,
+      LOG_LEVEL: 'warn',
+      SECRETS_FILE: path.join(dir, 'secrets.json'),
+      EMBEDDED_S3_DIR: path.join(dir, 's3'),
     };
   });
   afterAll(async () => {
@@ -92,7 +118,9 @@ describe('the quick start', () => {
     const first = await startQuickStart(env);
     let password: string;
     try {
-      expect(first.banner).toContain(`Gateway ready at http://127.0.0.1:${first.port}   (this machine only; HOST=0.0.0.0 opens it to the network)`);
+      expect(first.banner).toContain(
+        `Gateway ready at http://127.0.0.1:${first.port}   (this machine only; HOST=0.0.0.0 opens it to the network)`,
+      );
       expect(listeningAddresses(first.port)).toEqual(['127.0.0.1']);
       const stored = JSON.parse(readFileSync(path.join(dir, 'console-login.json'), 'utf8')) as { password: string };
       password = stored.password;
@@ -101,7 +129,9 @@ describe('the quick start', () => {
       expect(first.banner).not.toContain('demo-console-password');
       expect(first.banner).toMatch(/Upstreams: the provider simulator at .* \(simulated answers/);
       const login = await fetch(`http://127.0.0.1:${first.port}/api/v1/auth/login`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'demo@gateway.local', password }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'demo@gateway.local', password }),
       });
       expect(login.status).toBe(200);
     } finally {
@@ -119,14 +149,21 @@ describe('the quick start', () => {
 
   it('nothing to install first: with DATABASE_URL unset and nothing on the default port, an embedded PostgreSQL serves it and stops with it', async () => {
     const port = await freePort();
-    const pgEnv = { ...env, POSTGRES_PORT: String(port), EMBEDDED_POSTGRES_DIR: path.join(dir, 'postgres'), SECRETS_FILE: path.join(dir, 'embedded', 'secrets.json') };
+    const pgEnv = {
+      ...env,
+      POSTGRES_PORT: String(port),
+      EMBEDDED_POSTGRES_DIR: path.join(dir, 'postgres'),
+      SECRETS_FILE: path.join(dir, 'embedded', 'secrets.json'),
+    };
     delete (pgEnv as Record<string, string>).DATABASE_URL;
     const started = await startQuickStart(pgEnv);
     try {
       expect(started.banner).toContain(`embedded PostgreSQL on 127.0.0.1:${port}`);
       const { password } = JSON.parse(readFileSync(path.join(dir, 'embedded', 'console-login.json'), 'utf8')) as { password: string };
       const login = await fetch(`http://127.0.0.1:${started.port}/api/v1/auth/login`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'demo@gateway.local', password }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'demo@gateway.local', password }),
       });
       expect(login.status).toBe(200);
       expect(listeningAddresses(port).length).toBeGreaterThan(0);
@@ -138,14 +175,23 @@ describe('the quick start', () => {
 
   it('production never starts a local PostgreSQL: nothing answering is an error', async () => {
     const port = await freePort();
-    const config = loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: 'a'.repeat(64), HMAC_SECRET: 'b'.repeat(32), POSTGRES_PORT: String(port), EMBEDDED_POSTGRES_DIR: path.join(dir, 'never') });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      ENCRYPTION_KEY: 'a'.repeat(64),
+      HMAC_SECRET: 'b'.repeat(32),
+      POSTGRES_PORT: String(port),
+      EMBEDDED_POSTGRES_DIR: path.join(dir, 'never'),
+    });
     await expect(ensurePostgres(config)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(existsSync(path.join(dir, 'never'))).toBe(false);
   });
 
   it('Redis: with REDIS_URL unset and nothing answering, redis-server from the PATH serves and stops; without one, one line says what to install', async () => {
     const port = await freePort();
-    const config = { ...loadConfig({ ...env, REDIS_URL: `redis://127.0.0.1:${port}`, EMBEDDED_POSTGRES_DIR: path.join(dir, 'pg-for-redis') }), explicit: { databaseUrl: true, redisUrl: false } };
+    const config = {
+      ...loadConfig({ ...env, REDIS_URL: `redis://127.0.0.1:${port}`, EMBEDDED_POSTGRES_DIR: path.join(dir, 'pg-for-redis') }),
+      explicit: { databaseUrl: true, redisUrl: false },
+    };
     const service = await ensureRedis(config);
     expect(service?.description).toBe(`redis-server on 127.0.0.1:${port}`);
     expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
@@ -155,22 +201,33 @@ describe('the quick start', () => {
     const path_ = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
-      await expect(ensureRedis(config)).rejects.toThrow(`Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`);
+      await expect(ensureRedis(config)).rejects.toThrow(
+        `Redis is not running at 127.0.0.1:${port} and redis-server is not installed: install Redis (apt-get install redis-server, brew install redis) or run docker compose up -d redis`,
+      );
     } finally {
       process.env.PATH = path_;
     }
     // Set explicitly, or in production, nothing is started.
-    await expect(ensureRedis({ ...config, explicit: { databaseUrl: true, redisUrl: true } })).rejects.toThrow(/^Redis is not reachable at 127\.0\.0\.1:\d+\. Start it/);
+    await expect(ensureRedis({ ...config, explicit: { databaseUrl: true, redisUrl: true } })).rejects.toThrow(
+      /^Redis is not reachable at 127\.0\.0\.1:\d+\. Start it/,
+    );
   });
 
-  it('a demo login with the formerly published password is moved to the install\'s own', async () => {
+  it("a demo login with the formerly published password is moved to the install's own", async () => {
     const other = await createTestDatabase();
     try {
-      const account = await other.pool.query<{ id: string }>("INSERT INTO accounts (name, kind, tier) VALUES ('demo', 'user', 'pro') RETURNING id");
-      await other.pool.query("INSERT INTO console_users (account_id, email, password_hash) VALUES ($1, 'demo@gateway.local', $2)", [account.rows[0]!.id, await hashPassword('demo-console-password')]);
+      const account = await other.pool.query<{ id: string }>(
+        "INSERT INTO accounts (name, kind, tier) VALUES ('demo', 'user', 'pro') RETURNING id",
+      );
+      await other.pool.query("INSERT INTO console_users (account_id, email, password_hash) VALUES ($1, 'demo@gateway.local', $2)", [
+        account.rows[0]!.id,
+        await hashPassword('demo-console-password'),
+      ]);
       const secretsFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'gw-demo-')), 'secrets.json');
       const line = await ensureDemoLogin(other.pool, { email: 'demo@gateway.local', secretsFile });
-      const { password } = JSON.parse(readFileSync(path.join(path.dirname(secretsFile), 'console-login.json'), 'utf8')) as { password: string };
+      const { password } = JSON.parse(readFileSync(path.join(path.dirname(secretsFile), 'console-login.json'), 'utf8')) as {
+        password: string;
+      };
       expect(line).toContain(`/ ${password} `);
       const hash = (await other.pool.query<{ password_hash: string }>('SELECT password_hash FROM console_users')).rows[0]!.password_hash;
       expect(await verifyPassword('demo-console-password', hash)).toBe(false);

@@ -15,7 +15,10 @@ describe('request-path Redis connection', () => {
     patient = createRedis(TEST_REDIS_URL, { waits: true, name: 'coalesce-test-waits' });
     await Promise.all([redis.ping(), patient.ping()]);
   });
-  afterAll(() => { redis.disconnect(); patient.disconnect(); });
+  afterAll(() => {
+    redis.disconnect();
+    patient.disconnect();
+  });
 
   it('sends the commands of one turn in one write, answered in order', async () => {
     const writes = countSocketWrites(redis);
@@ -24,7 +27,7 @@ describe('request-path Redis connection', () => {
     expect(writes()).toBe(1);
   });
 
-  it('writes each turn\'s commands apart: a lone command leaves in its own turn', async () => {
+  it("writes each turn's commands apart: a lone command leaves in its own turn", async () => {
     const writes = countSocketWrites(redis);
     await redis.echo('a');
     await redis.echo('b');

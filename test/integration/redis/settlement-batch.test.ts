@@ -14,8 +14,13 @@ const LIMITS = [0, 0, 0];
 
 describe('settlement batch', () => {
   let t: TestRedis;
-  beforeEach(async () => { t = await createTestRedis(); });
-  afterEach(async () => { jest.restoreAllMocks(); await t.cleanup(); });
+  beforeEach(async () => {
+    t = await createTestRedis();
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await t.cleanup();
+  });
 
   /** A settled admission of `accountId`'s key 1 whose counters exist (wallet 1,000, nothing spent). */
   async function admitted(accountId: number): Promise<string[]> {
@@ -25,8 +30,17 @@ describe('settlement batch', () => {
     return [...keys, t.keys.accountUsageStream(accountId), t.keys.accountRequestLogStream(accountId)];
   }
 
-  const args = (requestId: string, credits: number, event: string, rider = '') =>
-    ['settle', NOW, 1, requestId, credits, 60_000, ...LIMITS, event, rider];
+  const args = (requestId: string, credits: number, event: string, rider = '') => [
+    'settle',
+    NOW,
+    1,
+    requestId,
+    credits,
+    60_000,
+    ...LIMITS,
+    event,
+    rider,
+  ];
   /** The usage entry id and the rider's entry id that end an admission's reply. */
   const entryIds = (reply: unknown[]) => reply.slice(-2);
 
@@ -36,8 +50,11 @@ describe('settlement batch', () => {
     const other = 4;
     const calls = jest.spyOn(t.redis, 'evalsha');
     const keys = await Promise.all([...sameShard, other].map((account) => admitted(account)));
-    const replies = await Promise.all(keys.map((k, i) =>
-      batch.settle(usageShard([...sameShard, other][i]!), k, args(`r${i}`, 10 * (i + 1), JSON.stringify({ requestId: `r${i}` })))));
+    const replies = await Promise.all(
+      keys.map((k, i) =>
+        batch.settle(usageShard([...sameShard, other][i]!), k, args(`r${i}`, 10 * (i + 1), JSON.stringify({ requestId: `r${i}` }))),
+      ),
+    );
     expect(calls).toHaveBeenCalledTimes(2);
     for (const [i, reply] of replies.entries()) {
       expect(reply[0]).toBe('ok');
@@ -45,7 +62,8 @@ describe('settlement batch', () => {
     }
     const entries = await t.redis.xrange(t.keys.usageStream(usageShard(3)), '-', '+');
     expect(entries.map(([id, fields]) => [id, fields[1]])).toEqual(
-      [0, 1, 2].map((i) => [entryIds(replies[i]!)[0], JSON.stringify({ requestId: `r${i}` })]));
+      [0, 1, 2].map((i) => [entryIds(replies[i]!)[0], JSON.stringify({ requestId: `r${i}` })]),
+    );
     // No rider: nothing appended to the request-log stream.
     for (const reply of replies) expect(entryIds(reply)[1]).toBe('');
     expect(await t.redis.exists(t.keys.requestLogStream(usageShard(3)))).toBe(0);
@@ -70,7 +88,7 @@ describe('settlement batch', () => {
     expect((await t.redis.xrange(t.keys.usageStream(usageShard(5)), '-', '+')).map(([, fields]) => fields[1])).toEqual(['e1', 'e2']);
   });
 
-  it('appends each admission\'s rider to its shard\'s request-log stream in the same call, even when another admission fails', async () => {
+  it("appends each admission's rider to its shard's request-log stream in the same call, even when another admission fails", async () => {
     const batch = createSettlementBatch(t.redis);
     const calls = jest.spyOn(t.redis, 'evalsha');
     const first = await admitted(9);

@@ -17,7 +17,8 @@ type Json = Record<string, unknown>;
 const MODEL = 'claude-sonnet-4-5';
 const SECRET_KEY = 'sk-live-abcdefghijklmnopqrstuvwxyz0123';
 const BODY = {
-  model: MODEL, max_tokens: 16,
+  model: MODEL,
+  max_tokens: 16,
   messages: [{ role: 'user', content: 'Hello, use Bearer abcdefghijklmnopqrst please' }],
   metadata: { user_id: 'user-4711', api_key: SECRET_KEY },
 };
@@ -42,24 +43,37 @@ describe('kept request and response bodies', () => {
 
   /** A new key: its settings are read fresh (keys are cached per process for KEY_CACHE_TTL_MS). */
   const newKey = async () => {
-    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId, name: `k${Math.random()}` });
+    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, {
+      accountId: gateway.accountId,
+      groupId,
+      name: `k${Math.random()}`,
+    });
     return { id: key.id, secret: key.secret };
   };
   const chat = async (secret: string, body: unknown = BODY) => {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify(body),
     });
     await response.text();
     return response.headers.get('x-request-id')!;
   };
   const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-    const response = await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: response.status, body: await response.json() as Json };
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Json };
   };
-  const detail = (requestId: string) => eventually(`record ${requestId}`,
-    () => call('GET', `/api/v1/me/requests/${requestId}`, { authorization: `Bearer ${gateway.key}` }),
-    // The final record (a provisional one, appended before the answer ended, may come first).
-    (reply) => reply.status === 200 && (reply.body as { provisional?: unknown }).provisional === false);
+  const detail = (requestId: string) =>
+    eventually(
+      `record ${requestId}`,
+      () => call('GET', `/api/v1/me/requests/${requestId}`, { authorization: `Bearer ${gateway.key}` }),
+      // The final record (a provisional one, appended before the answer ended, may come first).
+      (reply) => reply.status === 200 && (reply.body as { provisional?: unknown }).provisional === false,
+    );
 
   it('off by default; the account cannot turn it on until an operator allows it', async () => {
     const key = await newKey();
@@ -105,7 +119,12 @@ describe('kept request and response bodies', () => {
 
   it('a key overrides the account: off for one key while the account keeps them', async () => {
     const key = await newKey();
-    const override = await call('PUT', `/api/v1/me/keys/${key.id}/request-bodies`, { authorization: `Bearer ${gateway.key}` }, { keep: false });
+    const override = await call(
+      'PUT',
+      `/api/v1/me/keys/${key.id}/request-bodies`,
+      { authorization: `Bearer ${gateway.key}` },
+      { keep: false },
+    );
     expect(override.body.key_overrides).toEqual([{ api_key_id: key.id, keep: false }]);
     const requestId = await chat(key.secret);
     expect((await detail(requestId)).body).toMatchObject({ has_bodies: false, bodies: null });

@@ -18,9 +18,25 @@ jest.setTimeout(60_000);
 
 function record(overrides: Partial<RequestRecord> = {}): RequestRecord {
   return {
-    requestId: `req_${randomBytes(12).toString('hex')}`, accountId: 1, apiKeyId: 2, protocol: 'chat', model: 'm', upstreamAccountId: null,
-    status: 200, outcome: 'ok', errorClass: null, durationMs: 5, ttfbMs: 4, inputTokens: 1, outputTokens: 2, costCredits: 3,
-    stream: false, replayed: false, warnings: [], startedAt: Date.now(), ...overrides,
+    requestId: `req_${randomBytes(12).toString('hex')}`,
+    accountId: 1,
+    apiKeyId: 2,
+    protocol: 'chat',
+    model: 'm',
+    upstreamAccountId: null,
+    status: 200,
+    outcome: 'ok',
+    errorClass: null,
+    durationMs: 5,
+    ttfbMs: 4,
+    inputTokens: 1,
+    outputTokens: 2,
+    costCredits: 3,
+    stream: false,
+    replayed: false,
+    warnings: [],
+    startedAt: Date.now(),
+    ...overrides,
   };
 }
 
@@ -36,8 +52,10 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     await deps.close();
   });
 
-  const written = async (ids: string[]) => (await deps.db.query<{ request_id: string }>(
-    'SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [ids])).rows.map((row) => row.request_id);
+  const written = async (ids: string[]) =>
+    (
+      await deps.db.query<{ request_id: string }>('SELECT request_id FROM request_records WHERE request_id = ANY($1::text[])', [ids])
+    ).rows.map((row) => row.request_id);
 
   it('a worker killed after taking records: another claims them and writes each once', async () => {
     const records = Array.from({ length: 50 }, () => record());
@@ -46,7 +64,17 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     // A worker reads them and dies before writing (nothing acknowledged).
     const stream = deps.redisKeys.accountRequestLogStream(1);
     await deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM').catch(() => undefined);
-    const taken = await deps.redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, 'dead-worker', 'COUNT', 1000, 'STREAMS', stream, '>') as unknown[];
+    const taken = (await deps.redis.call(
+      'XREADGROUP',
+      'GROUP',
+      REQUEST_LOG_GROUP,
+      'dead-worker',
+      'COUNT',
+      1000,
+      'STREAMS',
+      stream,
+      '>',
+    )) as unknown[];
     expect(taken).toHaveLength(1);
     expect(await written(records.map((item) => item.requestId))).toEqual([]);
 
@@ -88,13 +116,25 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     const worker = await startRequestLogWorker(deps, { claimIdleMs: 2_000, blockMs: 100, lingerMs: 0 });
     try {
       const ids = [...sharded, ...old].map((item) => item.requestId);
-      await eventually('every record', () => written(ids), (found) => found.length === ids.length);
+      await eventually(
+        'every record',
+        () => written(ids),
+        (found) => found.length === ids.length,
+      );
       // Checked again with each claim round (every second here): drained, so deleted.
-      await eventually('the unsharded stream gone', () => deps.redis.exists(legacy), (exists) => exists === 0);
+      await eventually(
+        'the unsharded stream gone',
+        () => deps.redis.exists(legacy),
+        (exists) => exists === 0,
+      );
       // An older process still appending recreates it: read again.
       const late = record();
       await deps.redis.xadd(legacy, '*', 'b', JSON.stringify([late]));
-      await eventually('the late record', () => written([late.requestId]), (found) => found.length === 1);
+      await eventually(
+        'the late record',
+        () => written([late.requestId]),
+        (found) => found.length === 1,
+      );
     } finally {
       await worker.close();
     }
@@ -105,7 +145,11 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     log.producer!.submit(old);
     const worker = await startRequestLogWorker(deps, { blockMs: 100, lingerMs: 0 });
     try {
-      await eventually('the old record', () => written([old.requestId]), (ids) => ids.length === 1);
+      await eventually(
+        'the old record',
+        () => written([old.requestId]),
+        (ids) => ids.length === 1,
+      );
     } finally {
       await worker.close();
     }
@@ -114,8 +158,13 @@ describe('request records survive a dead worker and a Redis that lost them', () 
   });
 
   it('a provisional record (appended before the answer ended) is replaced by the final one, in whatever order they come, once', async () => {
-    const row = async (requestId: string) => (await deps.db.query<{ provisional: boolean; duration_ms: number; output_tokens: number; has_bodies: boolean }>(
-      'SELECT provisional, duration_ms, output_tokens, has_bodies FROM request_records WHERE request_id = $1', [requestId])).rows;
+    const row = async (requestId: string) =>
+      (
+        await deps.db.query<{ provisional: boolean; duration_ms: number; output_tokens: number; has_bodies: boolean }>(
+          'SELECT provisional, duration_ms, output_tokens, has_bodies FROM request_records WHERE request_id = $1',
+          [requestId],
+        )
+      ).rows;
     const bodies = { request: '{}', response: '{}', streamEvents: 3, truncated: false };
     const pair = () => {
       const final = record({ durationMs: 40, outputTokens: 9, bodies });
@@ -138,7 +187,7 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     expect(await row(alone.requestId)).toEqual([{ provisional: true, duration_ms: 30, output_tokens: 0, has_bodies: false }]);
   });
 
-  it('a provisional record written does not release the API process\'s copy of the final one', async () => {
+  it("a provisional record written does not release the API process's copy of the final one", async () => {
     const final = record();
     await writeRequestRecords(deps.db, [{ ...final, provisional: true }]);
     log.producer!.submit(final);
@@ -152,7 +201,9 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     } finally {
       await worker.close();
     }
-    expect((await deps.db.query('SELECT provisional FROM request_records WHERE request_id = $1', [final.requestId])).rows).toEqual([{ provisional: false }]);
+    expect((await deps.db.query('SELECT provisional FROM request_records WHERE request_id = $1', [final.requestId])).rows).toEqual([
+      { provisional: false },
+    ]);
   });
 
   it('an append before the end that fails still lets the answers end, and the producer appends the records itself', async () => {
@@ -163,10 +214,15 @@ describe('request records survive a dead worker and a Redis that lost them', () 
     const failures: number[] = [];
     const beforeEnd = createRecordsBeforeEnd(deps.redis, (_error, records) => failures.push(records));
     const records = [record(), record()];
-    const released = await Promise.all(records.map((item) => new Promise<boolean>((resolve) => {
-      const held = log.producer!.hold(item)!;
-      expect(beforeEnd.hold(stream, held.payload, () => resolve(true), held)).toBe(true);
-    })));
+    const released = await Promise.all(
+      records.map(
+        (item) =>
+          new Promise<boolean>((resolve) => {
+            const held = log.producer!.hold(item)!;
+            expect(beforeEnd.hold(stream, held.payload, () => resolve(true), held)).toBe(true);
+          }),
+      ),
+    );
     expect(released).toEqual([true, true]);
     expect(failures).toEqual([2]);
     // Back to the producer: not in Redis yet, still held.

@@ -16,9 +16,22 @@ const MODEL = 'claude-sonnet-4-5';
 const BODY = { model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] };
 
 interface Row {
-  request_id: string; account_id: number; api_key_id: number | null; protocol: string; model: string | null; upstream_account_id: number | null;
-  status: number; outcome: string; error_class: string | null; duration_ms: number; ttfb_ms: number | null;
-  input_tokens: number; output_tokens: number; cost_credits: number; stream: boolean; replayed: boolean;
+  request_id: string;
+  account_id: number;
+  api_key_id: number | null;
+  protocol: string;
+  model: string | null;
+  upstream_account_id: number | null;
+  status: number;
+  outcome: string;
+  error_class: string | null;
+  duration_ms: number;
+  ttfb_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_credits: number;
+  stream: boolean;
+  replayed: boolean;
 }
 
 describe('the request log records every authenticated request', () => {
@@ -33,31 +46,58 @@ describe('the request log records every authenticated request', () => {
     await gateway.close();
   });
 
-  async function chat(key: string, body: unknown = BODY, init: RequestInit = {}): Promise<{ status: number; requestId: string; text: string }> {
+  async function chat(
+    key: string,
+    body: unknown = BODY,
+    init: RequestInit = {},
+  ): Promise<{ status: number; requestId: string; text: string }> {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body), ...init,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+      ...init,
     });
     return { status: response.status, requestId: response.headers.get('x-request-id') ?? '', text: await response.text() };
   }
 
   // The final record (a provisional one, appended before the answer ended, comes first).
-  const record = (requestId: string) => eventually(`record ${requestId}`,
-    async () => (await gateway.deps.db.query<Row>('SELECT * FROM request_records WHERE request_id = $1 AND NOT provisional', [requestId])).rows[0],
-    (row) => row !== undefined);
+  const record = (requestId: string) =>
+    eventually(
+      `record ${requestId}`,
+      async () =>
+        (await gateway.deps.db.query<Row>('SELECT * FROM request_records WHERE request_id = $1 AND NOT provisional', [requestId])).rows[0],
+      (row) => row !== undefined,
+    );
 
-  async function groupWith(name: string, prefixes: string[], options: { models?: string[] } = {}): Promise<{ groupId: number; ids: number[] }> {
+  async function groupWith(
+    name: string,
+    prefixes: string[],
+    options: { models?: string[] } = {},
+  ): Promise<{ groupId: number; ids: number[] }> {
     const groupId = await createGroup(gateway.deps.db, { name, family: null });
     const ids: number[] = [];
     for (const [index, prefix] of prefixes.entries()) {
-      ids.push(await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-        groupId, name: `${name}-${index}`, protocol: 'messages', baseUrl: gateway.sim.url + prefix, apiKey: 'sim-key', models: options.models ?? [MODEL], priority: index,
-      }));
+      ids.push(
+        await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+          groupId,
+          name: `${name}-${index}`,
+          protocol: 'messages',
+          baseUrl: gateway.sim.url + prefix,
+          apiKey: 'sim-key',
+          models: options.models ?? [MODEL],
+          priority: index,
+        }),
+      );
     }
     gateway.services.upstreams.invalidate();
     return { groupId, ids };
   }
 
-  async function keyIn(groupId: number, accountId = gateway.accountId, extra: Parameters<typeof insertApiKey>[2] extends infer K ? Partial<K> : never = {}): Promise<string> {
+  async function keyIn(
+    groupId: number,
+    accountId = gateway.accountId,
+    extra: Parameters<typeof insertApiKey>[2] extends infer K ? Partial<K> : never = {},
+  ): Promise<string> {
     return (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId, groupId, name: `k-${Math.random()}`, ...extra })).secret;
   }
 
@@ -65,7 +105,15 @@ describe('the request log records every authenticated request', () => {
     const reply = await chat(gateway.key);
     expect(reply.status).toBe(200);
     const row = await record(reply.requestId);
-    expect(row).toMatchObject({ account_id: gateway.accountId, protocol: 'chat', model: MODEL, status: 200, outcome: 'ok', error_class: null, stream: false });
+    expect(row).toMatchObject({
+      account_id: gateway.accountId,
+      protocol: 'chat',
+      model: MODEL,
+      status: 200,
+      outcome: 'ok',
+      error_class: null,
+      stream: false,
+    });
     expect(row.upstream_account_id).not.toBeNull();
     expect(Number(row.input_tokens)).toBeGreaterThan(0);
     expect(Number(row.output_tokens)).toBeGreaterThan(0);
@@ -107,10 +155,22 @@ describe('the request log records every authenticated request', () => {
     const cases: Array<{ key: string; body?: unknown; status: number; errorClass: string }> = [
       { key: gateway.key, body: { model: MODEL }, status: 400, errorClass: 'invalid_request' },
       { key: gateway.key, body: { ...BODY, model: 'no-such-model' }, status: 400, errorClass: 'unsupported_model' },
-      { key: await keyIn(defaultGroup, gateway.accountId, { ipBlacklist: ['127.0.0.1', '::1', '::ffff:127.0.0.1'] }), status: 403, errorClass: 'permission' },
-      { key: await keyIn(defaultGroup, await createAccount(gateway.deps.db, { name: 'broke', tier: 'pro' })), status: 402, errorClass: 'insufficient_balance' },
+      {
+        key: await keyIn(defaultGroup, gateway.accountId, { ipBlacklist: ['127.0.0.1', '::1', '::ffff:127.0.0.1'] }),
+        status: 403,
+        errorClass: 'permission',
+      },
+      {
+        key: await keyIn(defaultGroup, await createAccount(gateway.deps.db, { name: 'broke', tier: 'pro' })),
+        status: 402,
+        errorClass: 'insufficient_balance',
+      },
       { key: limitedKey, status: 429, errorClass: 'rate_limit' },
-      { key: await keyIn((await groupWith('serves-other', [''], { models: ['claude-haiku-4-5'] })).groupId), status: 503, errorClass: 'no_available_account' },
+      {
+        key: await keyIn((await groupWith('serves-other', [''], { models: ['claude-haiku-4-5'] })).groupId),
+        status: 503,
+        errorClass: 'no_available_account',
+      },
     ];
     for (const refusal of cases) {
       const reply = await chat(refusal.key, refusal.body ?? BODY);
@@ -124,7 +184,12 @@ describe('the request log records every authenticated request', () => {
     const failing = await groupWith('all-fail', ['/_fault/429', '/_fault/500']);
     const failed = await chat(await keyIn(failing.groupId));
     expect(failed.status).toBe(502);
-    expect(await record(failed.requestId)).toMatchObject({ status: 502, outcome: 'error', error_class: 'upstream_error', upstream_account_id: failing.ids[1] });
+    expect(await record(failed.requestId)).toMatchObject({
+      status: 502,
+      outcome: 'error',
+      error_class: 'upstream_error',
+      upstream_account_id: failing.ids[1],
+    });
 
     const limited = await groupWith('limited', ['/_fault/429']);
     const refused = await chat(await keyIn(limited.groupId));
@@ -146,25 +211,38 @@ describe('the request log records every authenticated request', () => {
     const key = await keyIn(hanging.groupId, accountId);
     const controller = new AbortController();
     const response = fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(BODY), signal: controller.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(BODY),
+      signal: controller.signal,
     }).catch(() => undefined);
     // The hanging request holds the account's one lease: the next one is refused.
-    await eventually('the hanging request to hold the lease', () => gateway.deps.redis.zcard(gateway.deps.redisKeys.accountLeases(accountId)), (leases) => leases >= 1);
+    await eventually(
+      'the hanging request to hold the lease',
+      () => gateway.deps.redis.zcard(gateway.deps.redisKeys.accountLeases(accountId)),
+      (leases) => leases >= 1,
+    );
     const refused = await chat(key);
     expect(refused.status).toBe(429);
     expect(await record(refused.requestId)).toMatchObject({ status: 429, outcome: 'error', error_class: 'concurrency_limit' });
     controller.abort();
     await response;
-    const aborted = await eventually('the aborted request', async () => (await gateway.deps.db.query<Row>(
-      "SELECT * FROM request_records WHERE account_id = $1 AND outcome = 'aborted'", [accountId])).rows, (rows) => rows.length === 1);
+    const aborted = await eventually(
+      'the aborted request',
+      async () =>
+        (await gateway.deps.db.query<Row>("SELECT * FROM request_records WHERE account_id = $1 AND outcome = 'aborted'", [accountId])).rows,
+      (rows) => rows.length === 1,
+    );
     expect(aborted[0]).toMatchObject({ status: 499, error_class: 'client_abort', cost_credits: 0, upstream_account_id: hanging.ids[0] });
 
     const slow = await groupWith('slow', ['/_latency/0/150']);
     const streamKey = await keyIn(slow.groupId);
     const midStream = new AbortController();
     const streaming = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${streamKey}` },
-      body: JSON.stringify({ ...BODY, max_tokens: 200, stream: true }), signal: midStream.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${streamKey}` },
+      body: JSON.stringify({ ...BODY, max_tokens: 200, stream: true }),
+      signal: midStream.signal,
     });
     const requestId = streaming.headers.get('x-request-id')!;
     const reader = streaming.body!.getReader();
@@ -177,7 +255,8 @@ describe('the request log records every authenticated request', () => {
   it('images and count_tokens are recorded under their surface; an idempotent replay is marked replayed', async () => {
     const image = async () => {
       const response = await fetch(`${gateway.url}/v1/images/generations`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}`, 'idempotency-key': 'log-replay-1' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}`, 'idempotency-key': 'log-replay-1' },
         body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1024', n: 1 }),
       });
       const text = await response.text();
@@ -193,11 +272,17 @@ describe('the request log records every authenticated request', () => {
     expect(await record(again.requestId)).toMatchObject({ protocol: 'images', replayed: true, status: 200 });
 
     const counted = await fetch(`${gateway.url}/v1/messages/count_tokens`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': gateway.key, 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }),
     });
     await counted.text();
-    expect(await record(counted.headers.get('x-request-id')!)).toMatchObject({ protocol: 'count-tokens', status: 200, outcome: 'ok', cost_credits: 0 });
+    expect(await record(counted.headers.get('x-request-id')!)).toMatchObject({
+      protocol: 'count-tokens',
+      status: 200,
+      outcome: 'ok',
+      cost_credits: 0,
+    });
   });
 
   it('unauthenticated calls are counted in metrics, never stored', async () => {

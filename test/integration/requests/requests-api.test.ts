@@ -28,14 +28,16 @@ describe('request log API', () => {
 
   const chat = async (key: string, body: unknown = BODY) => {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
     });
     await response.text();
     return response.headers.get('x-request-id')!;
   };
   const get = async (path: string, auth: Record<string, string> = { authorization: `Bearer ${gateway.key}` }) => {
     const response = await fetch(`${gateway.url}${path}`, { headers: auth });
-    return { status: response.status, body: await response.json() as Json };
+    return { status: response.status, body: (await response.json()) as Json };
   };
   const requestIds = (body: Json) => (body.data as Json[]).map((row) => row.request_id);
 
@@ -47,19 +49,37 @@ describe('request log API', () => {
 
     const otherAccount = await createAccount(gateway.deps.db, { name: 'other', tier: 'pro' });
     await topUp(gateway.deps.db, otherAccount, 1_000_000_000);
-    otherKey = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: otherAccount, groupId: (await findGroupId(gateway.deps.db, 'default'))!, name: 'other' })).secret;
+    otherKey = (
+      await insertApiKey(gateway.deps.db, gateway.deps.crypto, {
+        accountId: otherAccount,
+        groupId: (await findGroupId(gateway.deps.db, 'default'))!,
+        name: 'other',
+      })
+    ).secret;
     const failingGroup = await createGroup(gateway.deps.db, { name: 'failing', family: null });
-    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, { groupId: failingGroup, protocol: 'messages', baseUrl: `${gateway.sim.url}/_fault/500`, apiKey: 'sim-key', models: [MODEL] });
+    await addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+      groupId: failingGroup,
+      protocol: 'messages',
+      baseUrl: `${gateway.sim.url}/_fault/500`,
+      apiKey: 'sim-key',
+      models: [MODEL],
+    });
     gateway.services.upstreams.invalidate();
-    const failingKey = (await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: failingGroup, name: 'failing' })).secret;
+    const failingKey = (
+      await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId: gateway.accountId, groupId: failingGroup, name: 'failing' })
+    ).secret;
 
     for (let index = 0; index < 3; index += 1) ids.ok.push(await chat(gateway.key));
     ids.invalid = await chat(gateway.key, { model: MODEL });
     ids.failed = await chat(failingKey);
     ids.other = await chat(otherKey);
     const all = [...ids.ok, ids.invalid, ids.failed, ids.other];
-    await eventually('the final records', async () => (await gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = ANY($1) AND NOT provisional', [all])).rowCount,
-      (count) => count === all.length);
+    await eventually(
+      'the final records',
+      async () =>
+        (await gateway.deps.db.query('SELECT 1 FROM request_records WHERE request_id = ANY($1) AND NOT provisional', [all])).rowCount,
+      (count) => count === all.length,
+    );
   });
   afterAll(async () => {
     await worker.close();
@@ -67,11 +87,18 @@ describe('request log API', () => {
     await gateway.close();
   });
 
-  it('lists the account\'s requests newest first, filtered, paged by cursor', async () => {
+  it("lists the account's requests newest first, filtered, paged by cursor", async () => {
     const all = await get('/api/v1/me/requests');
     expect(all.status).toBe(200);
     expect(requestIds(all.body)).toEqual([ids.failed, ids.invalid, ...[...ids.ok].reverse()]);
-    expect((all.body.data as Json[])[0]).toMatchObject({ object: 'request', status: 502, outcome: 'error', error_class: 'upstream_error', protocol: 'chat', model: MODEL });
+    expect((all.body.data as Json[])[0]).toMatchObject({
+      object: 'request',
+      status: 502,
+      outcome: 'error',
+      error_class: 'upstream_error',
+      protocol: 'chat',
+      model: MODEL,
+    });
 
     expect(requestIds((await get('/api/v1/me/requests?status=error')).body)).toEqual([ids.failed, ids.invalid]);
     expect(requestIds((await get('/api/v1/me/requests?status=4xx')).body)).toEqual([ids.invalid]);
@@ -79,7 +106,11 @@ describe('request log API', () => {
     expect(requestIds((await get('/api/v1/me/requests?status=ok')).body)).toEqual([...ids.ok].reverse());
     expect(requestIds((await get('/api/v1/me/requests?error_class=invalid_request')).body)).toEqual([ids.invalid]);
     expect(requestIds((await get('/api/v1/me/requests?model=nope')).body)).toEqual([]);
-    expect(requestIds((await get(`/api/v1/me/requests?protocol=chat&since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).body)).toHaveLength(5);
+    expect(
+      requestIds(
+        (await get(`/api/v1/me/requests?protocol=chat&since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).body,
+      ),
+    ).toHaveLength(5);
     const bad = await get('/api/v1/me/requests?status=teapot');
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('status');
@@ -92,8 +123,12 @@ describe('request log API', () => {
     expect(third.body).toMatchObject({ has_more: false, next_cursor: null });
   });
 
-  it('one request: the record with its usage and ledger rows, its routing chain; another account\'s is a 404', async () => {
-    const ok = await eventually('the usage row', () => get(`/api/v1/me/requests/${ids.ok[0]!}`), (reply) => reply.body.usage !== null);
+  it("one request: the record with its usage and ledger rows, its routing chain; another account's is a 404", async () => {
+    const ok = await eventually(
+      'the usage row',
+      () => get(`/api/v1/me/requests/${ids.ok[0]!}`),
+      (reply) => reply.body.usage !== null,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ object: 'request', request_id: ids.ok[0], outcome: 'ok', bodies: null });
     expect(ok.body.usage).toMatchObject({ request_id: ids.ok[0], credits: ok.body.cost_credits });
@@ -116,9 +151,13 @@ describe('request log API', () => {
     expect(model.output_tokens).toEqual(expect.any(Number));
   });
 
-  it('the usage listing\'s latency is the request record\'s; status=error is accepted (failed requests are free: no usage rows)', async () => {
-    const usage = await eventually('usage rows with latency', () => get('/api/v1/me/usage'),
-      (reply) => (reply.body.data as Json[]).length === 3 && (reply.body.data as Json[]).every((row) => typeof row.duration_ms === 'number'));
+  it("the usage listing's latency is the request record's; status=error is accepted (failed requests are free: no usage rows)", async () => {
+    const usage = await eventually(
+      'usage rows with latency',
+      () => get('/api/v1/me/usage'),
+      (reply) =>
+        (reply.body.data as Json[]).length === 3 && (reply.body.data as Json[]).every((row) => typeof row.duration_ms === 'number'),
+    );
     const row = (usage.body.data as Json[])[0]!;
     const record = await get(`/api/v1/me/requests/${String(row.request_id)}`);
     expect(row.duration_ms).toBe(record.body.duration_ms);
@@ -128,7 +167,7 @@ describe('request log API', () => {
     expect(errors.body.data).toEqual([]);
   });
 
-  it('operators see every account\'s requests; account holders cannot use the operator view', async () => {
+  it("operators see every account's requests; account holders cannot use the operator view", async () => {
     const all = await get('/api/v1/operator/requests', operator);
     expect(all.status).toBe(200);
     expect(requestIds(all.body)).toContain(ids.other);

@@ -9,7 +9,10 @@ async function main(): Promise<void> {
   const api = await startTaskApi(deps, { heartbeatMs: Number(process.env.TASK_TEST_HEARTBEAT_MS ?? 15_000) });
   process.stdout.write(`LISTENING ${api.url}\n`);
   process.on('SIGTERM', () => {
-    void api.close().then(() => closeDependencies(deps)).finally(() => process.exit(0));
+    void api
+      .close()
+      .then(() => closeDependencies(deps))
+      .finally(() => process.exit(0));
   });
 }
 

@@ -32,7 +32,9 @@ export async function startTaskApi(deps: Dependencies, options: { heartbeatMs?: 
   const usage = createUsageRecorder(deps);
   const upstreamClient = createUpstreamClient(deps.config.upstream);
   const services: TaskServices = {
-    authenticator, usage, upstreamClient,
+    authenticator,
+    usage,
+    upstreamClient,
     admission: createAdmission(deps),
     upstreams: createUpstreamDirectory({ db: deps.db, crypto: deps.crypto, clock: deps.clock }),
   };
@@ -43,7 +45,9 @@ export async function startTaskApi(deps: Dependencies, options: { heartbeatMs?: 
   app.use(createImagesRouter(deps, services));
   app.use(tasks);
   app.use(createErrorMiddleware(deps.logger, {}));
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     server,

@@ -71,11 +71,19 @@ export interface StreamRead {
 }
 
 /** Reads an SSE stream until the server ends it, `stopWhen` holds, or `timeoutMs` passes. */
-export async function readTaskStream(url: string, key: string, options: { lastEventId?: string; timeoutMs?: number; stopWhen?: (events: SseEvent[]) => boolean } = {}): Promise<StreamRead> {
+export async function readTaskStream(
+  url: string,
+  key: string,
+  options: { lastEventId?: string; timeoutMs?: number; stopWhen?: (events: SseEvent[]) => boolean } = {},
+): Promise<StreamRead> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 20_000);
   const response = await fetch(url, {
-    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...(options.lastEventId !== undefined ? { 'last-event-id': options.lastEventId } : {}) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: 'text/event-stream',
+      ...(options.lastEventId !== undefined ? { 'last-event-id': options.lastEventId } : {}),
+    },
     signal: controller.signal,
   });
   const events: SseEvent[] = [];
@@ -112,7 +120,9 @@ export async function readTaskStream(url: string, key: string, options: { lastEv
 
 function startChild(script: string, env: Record<string, string>, children: Set<ChildHandle>): ChildHandle {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script)], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const waiters: Array<() => void> = [];
@@ -125,8 +135,12 @@ function startChild(script: string, env: Record<string, string>, children: Set<C
     for (const wake of waiters.splice(0)) wake();
   });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-4_000); });
-  child.on('exit', () => { for (const wake of waiters.splice(0)) wake(); });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
+  });
+  child.on('exit', () => {
+    for (const wake of waiters.splice(0)) wake();
+  });
   const handle: ChildHandle = {
     child,
     lines,
@@ -137,11 +151,15 @@ function startChild(script: string, env: Record<string, string>, children: Set<C
           const match = pattern.exec(line);
           if (match) return match;
         }
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}: ${stderr}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}: ${stderr}`);
         if (Date.now() > deadline) throw new Error(`${script} did not print ${pattern} in ${timeoutMs} ms: ${stderr}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 200);
-          waiters.push(() => { clearTimeout(timer); resolve(); });
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
       }
     },
@@ -166,37 +184,59 @@ async function newCaller(deps: TestDependencies, groupId: number, name: string, 
   return { key: key.secret, keyId: key.id, accountId };
 }
 
-export async function startTaskHarness(options: { simulator?: SimulatorOptions; env?: Record<string, string>; heartbeatMs?: number; upstreamPath?: string } = {}): Promise<TaskHarness> {
+export async function startTaskHarness(
+  options: { simulator?: SimulatorOptions; env?: Record<string, string>; heartbeatMs?: number; upstreamPath?: string } = {},
+): Promise<TaskHarness> {
   const sim = await startSimulator({ port: 0, videoMs: 1_000, ...options.simulator });
   const deps = await createTestDependencies({ s3: true, env: { UPSTREAM_MAX_ATTEMPTS: '2', ...options.env } });
   const groupId = await createGroup(deps.db, { name: 'default', family: null });
   const baseUrl = `${sim.url}${options.upstreamPath ?? ''}`;
   await addUpstreamAccount(deps.db, deps.crypto, { groupId, protocol: 'chat', baseUrl, apiKey: 'sim-key', models: [...MEDIA_MODELS.chat] });
-  await addUpstreamAccount(deps.db, deps.crypto, { groupId, protocol: 'generate-content', baseUrl, apiKey: 'sim-key', models: [...MEDIA_MODELS['generate-content']] });
+  await addUpstreamAccount(deps.db, deps.crypto, {
+    groupId,
+    protocol: 'generate-content',
+    baseUrl,
+    apiKey: 'sim-key',
+    models: [...MEDIA_MODELS['generate-content']],
+  });
   const owner = await newCaller(deps, groupId, 'owner', 100_000_000);
   const stranger = await newCaller(deps, groupId, 'stranger', 100_000_000);
   const api = await startTaskApi(deps, { heartbeatMs: options.heartbeatMs });
   const children = new Set<ChildHandle>();
   const s3 = new S3Client({
-    endpoint: deps.s3!.endpoint, region: deps.config.s3.region, forcePathStyle: true,
+    endpoint: deps.s3!.endpoint,
+    region: deps.config.s3.region,
+    forcePathStyle: true,
     credentials: { accessKeyId: deps.config.s3.accessKeyId, secretAccessKey: deps.config.s3.secretAccessKey },
   });
 
   const post = async (url: string, body: unknown, key = owner.key): Promise<JsonReply> => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
-    return { status: response.status, headers: response.headers, body: await response.json() as Record<string, unknown> };
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
   };
   const query = (taskId: string, key = owner.key) => post(`${api.url}/v1/tasks/query`, { task_id: taskId }, key);
 
   return {
-    deps, sim, api, groupId, owner, stranger, post, query,
+    deps,
+    sim,
+    api,
+    groupId,
+    owner,
+    stranger,
+    post,
+    query,
     submit: (body, key = owner.key) => post(`${api.url}/v1/tasks/submit`, body, key),
     async waitForStatus(taskId, statuses, timeoutMs = 30_000, key = owner.key) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const reply = await query(taskId, key);
         if (statuses.includes(String(reply.body.status))) return reply.body;
-        if (Date.now() > deadline) throw new Error(`task ${taskId} is ${String(reply.body.status)}, not ${statuses.join('|')}, after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`task ${taskId} is ${String(reply.body.status)}, not ${statuses.join('|')}, after ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
@@ -211,11 +251,17 @@ export async function startTaskHarness(options: { simulator?: SimulatorOptions; 
       return { ...handle, url: match[1] };
     },
     async ledger(reference) {
-      const result = await deps.db.query<LedgerRow>('SELECT kind, amount_credits, reference FROM ledger_entries WHERE reference = $1 ORDER BY id', [reference]);
+      const result = await deps.db.query<LedgerRow>(
+        'SELECT kind, amount_credits, reference FROM ledger_entries WHERE reference = $1 ORDER BY id',
+        [reference],
+      );
       return result.rows;
     },
     async wallet(accountId = owner.accountId) {
-      const result = await deps.db.query<{ balance_credits: number; held_credits: number }>('SELECT balance_credits, held_credits FROM accounts WHERE id = $1', [accountId]);
+      const result = await deps.db.query<{ balance_credits: number; held_credits: number }>(
+        'SELECT balance_credits, held_credits FROM accounts WHERE id = $1',
+        [accountId],
+      );
       return { balance: result.rows[0].balance_credits, held: result.rows[0].held_credits };
     },
     async objectKeys(prefix) {

@@ -21,7 +21,13 @@ describe('async tasks with workers as separate processes', () => {
     // A provider whose videos take a minute, for cancels that must reach a running operation.
     slowSim = await startSimulator({ port: 0, videoMs: 60_000 });
     const slowGroup = await createGroup(h.deps.db, { name: 'slow-video', family: null });
-    await addUpstreamAccount(h.deps.db, h.deps.crypto, { groupId: slowGroup, protocol: 'generate-content', baseUrl: slowSim.url, apiKey: 'sim-key', models: ['veo-3'] });
+    await addUpstreamAccount(h.deps.db, h.deps.crypto, {
+      groupId: slowGroup,
+      protocol: 'generate-content',
+      baseUrl: slowSim.url,
+      apiKey: 'sim-key',
+      models: ['veo-3'],
+    });
     slowKey = (await insertApiKey(h.deps.db, h.deps.crypto, { accountId: h.owner.accountId, groupId: slowGroup, name: 'slow' })).secret;
   }, 60_000);
   afterAll(async () => {
@@ -37,7 +43,13 @@ describe('async tasks with workers as separate processes', () => {
 
   it('runs a video task from submit to succeeded, followed over SSE, media in S3, hold then charge', async () => {
     const before = await h.wallet();
-    const submitted = await h.submit({ model: 'veo-3', prompt: '一只在雨中奔跑的柴犬，电影感', duration_seconds: 4, resolution: '720p', aspect_ratio: '16:9' });
+    const submitted = await h.submit({
+      model: 'veo-3',
+      prompt: '一只在雨中奔跑的柴犬，电影感',
+      duration_seconds: 4,
+      resolution: '720p',
+      aspect_ratio: '16:9',
+    });
     expect(submitted.status).toBe(200);
     const taskId = String(submitted.body.task_id);
     expect(taskId).toMatch(/^task_[A-Za-z0-9]{32}$/);
@@ -54,7 +66,11 @@ describe('async tasks with workers as separate processes', () => {
     expect(ids).toEqual(ids.map((_, index) => ids[0] + index));
     expect(stream.comments).toBeGreaterThan(0);
 
-    const final = JSON.parse(stream.events.at(-1)!.data) as { result: { urls: string[]; items: Array<{ content_type: string }> }; actual_credits: number; progress: number };
+    const final = JSON.parse(stream.events.at(-1)!.data) as {
+      result: { urls: string[]; items: Array<{ content_type: string }> };
+      actual_credits: number;
+      progress: number;
+    };
     expect(final.progress).toBe(100);
     expect(final.actual_credits).toBe(600_000);
     expect(final.result.items[0].content_type).toBe('video/mp4');
@@ -82,18 +98,34 @@ describe('async tasks with workers as separate processes', () => {
     expect(await h.objectKeys(`tasks/${taskId}/`)).toEqual([`tasks/${taskId}/video-0.mp4`]);
 
     const queried = await h.query(taskId);
-    expect(queried.body).toMatchObject({ task_id: taskId, status: 'succeeded', kind: 'video', model: 'veo-3', estimated_credits: 600_000, actual_credits: 600_000, error: null });
+    expect(queried.body).toMatchObject({
+      task_id: taskId,
+      status: 'succeeded',
+      kind: 'video',
+      model: 'veo-3',
+      estimated_credits: 600_000,
+      actual_credits: 600_000,
+      error: null,
+    });
     expect(typeof queried.body.started_at).toBe('number');
     expect(typeof queried.body.finished_at).toBe('number');
     // The provider saw the request in its own shape.
     const sent = h.sim.requests.find((request) => request.path.endsWith('veo-3:predictLongRunning'));
-    expect(sent?.body).toMatchObject({ instances: [{ prompt: '一只在雨中奔跑的柴犬，电影感' }], parameters: { durationSeconds: 4, resolution: '720p', aspectRatio: '16:9' } });
+    expect(sent?.body).toMatchObject({
+      instances: [{ prompt: '一只在雨中奔跑的柴犬，电影感' }],
+      parameters: { durationSeconds: 4, resolution: '720p', aspectRatio: '16:9' },
+    });
   });
 
   it('starts a video from an initial image', async () => {
     const image = await h.post(`${h.api.url}/v1/images/generations`, { model: 'gpt-image-1', prompt: 'first frame' });
     const png = Buffer.from(await (await fetch((image.body.data as Array<{ url: string }>)[0].url)).arrayBuffer());
-    const submitted = await h.submit({ model: 'veo-3', prompt: 'animate it', duration_seconds: 2, image: `data:image/png;base64,${png.toString('base64')}` });
+    const submitted = await h.submit({
+      model: 'veo-3',
+      prompt: 'animate it',
+      duration_seconds: 2,
+      image: `data:image/png;base64,${png.toString('base64')}`,
+    });
     expect(submitted.status).toBe(200);
     const done = await h.waitForStatus(String(submitted.body.task_id), ['succeeded', 'failed']);
     expect(done.status).toBe('succeeded');
@@ -112,10 +144,16 @@ describe('async tasks with workers as separate processes', () => {
     const progress = replay.events.map((event) => (JSON.parse(event.data) as { progress: number }).progress);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(progress).toEqual(expect.arrayContaining([25, 50, 75, 100]));
-    const final = JSON.parse(replay.events.at(-1)!.data) as { result: { urls: string[]; items: Array<{ prompt_index: number; revised_prompt: string }> }; actual_credits: number };
+    const final = JSON.parse(replay.events.at(-1)!.data) as {
+      result: { urls: string[]; items: Array<{ prompt_index: number; revised_prompt: string }> };
+      actual_credits: number;
+    };
     expect(final.result.urls).toHaveLength(4);
     expect(final.result.items.map((item) => [item.prompt_index, item.revised_prompt])).toEqual([
-      [0, 'Revised: a cat'], [1, 'Revised: a dog'], [2, 'Revised: a fox'], [3, 'Revised: an owl'],
+      [0, 'Revised: a cat'],
+      [1, 'Revised: a dog'],
+      [2, 'Revised: a fox'],
+      [3, 'Revised: an owl'],
     ]);
     for (const url of final.result.urls) {
       const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
@@ -123,7 +161,11 @@ describe('async tasks with workers as separate processes', () => {
     }
     expect(await h.objectKeys(`tasks/${taskId}/`)).toHaveLength(4);
     expect(final.actual_credits).toBe(4 * 40_000);
-    expect((await h.ledger(taskId)).map((row) => [row.kind, row.amount_credits])).toEqual([['hold', -160_000], ['hold_release', 160_000], ['charge', -160_000]]);
+    expect((await h.ledger(taskId)).map((row) => [row.kind, row.amount_credits])).toEqual([
+      ['hold', -160_000],
+      ['hold_release', 160_000],
+      ['charge', -160_000],
+    ]);
   });
 
   it('fails on a provider failure: reason recorded, hold released, no charge', async () => {
@@ -156,14 +198,19 @@ describe('async tasks with workers as separate processes', () => {
     const taskId = String(submitted.body.task_id);
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
-      const row = await h.deps.db.query<{ status: string; provider_ref: string | null }>('SELECT status, provider_ref FROM tasks WHERE id = $1', [taskId]);
+      const row = await h.deps.db.query<{ status: string; provider_ref: string | null }>(
+        'SELECT status, provider_ref FROM tasks WHERE id = $1',
+        [taskId],
+      );
       if (row.rows[0].status === 'running' && row.rows[0].provider_ref) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const cancelled = await h.post(`${h.api.url}/v1/tasks/cancel`, { task_id: taskId }, slowKey);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', actual_credits: 0, error: { code: 'cancelled' } });
-    expect(slowSim.requests.some((request) => request.method === 'POST' && request.path.endsWith(':cancel') && request.status === 200)).toBe(true);
+    expect(
+      slowSim.requests.some((request) => request.method === 'POST' && request.path.endsWith(':cancel') && request.status === 200),
+    ).toBe(true);
     expect((await h.ledger(taskId)).map((row) => row.kind)).toEqual(['hold', 'hold_release']);
     expect(await h.wallet()).toEqual(before);
 
@@ -283,14 +330,20 @@ describe('async tasks with workers as separate processes', () => {
   it('leaves every wallet equal to the sum of its ledger, each entry with the right balance after, no hold open', async () => {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      const active = await h.deps.db.query("SELECT 1 FROM tasks WHERE status IN ('queued', 'running') AND id NOT IN (SELECT id FROM tasks WHERE request->'group'->>'groupName' = 'slow-video')");
+      const active = await h.deps.db.query(
+        "SELECT 1 FROM tasks WHERE status IN ('queued', 'running') AND id NOT IN (SELECT id FROM tasks WHERE request->'group'->>'groupName' = 'slow-video')",
+      );
       if (active.rowCount === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const accounts = await h.deps.db.query<{ id: number; balance_credits: number; held_credits: number }>('SELECT id, balance_credits, held_credits FROM accounts');
+    const accounts = await h.deps.db.query<{ id: number; balance_credits: number; held_credits: number }>(
+      'SELECT id, balance_credits, held_credits FROM accounts',
+    );
     for (const account of accounts.rows) {
       const entries = await h.deps.db.query<{ kind: string; amount_credits: number; balance_after: number }>(
-        'SELECT kind, amount_credits, balance_after FROM ledger_entries WHERE account_id = $1 ORDER BY id', [account.id]);
+        'SELECT kind, amount_credits, balance_after FROM ledger_entries WHERE account_id = $1 ORDER BY id',
+        [account.id],
+      );
       let running = 0;
       let held = 0;
       for (const entry of entries.rows) {
@@ -302,7 +355,9 @@ describe('async tasks with workers as separate processes', () => {
       expect(account.balance_credits).toBe(running);
       expect(account.held_credits).toBe(held);
     }
-    const open = await h.deps.db.query("SELECT count(*)::int AS n FROM tasks t WHERE status IN ('succeeded', 'failed', 'cancelled') AND estimated_credits > 0 AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.kind = 'hold_release' AND l.reference = t.id)");
+    const open = await h.deps.db.query(
+      "SELECT count(*)::int AS n FROM tasks t WHERE status IN ('succeeded', 'failed', 'cancelled') AND estimated_credits > 0 AND NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.kind = 'hold_release' AND l.reference = t.id)",
+    );
     expect(open.rows[0].n).toBe(0);
   });
 });

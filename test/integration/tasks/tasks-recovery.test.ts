@@ -16,7 +16,13 @@ describe('task recovery: killed workers, lost jobs, deadlines', () => {
     h = await startTaskHarness({ simulator: { videoMs: 300 }, env: { TASK_DEADLINE_MS: '6000' }, heartbeatMs: 300 });
     slowSim = await startSimulator({ port: 0, videoMs: 120_000 });
     const slowGroup = await createGroup(h.deps.db, { name: 'slow-video', family: null });
-    await addUpstreamAccount(h.deps.db, h.deps.crypto, { groupId: slowGroup, protocol: 'generate-content', baseUrl: slowSim.url, apiKey: 'sim-key', models: ['veo-3'] });
+    await addUpstreamAccount(h.deps.db, h.deps.crypto, {
+      groupId: slowGroup,
+      protocol: 'generate-content',
+      baseUrl: slowSim.url,
+      apiKey: 'sim-key',
+      models: ['veo-3'],
+    });
     slowKey = (await insertApiKey(h.deps.db, h.deps.crypto, { accountId: h.owner.accountId, groupId: slowGroup, name: 'slow' })).secret;
   }, 60_000);
   afterAll(async () => {
@@ -53,7 +59,11 @@ describe('task recovery: killed workers, lost jobs, deadlines', () => {
       expect((done.result as { urls: string[] }).urls).toHaveLength(objects);
       // One S3 object set, one charge, one usage row, one terminal event.
       expect(await h.objectKeys(`tasks/${taskId}/`)).toHaveLength(objects);
-      expect((await h.ledger(taskId)).map((row) => [row.kind, row.amount_credits])).toEqual([['hold', -credits], ['hold_release', credits], ['charge', -credits]]);
+      expect((await h.ledger(taskId)).map((row) => [row.kind, row.amount_credits])).toEqual([
+        ['hold', -credits],
+        ['hold_release', credits],
+        ['charge', -credits],
+      ]);
       const usage = await h.deps.db.query('SELECT credits FROM usage_rows WHERE request_id = $1', [taskId]);
       expect(usage.rows).toEqual([{ credits }]);
       expect((await events(taskId)).filter((status) => status === 'succeeded')).toHaveLength(1);
@@ -88,9 +98,20 @@ describe('task recovery: killed workers, lost jobs, deadlines', () => {
     const reading = readTaskStream(`${h.api.url}/v1/tasks/stream/${taskId}`, h.owner.key, { timeoutMs: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await changeTask(h.deps.db, taskId, { from: ['queued'], status: 'running', progress: 0 })).not.toBeNull();
-    expect(await changeTask(h.deps.db, taskId, { from: ['running'], status: 'failed', error: { code: 'provider_error', message: 'gone' }, actualCredits: 0 })).not.toBeNull();
+    expect(
+      await changeTask(h.deps.db, taskId, {
+        from: ['running'],
+        status: 'failed',
+        error: { code: 'provider_error', message: 'gone' },
+        actualCredits: 0,
+      }),
+    ).not.toBeNull();
     const stream = await reading;
-    expect(stream.events.map((event) => [event.id, event.event])).toEqual([['1', 'queued'], ['2', 'running'], ['3', 'failed']]);
+    expect(stream.events.map((event) => [event.id, event.event])).toEqual([
+      ['1', 'queued'],
+      ['2', 'running'],
+      ['3', 'failed'],
+    ]);
     expect(stream.ended).toBe(true);
     // The job still in the queue finds the task finished and does nothing.
     const worker = await h.spawnWorker();

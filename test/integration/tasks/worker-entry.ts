@@ -18,16 +18,21 @@ async function main(): Promise<void> {
     lockDurationMs: Number(process.env.TASK_TEST_LOCK_MS ?? 30_000),
     sweepIntervalMs: Number(process.env.TASK_TEST_SWEEP_MS ?? 0),
     ...(process.env.TASK_TEST_SWEEP_STALE_MS ? { sweepStaleMs: Number(process.env.TASK_TEST_SWEEP_STALE_MS) } : {}),
-    hooks: hang ? {
-      beforeFinalize: async (taskId) => {
-        process.stdout.write(`HANG ${taskId}\n`);
-        await new Promise<never>(() => undefined);
-      },
-    } : {},
+    hooks: hang
+      ? {
+          beforeFinalize: async (taskId) => {
+            process.stdout.write(`HANG ${taskId}\n`);
+            await new Promise<never>(() => undefined);
+          },
+        }
+      : {},
   });
   process.stdout.write('READY\n');
   process.on('SIGTERM', () => {
-    void worker.close().then(() => closeDependencies(deps)).finally(() => process.exit(0));
+    void worker
+      .close()
+      .then(() => closeDependencies(deps))
+      .finally(() => process.exit(0));
   });
 }
 

@@ -38,7 +38,11 @@ const superuserUrl = urlFor(superuser, database);
 async function asAdmin(sql: string): Promise<void> {
   const client = new Client({ connectionString: ADMIN_DATABASE_URL });
   await client.connect();
-  try { await client.query(sql); } finally { await client.end(); }
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
 
 describe('audit log append-only for the application database role, owner included', () => {
@@ -77,13 +81,19 @@ describe('audit log append-only for the application database role, owner include
     expect(laterMigrations).toContain('080_partition_usage_ledger_routing.sql');
     const owners = await superuserPool.query<{ table_owner: string; can_login: boolean }>(
       `SELECT pg_get_userbyid(c.relowner) AS table_owner, r.rolcanlogin AS can_login
-         FROM pg_class c, pg_roles r WHERE c.oid = 'audit_events'::regclass AND r.rolname = $1`, [ownerRole]);
+         FROM pg_class c, pg_roles r WHERE c.oid = 'audit_events'::regclass AND r.rolname = $1`,
+      [ownerRole],
+    );
     expect(owners.rows[0]).toEqual({ table_owner: ownerRole, can_login: false });
   });
 
-  it('the gateway\'s role appends and reads through its own code, and keeps using its other tables', async () => {
+  it("the gateway's role appends and reads through its own code, and keeps using its other tables", async () => {
     const accountId = await createAccount(app, { name: 'after hardening', tier: 'free' });
-    await recordAudit(app, { type: 'cli', label: 'hardening test' }, { accountId, action: 'account.create', targetType: 'account', targetId: accountId, after: { name: 'after hardening' } });
+    await recordAudit(
+      app,
+      { type: 'cli', label: 'hardening test' },
+      { accountId, action: 'account.create', targetType: 'account', targetId: accountId, after: { name: 'after hardening' } },
+    );
     const events = await listAuditEvents(app, { accountId, limit: 10 });
     expect(events.map((event) => event.action)).toEqual(['account.create']);
   });
@@ -96,20 +106,28 @@ describe('audit log append-only for the application database role, owner include
     ['dropping the trigger', 'DROP TRIGGER audit_events_no_change ON audit_events'],
     ['dropping the table', 'DROP TABLE audit_events'],
     ['dropping the schema', 'DROP SCHEMA public CASCADE'],
-    ['replacing the trigger function', "CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'"],
+    [
+      'replacing the trigger function',
+      "CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END'",
+    ],
     ['taking the table', `ALTER TABLE audit_events OWNER TO "${appRole}"`],
     ['joining the owner role', `GRANT "${ownerRole}" TO "${appRole}"`],
-    ['a trigger of its own', 'CREATE TRIGGER forged BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()'],
-  ])('%s is refused to the gateway\'s role', async (_what, sql) => {
+    [
+      'a trigger of its own',
+      'CREATE TRIGGER forged BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()',
+    ],
+  ])("%s is refused to the gateway's role", async (_what, sql) => {
     const before = Number((await app.query<{ n: string }>('SELECT count(*) AS n FROM audit_events')).rows[0]!.n);
     expect(before).toBeGreaterThan(0);
     await expect(app.query(sql)).rejects.toMatchObject({ code: '42501' });
     expect(Number((await app.query<{ n: string }>('SELECT count(*) AS n FROM audit_events')).rows[0]!.n)).toBe(before);
-    const triggers = await app.query("SELECT tgname FROM pg_trigger WHERE tgrelid = 'audit_events'::regclass AND tgenabled = 'O' ORDER BY tgname");
+    const triggers = await app.query(
+      "SELECT tgname FROM pg_trigger WHERE tgrelid = 'audit_events'::regclass AND tgenabled = 'O' ORDER BY tgname",
+    );
     expect(triggers.rows.map((row: { tgname: string }) => row.tgname)).toEqual(['audit_events_no_change', 'audit_events_no_truncate']);
   });
 
-  it('dropping the whole database is refused to the gateway\'s role', async () => {
+  it("dropping the whole database is refused to the gateway's role", async () => {
     const client = new Client({ connectionString: urlFor(appRole, 'postgres') });
     await client.connect();
     try {
@@ -127,12 +145,21 @@ describe('audit log append-only for the application database role, owner include
     const human = await runAdmin(env, 'db', 'harden-audit', '--owner-url', superuserUrl, '--owner-role', ownerRole);
     expect(human.stdout.trim()).toBe(`audit log already hardened: owned by ${ownerRole}, ${appRole} may only insert and read it`);
 
-    expectOneLine(await runAdmin({ ...env, DATABASE_URL: superuserUrl }, 'db', 'harden-audit', '--owner-url', superuserUrl, '--owner-role', ownerRole), 1,
-      `db harden-audit: the gateway connects as ${superuser}, a superuser: nothing can be kept from it; give the gateway a role of its own (DATABASE_URL) and run this again`);
-    expectOneLine(await runAdmin(env, 'db', 'harden-audit', '--owner-url', urlFor(superuser, 'postgres'), '--owner-role', ownerRole), 1,
-      `--owner-url connects to database postgres, the gateway uses ${database}: name the gateway's database`);
-    expectOneLine(await runAdmin(env, 'db', 'harden-audit', '--owner-url', urlFor(appRole, database), '--owner-role', ownerRole), 1,
-      `db harden-audit: the owner connection's role ${appRole} is not a superuser`);
+    expectOneLine(
+      await runAdmin({ ...env, DATABASE_URL: superuserUrl }, 'db', 'harden-audit', '--owner-url', superuserUrl, '--owner-role', ownerRole),
+      1,
+      `db harden-audit: the gateway connects as ${superuser}, a superuser: nothing can be kept from it; give the gateway a role of its own (DATABASE_URL) and run this again`,
+    );
+    expectOneLine(
+      await runAdmin(env, 'db', 'harden-audit', '--owner-url', urlFor(superuser, 'postgres'), '--owner-role', ownerRole),
+      1,
+      `--owner-url connects to database postgres, the gateway uses ${database}: name the gateway's database`,
+    );
+    expectOneLine(
+      await runAdmin(env, 'db', 'harden-audit', '--owner-url', urlFor(appRole, database), '--owner-role', ownerRole),
+      1,
+      `db harden-audit: the owner connection's role ${appRole} is not a superuser`,
+    );
     expectOneLine(await runAdmin(env, 'db', 'harden-audit'), 2, 'db harden-audit: --owner-url is required');
   });
 });

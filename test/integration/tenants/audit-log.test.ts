@@ -10,7 +10,11 @@ import { startTestGateway, type TestGateway } from '../../support/gateway';
 import { consoleLogin } from '../../support/console-login';
 
 type Json = Record<string, unknown>;
-interface Caller { cookie?: string; csrf?: string; key?: string }
+interface Caller {
+  cookie?: string;
+  csrf?: string;
+  key?: string;
+}
 
 describe('audit log', () => {
   let gateway: TestGateway;
@@ -58,7 +62,12 @@ describe('audit log', () => {
     const audit = await events(owner, `/api/v1/me/audit?target_type=api_key&target_id=${id}`);
     expect(audit.map((e) => e.action)).toEqual(['key.delete', 'key.disable', 'key.reveal', 'key.rotate', 'key.update', 'key.create']);
     for (const event of audit) {
-      expect(event).toMatchObject({ object: 'audit_event', account_id: gateway.accountId, actor: { type: 'api_key', id: bootstrapKeyId }, target: { type: 'api_key', id: String(id) } });
+      expect(event).toMatchObject({
+        object: 'audit_event',
+        account_id: gateway.accountId,
+        actor: { type: 'api_key', id: bootstrapKeyId },
+        target: { type: 'api_key', id: String(id) },
+      });
       expect(String(event.address)).toMatch(/127\.0\.0\.1|::1/);
       expect(Date.parse(String(event.created_at))).not.toBeNaN();
     }
@@ -74,25 +83,56 @@ describe('audit log', () => {
   });
 
   it('records money, group, grant, upstream and catalog changes made by an operator; the operator listing shows all, members only their own', async () => {
-    for (const [kind, amount] of [['topup', 5], ['refund', 1.5], ['adjustment', -0.25]] as const) {
-      expect((await call(operator, 'POST', `/api/v1/operator/accounts/${gateway.accountId}/ledger`, { kind, amount, reason: `test ${kind}` })).status).toBe(201);
+    for (const [kind, amount] of [
+      ['topup', 5],
+      ['refund', 1.5],
+      ['adjustment', -0.25],
+    ] as const) {
+      expect(
+        (await call(operator, 'POST', `/api/v1/operator/accounts/${gateway.accountId}/ledger`, { kind, amount, reason: `test ${kind}` }))
+          .status,
+      ).toBe(201);
     }
     const group = await call(operator, 'POST', '/api/v1/operator/groups', { name: 'audited-group', visibility: 'private' });
     const groupId = group.body.id as number;
     await call(operator, 'PUT', `/api/v1/operator/groups/${groupId}/grants/${otherAccount}`);
     await call(operator, 'DELETE', `/api/v1/operator/groups/${groupId}/grants/${otherAccount}`);
     await call(operator, 'PATCH', `/api/v1/operator/groups/${groupId}`, { visibility: 'public' });
-    const upstream = await call(operator, 'POST', '/api/v1/operator/upstreams', { group_id: groupId, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sk-upstream-very-secret', models: ['gpt-4.1'], verify: false });
-    await call(operator, 'PATCH', `/api/v1/operator/upstreams/${String(upstream.body.id)}`, { weight: 4, api_key: 'sk-upstream-other-secret', verify: false });
+    const upstream = await call(operator, 'POST', '/api/v1/operator/upstreams', {
+      group_id: groupId,
+      protocol: 'chat',
+      base_url: gateway.sim.url,
+      api_key: 'sk-upstream-very-secret',
+      models: ['gpt-4.1'],
+      verify: false,
+    });
+    await call(operator, 'PATCH', `/api/v1/operator/upstreams/${String(upstream.body.id)}`, {
+      weight: 4,
+      api_key: 'sk-upstream-other-secret',
+      verify: false,
+    });
     expect((await call(operator, 'POST', '/api/v1/operator/catalog/gpt-4.1/aliases', { alias: 'audited-alias' })).status).toBe(200);
 
     const money = await events(owner, '/api/v1/me/audit?action=money.');
     expect(money.map((e) => e.action)).toEqual(['money.adjustment', 'money.refund', 'money.topup']);
-    expect(money[1]).toMatchObject({ actor: { type: 'console_user', label: 'ops@example.test' }, after: { amount_credits: 1_500_000, reason: 'test refund' } });
+    expect(money[1]).toMatchObject({
+      actor: { type: 'console_user', label: 'ops@example.test' },
+      after: { amount_credits: 1_500_000, reason: 'test refund' },
+    });
 
     const all = await events(operator, '/api/v1/operator/audit?limit=100');
     const actions = all.map((e) => e.action);
-    for (const action of ['group.create', 'grant.create', 'grant.revoke', 'group.update', 'upstream.create', 'upstream.update', 'catalog.alias_add', 'money.topup']) expect(actions).toContain(action);
+    for (const action of [
+      'group.create',
+      'grant.create',
+      'grant.revoke',
+      'group.update',
+      'upstream.create',
+      'upstream.update',
+      'catalog.alias_add',
+      'money.topup',
+    ])
+      expect(actions).toContain(action);
     const upstreamUpdate = all.find((e) => e.action === 'upstream.update')!;
     expect(upstreamUpdate).toMatchObject({ before: { weight: 1 }, after: { weight: 4, credential_changed: true } });
     expect(JSON.stringify(all)).not.toMatch(/sk-upstream-(very|other)-secret/);
@@ -100,7 +140,10 @@ describe('audit log', () => {
 
     // The grant events belong to the other account: the owner does not see them, the operator filters by account.
     expect((await events(owner, '/api/v1/me/audit?action=grant.')).length).toBe(0);
-    expect((await events(operator, `/api/v1/operator/audit?account_id=${otherAccount}`)).map((e) => e.action)).toEqual(['grant.revoke', 'grant.create']);
+    expect((await events(operator, `/api/v1/operator/audit?account_id=${otherAccount}`)).map((e) => e.action)).toEqual([
+      'grant.revoke',
+      'grant.create',
+    ]);
     expect((await call(owner, 'GET', '/api/v1/operator/audit')).status).toBe(401);
   });
 
@@ -110,7 +153,9 @@ describe('audit log', () => {
     // Refused (the operator has not allowed it yet): nothing changed, nothing recorded.
     expect((await call(owner, 'PUT', accountPath, { keep: true })).status).toBe(403);
     expect((await call(owner, 'PUT', keyPath, { keep: true })).status).toBe(403);
-    expect((await call(operator, 'PUT', `/api/v1/operator/accounts/${gateway.accountId}/request-bodies`, { allowed: true })).status).toBe(200);
+    expect((await call(operator, 'PUT', `/api/v1/operator/accounts/${gateway.accountId}/request-bodies`, { allowed: true })).status).toBe(
+      200,
+    );
     expect((await call(owner, 'PUT', accountPath, { keep: true })).status).toBe(200);
     expect((await call(owner, 'PUT', accountPath, { keep: true })).status).toBe(200);
     expect((await call(owner, 'PUT', keyPath, { keep: false })).status).toBe(200);
@@ -119,9 +164,18 @@ describe('audit log', () => {
     const accountEvents = await events(owner, `/api/v1/me/audit?target_type=account&target_id=${gateway.accountId}`);
     expect(accountEvents.map(({ action, actor, before, after }) => ({ action, actor: (actor as Json).type, before, after }))).toEqual([
       { action: 'account.update', actor: 'api_key', before: { keep_request_bodies: false }, after: { keep_request_bodies: true } },
-      { action: 'account.update', actor: 'console_user', before: { request_bodies_allowed: false, keep_request_bodies: false }, after: { request_bodies_allowed: true, keep_request_bodies: false } },
+      {
+        action: 'account.update',
+        actor: 'console_user',
+        before: { request_bodies_allowed: false, keep_request_bodies: false },
+        after: { request_bodies_allowed: true, keep_request_bodies: false },
+      },
     ]);
-    expect(accountEvents[0]).toMatchObject({ account_id: gateway.accountId, actor: { id: bootstrapKeyId }, target: { type: 'account', id: String(gateway.accountId) } });
+    expect(accountEvents[0]).toMatchObject({
+      account_id: gateway.accountId,
+      actor: { id: bootstrapKeyId },
+      target: { type: 'account', id: String(gateway.accountId) },
+    });
     expect(String(accountEvents[0]!.address)).toMatch(/127\.0\.0\.1|::1/);
     expect(accountEvents[1]).toMatchObject({ actor: { label: 'ops@example.test' } });
 
@@ -133,9 +187,12 @@ describe('audit log', () => {
   });
 
   it('records console logins, failed ones included, with the address', async () => {
-    const login = (password: string) => fetch(`${gateway.url}/api/v1/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.test', password }),
-    });
+    const login = (password: string) =>
+      fetch(`${gateway.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ops@example.test', password }),
+      });
     expect((await login('wrong password')).status).toBe(401);
     expect((await login('a long password')).status).toBe(200);
     await login('nobody knows');

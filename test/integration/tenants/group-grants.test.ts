@@ -10,7 +10,10 @@ import { startTestGateway, type ApiInstance, type TestGateway } from '../../supp
 import { consoleLogin } from '../../support/console-login';
 
 type Json = Record<string, unknown>;
-interface Caller { cookie: string; csrf: string }
+interface Caller {
+  cookie: string;
+  csrf: string;
+}
 
 describe('finding 10: routing group grants', () => {
   let gateway: TestGateway;
@@ -34,14 +37,16 @@ describe('finding 10: routing group grants', () => {
 
   const chat = async (url: string, secret: string) => {
     const response = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
     });
     return { status: response.status, body: (await response.json()) as Json };
   };
   const messages = async (url: string, secret: string) => {
     const response = await fetch(`${url}/v1/messages`, {
-      method: 'POST', headers: { 'x-api-key': secret, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      method: 'POST',
+      headers: { 'x-api-key': secret, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({ model: 'gpt-4.1', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
     });
     return { status: response.status, body: (await response.json()) as Json };
@@ -58,7 +63,13 @@ describe('finding 10: routing group grants', () => {
     const group = await call(operator, 'POST', '/api/v1/operator/groups', { name: 'tenant-a-only', family: null, visibility: 'private' });
     expect(group.status).toBe(201);
     groupId = group.body.id as number;
-    const upstream = await call(operator, 'POST', '/api/v1/operator/upstreams', { group_id: groupId, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sim-key', models: ['gpt-4.1'] });
+    const upstream = await call(operator, 'POST', '/api/v1/operator/upstreams', {
+      group_id: groupId,
+      protocol: 'chat',
+      base_url: gateway.sim.url,
+      api_key: 'sim-key',
+      models: ['gpt-4.1'],
+    });
     expect(upstream.status).toBe(201);
   }, 60_000);
 
@@ -87,7 +98,9 @@ describe('finding 10: routing group grants', () => {
 
   it('a grant opens the group; revoking it stops the keys on both API processes within 2 s, and the key status says why', async () => {
     expect((await call(operator, 'PUT', `/api/v1/operator/groups/${groupId}/grants/${memberAccount}`)).status).toBe(201);
-    expect((await call(operator, 'GET', `/api/v1/operator/groups/${groupId}/grants`)).body.data).toEqual([expect.objectContaining({ account_id: memberAccount })]);
+    expect((await call(operator, 'GET', `/api/v1/operator/groups/${groupId}/grants`)).body.data).toEqual([
+      expect.objectContaining({ account_id: memberAccount }),
+    ]);
     expect(await groupNames(member)).toContain('tenant-a-only');
     const created = await call(member, 'POST', '/api/v1/keys', { name: 'granted', group_id: 'tenant-a-only' });
     expect(created.status).toBe(201);
@@ -130,7 +143,13 @@ describe('finding 10: routing group grants', () => {
     const group = await call(operator, 'POST', '/api/v1/operator/groups', { name: 'was-public', family: null });
     expect(group.body).toMatchObject({ visibility: 'public' });
     const id = group.body.id as number;
-    await call(operator, 'POST', '/api/v1/operator/upstreams', { group_id: id, protocol: 'chat', base_url: gateway.sim.url, api_key: 'sim-key', models: ['gpt-4.1'] });
+    await call(operator, 'POST', '/api/v1/operator/upstreams', {
+      group_id: id,
+      protocol: 'chat',
+      base_url: gateway.sim.url,
+      api_key: 'sim-key',
+      models: ['gpt-4.1'],
+    });
     const key = await call(member, 'POST', '/api/v1/keys', { name: 'public', group_id: 'was-public' });
     expect(key.status).toBe(201);
     // (The first process added the upstream account; the second learns of it on its directory refresh.)

@@ -16,12 +16,18 @@ describe('per-key model allowlist', () => {
   let keyId: number;
 
   async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-    const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as Json };
   }
   const manage = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${gateway.url}${path}`, {
-      method, headers: { 'content-type': 'application/json', 'x-api-key': gateway.key }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': gateway.key },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as Json };
   };
@@ -31,7 +37,11 @@ describe('per-key model allowlist', () => {
 
   beforeAll(async () => {
     gateway = await startTestGateway({ s3: true });
-    const created = await manage('POST', '/api/v1/keys', { name: 'haiku and gpt-4.1', group_id: 'default', allowed_models: ['claude-haiku*', 'gpt-4.1'] });
+    const created = await manage('POST', '/api/v1/keys', {
+      name: 'haiku and gpt-4.1',
+      group_id: 'default',
+      allowed_models: ['claude-haiku*', 'gpt-4.1'],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ allowed_models: ['claude-haiku*', 'gpt-4.1'] });
     secret = created.body.key as string;
@@ -42,7 +52,10 @@ describe('per-key model allowlist', () => {
   });
 
   it('allows the listed models, an alias of one included', async () => {
-    expect((await post('/v1/messages', chatBody('claude-haiku-4-5-20251001'), { 'x-api-key': secret, 'anthropic-version': '2023-06-01' })).status).toBe(200);
+    expect(
+      (await post('/v1/messages', chatBody('claude-haiku-4-5-20251001'), { 'x-api-key': secret, 'anthropic-version': '2023-06-01' }))
+        .status,
+    ).toBe(200);
     expect((await post('/v1/chat/completions', chatBody('gpt-4.1-2025-04-14'), bearer())).status).toBe(200);
   });
 
@@ -67,7 +80,10 @@ describe('per-key model allowlist', () => {
       expect(answer.body.error).toMatchObject({ type: 'permission_error', code: 'permission_denied' });
       expect(String((answer.body.error as Json).message)).toContain(GATED);
     }
-    const counted = await post('/v1/messages/count_tokens', chatBody('claude-opus-4-5'), { 'x-api-key': secret, 'anthropic-version': '2023-06-01' });
+    const counted = await post('/v1/messages/count_tokens', chatBody('claude-opus-4-5'), {
+      'x-api-key': secret,
+      'anthropic-version': '2023-06-01',
+    });
     expect(counted.status).toBe(403);
     expect(counted.body).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
 

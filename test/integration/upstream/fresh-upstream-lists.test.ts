@@ -27,7 +27,9 @@ describe('fresh upstream lists on every API process', () => {
 
   async function chat(url: string, key: string): Promise<{ status: number; text: string }> {
     const response = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(CHAT),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(CHAT),
     });
     return { status: response.status, text: await response.text() };
   }
@@ -38,9 +40,15 @@ describe('fresh upstream lists on every API process', () => {
     return { groupId, key };
   }
 
-  const addAccount = (groupId: number, name: string) => addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
-    groupId, name, protocol: 'chat', baseUrl: gateway.sim.url, apiKey: 'sim-key', models: ['gpt-4.1'],
-  });
+  const addAccount = (groupId: number, name: string) =>
+    addUpstreamAccount(gateway.deps.db, gateway.deps.crypto, {
+      groupId,
+      name,
+      protocol: 'chat',
+      baseUrl: gateway.sim.url,
+      apiKey: 'sim-key',
+      models: ['gpt-4.1'],
+    });
 
   /** The accounts the process would offer for the group's model, polled until `expected` or 2 s. */
   async function offeredWithin2s(instance: ApiInstance, groupId: number, expected: number[]): Promise<number[]> {

@@ -3,10 +3,15 @@ import { checkWebhookUrl } from '../../../src/alerts/webhook-url';
 import { isCrossed } from '../../../src/alerts/alert-rule';
 
 describe('webhook URL check', () => {
-  it.each(['http://127.0.0.1:8080/hook', 'http://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest', 'http://192.168.0.10/'])(
-    'refuses the private or loopback target %s by default', async (url) => {
-      await expect(checkWebhookUrl(url, { allowPrivate: false })).rejects.toMatchObject({ kind: 'invalid_request', param: 'url' });
-    });
+  it.each([
+    'http://127.0.0.1:8080/hook',
+    'http://10.1.2.3/hook',
+    'http://[::1]/hook',
+    'http://169.254.169.254/latest',
+    'http://192.168.0.10/',
+  ])('refuses the private or loopback target %s by default', async (url) => {
+    await expect(checkWebhookUrl(url, { allowPrivate: false })).rejects.toMatchObject({ kind: 'invalid_request', param: 'url' });
+  });
 
   it('allows a private target when the operator setting allows it, and pins the checked address', async () => {
     await expect(checkWebhookUrl('http://127.0.0.1:8080/hook', { allowPrivate: true })).resolves.toMatchObject({ address: '127.0.0.1' });

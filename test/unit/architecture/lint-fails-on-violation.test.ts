@@ -42,7 +42,9 @@ describe('npm run lint', () => {
   });
 
   it('runs in CI right after the install, before the build and the tests, over every source folder', () => {
-    const steps = readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8').split('\n').filter((line) => /^npm (ci|run|test)\b/.test(line));
+    const steps = readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8')
+      .split('\n')
+      .filter((line) => /^npm (ci|run|test)\b/.test(line));
     expect(steps.slice(0, 3)).toEqual(['npm ci --no-audit --no-fund', 'npm run lint', 'npm run build']);
     const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.lint!.split(' ')).toEqual(expect.arrayContaining(['src', 'workers', 'scripts', 'test', 'console/src']));

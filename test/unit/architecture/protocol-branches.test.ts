@@ -24,9 +24,19 @@ const OWNERS = ['protocols/', 'relay/codec-registry.ts', 'ir/protocol.ts'];
  * without a reason a reviewer accepts.
  */
 const ALLOWED: Record<string, { count: number; reason: string }> = {
-  'limits/create-admission.ts': { count: 1, reason: 'Messages clients get the anthropic-ratelimit-* headers besides the generic ones (limits/ may not import the codecs; to move with the admission rework)' },
-  'upstream/provider-presets.ts': { count: 1, reason: 'the default provider preset of an account protocol (operator configuration, not wire)' },
-  'images/generate-images.ts': { count: 4, reason: 'the image endpoints pick the image API of the account protocol (media endpoints, not the inference codecs)' },
+  'limits/create-admission.ts': {
+    count: 1,
+    reason:
+      'Messages clients get the anthropic-ratelimit-* headers besides the generic ones (limits/ may not import the codecs; to move with the admission rework)',
+  },
+  'upstream/provider-presets.ts': {
+    count: 1,
+    reason: 'the default provider preset of an account protocol (operator configuration, not wire)',
+  },
+  'images/generate-images.ts': {
+    count: 4,
+    reason: 'the image endpoints pick the image API of the account protocol (media endpoints, not the inference codecs)',
+  },
   'tasks/video-operations.ts': { count: 1, reason: 'video tasks run on Generate-Content accounts only (media endpoints)' },
 };
 
@@ -50,7 +60,12 @@ function propertyName(property: ts.ObjectLiteralElementLike): string | undefined
   return ts.isIdentifier(name) || ts.isStringLiteral(name) ? name.text : undefined;
 }
 
-const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 
 /** A catalog model's `kind` is `chat`, `image` or `video`: the same word, not a protocol. */
 function isModelKind(node: ts.Expression): boolean {
@@ -66,10 +81,12 @@ function branchOf(node: ts.Node): string | undefined {
   if (ts.isCaseClause(node) && protocolLiteral(node.expression)) return `case '${(node.expression as ts.StringLiteral).text}'`;
   if (ts.isObjectLiteralExpression(node)) {
     if (node.properties.filter((property) => NAMES.has(propertyName(property) ?? '')).length >= 2) return 'map keyed on protocol names';
-    if (node.properties.filter((property) => ts.isPropertyAssignment(property) && protocolLiteral(property.initializer)).length >= 2) return 'map onto protocol names';
+    if (node.properties.filter((property) => ts.isPropertyAssignment(property) && protocolLiteral(property.initializer)).length >= 2)
+      return 'map onto protocol names';
   }
   if (ts.isReturnStatement(node) && protocolLiteral(node.expression)) return 'returns a protocol name';
-  if (ts.isConditionalExpression(node) && (protocolLiteral(node.whenTrue) || protocolLiteral(node.whenFalse))) return 'conditional yielding a protocol name';
+  if (ts.isConditionalExpression(node) && (protocolLiteral(node.whenTrue) || protocolLiteral(node.whenFalse)))
+    return 'conditional yielding a protocol name';
   return undefined;
 }
 
@@ -118,7 +135,9 @@ describe('protocol names stay in the codecs', () => {
 
   it('the exception list is exact: an entry whose branches are gone is removed', () => {
     const counts = countByFile(branches);
-    const stale = Object.entries(ALLOWED).filter(([file, entry]) => (counts[file] ?? 0) < entry.count).map(([file]) => file);
+    const stale = Object.entries(ALLOWED)
+      .filter(([file, entry]) => (counts[file] ?? 0) < entry.count)
+      .map(([file]) => file);
     expect(stale).toEqual([]);
   });
 

@@ -17,17 +17,19 @@ const SCANNED = ['src', 'workers', 'scripts'];
 const EXEMPT = ['src/db/', 'scripts/bench/', 'scripts/provider-sim/', 'scripts/complete-lockfile'];
 
 /** Statement openings, in the upper case this code base writes SQL in (prose such as "Select a model" does not match). */
-const SQL = new RegExp([
-  String.raw`^\s*SELECT\s[\s\S]*\bFROM\s`,
-  String.raw`^\s*SELECT\s+(?:1\b|pg_|now\(|count\(|set_config|nextval|ensure_|request_log_)`,
-  String.raw`^\s*INSERT\s+INTO\s`,
-  String.raw`^\s*UPDATE\s+\w+(?:\s+\w+)?\s+SET\s`,
-  String.raw`^\s*DELETE\s+FROM\s`,
-  String.raw`^\s*WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*(?:MATERIALIZED\s*)?\(`,
-  String.raw`^\s*(?:BEGIN|COMMIT|ROLLBACK)\b`,
-  String.raw`^\s*(?:LOCK\s+TABLE|TRUNCATE)\s`,
-  String.raw`^\s*(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|DATABASE|SCHEMA|FUNCTION|TRIGGER|ROLE)\b`,
-].join('|'));
+const SQL = new RegExp(
+  [
+    String.raw`^\s*SELECT\s[\s\S]*\bFROM\s`,
+    String.raw`^\s*SELECT\s+(?:1\b|pg_|now\(|count\(|set_config|nextval|ensure_|request_log_)`,
+    String.raw`^\s*INSERT\s+INTO\s`,
+    String.raw`^\s*UPDATE\s+\w+(?:\s+\w+)?\s+SET\s`,
+    String.raw`^\s*DELETE\s+FROM\s`,
+    String.raw`^\s*WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*(?:MATERIALIZED\s*)?\(`,
+    String.raw`^\s*(?:BEGIN|COMMIT|ROLLBACK)\b`,
+    String.raw`^\s*(?:LOCK\s+TABLE|TRUNCATE)\s`,
+    String.raw`^\s*(?:CREATE|ALTER|DROP)\s+(?:TABLE|INDEX|DATABASE|SCHEMA|FUNCTION|TRIGGER|ROLE)\b`,
+  ].join('|'),
+);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -48,7 +50,10 @@ export function sqlFindings(fileName: string, text: string): Array<{ line: numbe
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const found: Array<{ line: number; text: string }> = [];
   const note = (node: ts.Node, what: string) =>
-    found.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: what.replace(/\s+/g, ' ').slice(0, 80) });
+    found.push({
+      line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      text: what.replace(/\s+/g, ' ').slice(0, 80),
+    });
   const visit = (node: ts.Node) => {
     const literal = literalText(node);
     if (literal !== undefined && SQL.test(literal)) note(node, literal);
@@ -70,7 +75,8 @@ describe('SQL lives in repositories (src/db/) only', () => {
       for (const file of sourceFiles(path.join(ROOT, top))) {
         const relative = path.relative(ROOT, file).split(path.sep).join('/');
         if (EXEMPT.some((prefix) => relative.startsWith(prefix))) continue;
-        for (const finding of sqlFindings(relative, readFileSync(file, 'utf8'))) offenders.push(`${relative}:${finding.line} ${finding.text}`);
+        for (const finding of sqlFindings(relative, readFileSync(file, 'utf8')))
+          offenders.push(`${relative}:${finding.line} ${finding.text}`);
       }
     }
     expect(offenders).toEqual([]);
@@ -83,7 +89,7 @@ describe('SQL lives in repositories (src/db/) only', () => {
     expect(lines('const b = `INSERT INTO t (a) VALUES (${x})`;')).toEqual([1]);
     expect(lines("client.query('BEGIN');")).toEqual([1]);
     expect(lines("db.query('select 1');")).toEqual([1]);
-    expect(lines("const c = `WITH moved AS (DELETE FROM t RETURNING *) SELECT count(*) FROM moved`;")).toEqual([1]);
+    expect(lines('const c = `WITH moved AS (DELETE FROM t RETURNING *) SELECT count(*) FROM moved`;')).toEqual([1]);
     expect(lines("throw new Error('Select a model first; update the key settings');")).toEqual([]);
     expect(lines("redis.set('k', 'v'); logger.info('DELETE of a key'); const s = 'SELECT';")).toEqual([]);
   });

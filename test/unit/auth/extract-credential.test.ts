@@ -3,7 +3,8 @@ import type { Protocol } from '../../../src/ir/protocol';
 import { CODECS } from '../../../src/relay/codec-registry';
 
 /** Where a surface reads its key: each protocol's codec names its own places. */
-const at = (surface: Protocol | 'gateway'): readonly CredentialLocation[] => (surface === 'gateway' ? GATEWAY_CREDENTIALS : CODECS[surface].inbound.credentials);
+const at = (surface: Protocol | 'gateway'): readonly CredentialLocation[] =>
+  surface === 'gateway' ? GATEWAY_CREDENTIALS : CODECS[surface].inbound.credentials;
 
 const KEY = 'sk-svc-xapikeyxapikeyxapikeyxapikey';
 const BEARER = 'sk-svc-bearerbearerbearerbearerbear';

@@ -25,7 +25,11 @@ describe('parseCidr', () => {
   });
 
   it.each(['10.0.0.0/33', '2001:db8::/129', '10.0.0.0/', '10.0.0.0/-1', '10.0.0.0/8/8', 'nope/8', '::ffff:10.0.0.0/95', '10.0.0.0/ 8', ''])(
-    'refuses %j', (input) => { expect(parseCidr(input)).toBeUndefined(); });
+    'refuses %j',
+    (input) => {
+      expect(parseCidr(input)).toBeUndefined();
+    },
+  );
 });
 
 describe('cidrContains', () => {

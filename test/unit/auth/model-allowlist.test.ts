@@ -16,7 +16,8 @@ describe('model allowlist', () => {
 
   it('refuses with 403 permission naming the model', () => {
     expect(() => assertModelAllowed({ allowedModels: compileModelAllowlist(['gpt-4.1']) }, 'gpt-5')).toThrow(
-      expect.objectContaining({ kind: 'permission', status: 403, message: 'model not allowed for this key: gpt-5' }) as GatewayError);
+      expect.objectContaining({ kind: 'permission', status: 403, message: 'model not allowed for this key: gpt-5' }) as GatewayError,
+    );
   });
 
   it('accepts slugs and one trailing star only', () => {

@@ -15,16 +15,35 @@ const failure = (run: () => unknown): { param?: string; message: string } => {
 describe('usage query', () => {
   it('defaults the page size and parses every filter', () => {
     expect(parseQuery(usageQuerySchema, {})).toEqual({ limit: 20 });
-    expect(parseQuery(usageQuerySchema, { limit: '100', api_key_id: '7', model: 'gpt-5', from: '2026-01-01', to: '1767312000', other: 'ignored' })).toEqual({
-      limit: 100, api_key_id: 7, model: 'gpt-5', from: new Date('2026-01-01T00:00:00Z'), to: new Date(1_767_312_000_000),
+    expect(
+      parseQuery(usageQuerySchema, {
+        limit: '100',
+        api_key_id: '7',
+        model: 'gpt-5',
+        from: '2026-01-01',
+        to: '1767312000',
+        other: 'ignored',
+      }),
+    ).toEqual({
+      limit: 100,
+      api_key_id: 7,
+      model: 'gpt-5',
+      from: new Date('2026-01-01T00:00:00Z'),
+      to: new Date(1_767_312_000_000),
     });
     expect(parseQuery(usageQuerySchema, { from: '2026-01-01T10:00:00+02:00' }).from).toEqual(new Date('2026-01-01T08:00:00Z'));
   });
 
   it.each([
-    [{ limit: '0' }, 'limit'], [{ limit: '101' }, 'limit'], [{ limit: '-1' }, 'limit'], [{ limit: ['1', '2'] }, 'limit'],
-    [{ api_key_id: '1e3' }, 'api_key_id'], [{ from: 'tomorrow' }, 'from'], [{ to: '2026-02-30T25:00:00Z' }, 'to'],
-    [{ from: '2026-01-02', to: '2026-01-02' }, 'to'], [{ model: '' }, 'model'],
+    [{ limit: '0' }, 'limit'],
+    [{ limit: '101' }, 'limit'],
+    [{ limit: '-1' }, 'limit'],
+    [{ limit: ['1', '2'] }, 'limit'],
+    [{ api_key_id: '1e3' }, 'api_key_id'],
+    [{ from: 'tomorrow' }, 'from'],
+    [{ to: '2026-02-30T25:00:00Z' }, 'to'],
+    [{ from: '2026-01-02', to: '2026-01-02' }, 'to'],
+    [{ model: '' }, 'model'],
   ])('refuses %j naming %s', (query, param) => {
     const error = failure(() => parseQuery(usageQuerySchema, query));
     expect(error.param).toBe(param);

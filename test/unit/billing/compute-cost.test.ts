@@ -1,8 +1,9 @@
 import { computeImageCost, computeTokenCost, computeVideoCost } from '../../../src/billing/compute-cost';
 
 const prices = { inputPerMillion: 3_000_000, outputPerMillion: 15_000_000, cacheReadPerMillion: 300_000, cacheWritePerMillion: 3_750_000 };
-const usage = (u: Partial<Record<'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens', number>>) =>
-  ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, ...u });
+const usage = (
+  u: Partial<Record<'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens', number>>,
+) => ({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, ...u });
 
 describe('computeTokenCost', () => {
   it.each([

@@ -1,4 +1,10 @@
-import { compareCounters, expectedCounters, sameDrift, type CounterSnapshot, type UnsettledCharge } from '../../../src/billing/counter-drift';
+import {
+  compareCounters,
+  expectedCounters,
+  sameDrift,
+  type CounterSnapshot,
+  type UnsettledCharge,
+} from '../../../src/billing/counter-drift';
 
 const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
 const MINUTE = 60_000;
@@ -7,11 +13,26 @@ const minute = (ms: number) => Math.floor(ms / MINUTE);
 const ledger = {
   balance: 1_000_000,
   keys: new Map([
-    [1, { spent: 5_000, buckets: new Map([[minute(NOW - 10 * MINUTE), 300], [minute(NOW - 3 * 24 * 60 * MINUTE), 200]]) }],
+    [
+      1,
+      {
+        spent: 5_000,
+        buckets: new Map([
+          [minute(NOW - 10 * MINUTE), 300],
+          [minute(NOW - 3 * 24 * 60 * MINUTE), 200],
+        ]),
+      },
+    ],
     [2, { spent: 0, buckets: new Map<number, number>() }],
   ]),
 };
-const charge = (credits: number, apiKeyId: number | null, startedAt = NOW - MINUTE): UnsettledCharge => ({ requestId: `r${credits}`, accountId: 9, apiKeyId, credits, startedAt });
+const charge = (credits: number, apiKeyId: number | null, startedAt = NOW - MINUTE): UnsettledCharge => ({
+  requestId: `r${credits}`,
+  accountId: 9,
+  apiKeyId,
+  credits,
+  startedAt,
+});
 
 describe('expectedCounters', () => {
   it('adds the unsettled charges to what PostgreSQL says', () => {
@@ -30,7 +51,17 @@ describe('compareCounters', () => {
   const matching = (): CounterSnapshot => ({
     wallet: 1_000_000 - 40,
     keys: new Map([
-      [1, { spent: 5_040, buckets: new Map([[minute(NOW - 10 * MINUTE), 300], [minute(NOW - 3 * 24 * 60 * MINUTE), 200], [minute(NOW), 40]]) }],
+      [
+        1,
+        {
+          spent: 5_040,
+          buckets: new Map([
+            [minute(NOW - 10 * MINUTE), 300],
+            [minute(NOW - 3 * 24 * 60 * MINUTE), 200],
+            [minute(NOW), 40],
+          ]),
+        },
+      ],
       [2, { spent: 0, buckets: new Map() }],
     ]),
   });
@@ -46,12 +77,25 @@ describe('compareCounters', () => {
     const key1 = snapshot.keys.get(1)!;
     const drifted: CounterSnapshot = {
       wallet: 1_000_000,
-      keys: new Map([[1, { spent: 5_000, buckets: new Map([...key1.buckets].filter(([m]) => m !== minute(NOW))) }], [2, { spent: 9, buckets: new Map([[minute(NOW), 9]]) }]]),
+      keys: new Map([
+        [1, { spent: 5_000, buckets: new Map([...key1.buckets].filter(([m]) => m !== minute(NOW))) }],
+        [2, { spent: 9, buckets: new Map([[minute(NOW), 9]]) }],
+      ]),
     };
     const drift = compareCounters(drifted, expected(), NOW);
     expect(drift.wallet).toBe(40);
-    expect(drift.keySpent).toEqual(new Map([[1, -40], [2, 9]]));
-    expect(drift.keyWindow).toEqual(new Map([[1, -40], [2, 9]]));
+    expect(drift.keySpent).toEqual(
+      new Map([
+        [1, -40],
+        [2, 9],
+      ]),
+    );
+    expect(drift.keyWindow).toEqual(
+      new Map([
+        [1, -40],
+        [2, 9],
+      ]),
+    );
     expect(drift.total).toBe(40 + 40 + 9 + 40 + 9);
   });
 
@@ -80,7 +124,15 @@ describe('sameDrift', () => {
     expect(sameDrift(base, { ...base, keySpent: new Map([[1, 5]]) })).toBe(true);
     expect(sameDrift(base, { ...base, wallet: 6 })).toBe(false);
     expect(sameDrift(base, { ...base, keySpent: new Map([[1, 4]]) })).toBe(false);
-    expect(sameDrift(base, { ...base, keySpent: new Map([[1, 5], [2, 1]]) })).toBe(false);
+    expect(
+      sameDrift(base, {
+        ...base,
+        keySpent: new Map([
+          [1, 5],
+          [2, 1],
+        ]),
+      }),
+    ).toBe(false);
     expect(sameDrift(base, { ...base, missing: true })).toBe(false);
   });
 });

@@ -1,9 +1,23 @@
 import { parseUsageEvent } from '../../../src/billing/usage-event-schema';
 
 const valid = {
-  requestId: 'req_1', accountId: 1, apiKeyId: null, model: 'gpt-5', protocol: 'chat', upstreamAccountId: 3, promptTokens: 10,
-  completionTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 2, images: 0, videoSeconds: 0, credits: 42,
-  stream: true, status: 'aborted', startedAt: 1_700_000_000_000,
+  requestId: 'req_1',
+  accountId: 1,
+  apiKeyId: null,
+  model: 'gpt-5',
+  protocol: 'chat',
+  upstreamAccountId: 3,
+  promptTokens: 10,
+  completionTokens: 5,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 2,
+  images: 0,
+  videoSeconds: 0,
+  credits: 42,
+  stream: true,
+  status: 'aborted',
+  startedAt: 1_700_000_000_000,
 };
 
 describe('parseUsageEvent', () => {

@@ -7,9 +7,26 @@ describe('Codex model info', () => {
 
   it('carries the fields Codex 0.169 requires, from the catalog', () => {
     const info = codexModelInfo(sonnet, 2);
-    for (const field of ['slug', 'display_name', 'supported_reasoning_levels', 'shell_type', 'visibility', 'supported_in_api', 'priority',
-      'support_verbosity', 'truncation_policy', 'model_messages', 'experimental_supported_tools']) expect(info).toHaveProperty(field);
-    expect(info).toMatchObject({ slug: 'claude-sonnet-4-5', context_window: sonnet.contextWindow, priority: 2, model_messages: { instructions_template: expect.any(String) } });
+    for (const field of [
+      'slug',
+      'display_name',
+      'supported_reasoning_levels',
+      'shell_type',
+      'visibility',
+      'supported_in_api',
+      'priority',
+      'support_verbosity',
+      'truncation_policy',
+      'model_messages',
+      'experimental_supported_tools',
+    ])
+      expect(info).toHaveProperty(field);
+    expect(info).toMatchObject({
+      slug: 'claude-sonnet-4-5',
+      context_window: sonnet.contextWindow,
+      priority: 2,
+      model_messages: { instructions_template: expect.any(String) },
+    });
   });
 
   it('lists only the models Codex can call (the Responses protocol)', () => {

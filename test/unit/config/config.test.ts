@@ -49,7 +49,11 @@ describe('loadConfig', () => {
   });
 
   it('names every bad variable at once', () => {
-    expect(problems({ ...secrets, PORT: 'x', S3_ENDPOINT: 'nope' }).map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'S3_ENDPOINT']);
+    expect(
+      problems({ ...secrets, PORT: 'x', S3_ENDPOINT: 'nope' })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['PORT', 'S3_ENDPOINT']);
   });
 
   it('requires the secrets in production, naming them', () => {
@@ -58,7 +62,10 @@ describe('loadConfig', () => {
       'HMAC_SECRET: required in production (at least 32 characters: openssl rand -hex 32; see .env.example)',
     ]);
     // Empty (as docker compose passes an unset `${X:-}`) is unset: never a silently empty secret.
-    expect(problems({ NODE_ENV: 'production', ENCRYPTION_KEY: '', HMAC_SECRET: '' }).map((p) => p.split(':')[0])).toEqual(['ENCRYPTION_KEY', 'HMAC_SECRET']);
+    expect(problems({ NODE_ENV: 'production', ENCRYPTION_KEY: '', HMAC_SECRET: '' }).map((p) => p.split(':')[0])).toEqual([
+      'ENCRYPTION_KEY',
+      'HMAC_SECRET',
+    ]);
   });
 
   it('listens on loopback unless HOST says otherwise', () => {
@@ -87,15 +94,39 @@ describe('loadConfig', () => {
 
   describe('Redis topologies', () => {
     it('reads a Sentinel set: sentinels, primary name, auth, TLS from the scheme', () => {
-      const config = loadConfig({ ...secrets, REDIS_SENTINELS: 'rediss://10.0.0.1:26379, rediss://[::1]:26380', REDIS_SENTINEL_NAME: 'gw',
-        REDIS_SENTINEL_PASSWORD: 'sp', REDIS_PASSWORD: 'dp' });
-      expect(config.redis).toEqual({ kind: 'sentinel', sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '::1', port: 26380 }], name: 'gw',
-        sentinelPassword: 'sp', username: undefined, password: 'dp', tls: true });
+      const config = loadConfig({
+        ...secrets,
+        REDIS_SENTINELS: 'rediss://10.0.0.1:26379, rediss://[::1]:26380',
+        REDIS_SENTINEL_NAME: 'gw',
+        REDIS_SENTINEL_PASSWORD: 'sp',
+        REDIS_PASSWORD: 'dp',
+      });
+      expect(config.redis).toEqual({
+        kind: 'sentinel',
+        sentinels: [
+          { host: '10.0.0.1', port: 26379 },
+          { host: '::1', port: 26380 },
+        ],
+        name: 'gw',
+        sentinelPassword: 'sp',
+        username: undefined,
+        password: 'dp',
+        tls: true,
+      });
     });
 
-    it('reads a cluster\'s seed nodes', () => {
+    it("reads a cluster's seed nodes", () => {
       const config = loadConfig({ ...secrets, REDIS_CLUSTER_NODES: 'r1:7000,r2:7001' });
-      expect(config.redis).toEqual({ kind: 'cluster', nodes: [{ host: 'r1', port: 7000 }, { host: 'r2', port: 7001 }], username: undefined, password: undefined, tls: false });
+      expect(config.redis).toEqual({
+        kind: 'cluster',
+        nodes: [
+          { host: 'r1', port: 7000 },
+          { host: 'r2', port: 7001 },
+        ],
+        username: undefined,
+        password: undefined,
+        tls: false,
+      });
     });
 
     it.each([

@@ -8,7 +8,10 @@ const SECRET = 'upstream-unit-secret-d41d8cd98f';
 const QUOTED = 'upstream"quoted\\secret-0042';
 
 describe('issue 21 finding 3: scrubSecrets', () => {
-  beforeAll(() => { registerSecret(SECRET); registerSecret(QUOTED); });
+  beforeAll(() => {
+    registerSecret(SECRET);
+    registerSecret(QUOTED);
+  });
 
   it('replaces every occurrence of a registered secret, in text and in a JSON-escaped body', () => {
     expect(scrubSecrets(`bad key ${SECRET}; again ${SECRET}.`)).toBe(`bad key ${SCRUBBED_SECRET}; again ${SCRUBBED_SECRET}.`);
@@ -18,14 +21,24 @@ describe('issue 21 finding 3: scrubSecrets', () => {
   });
 
   it('scrubs GatewayError messages and the upstream body kept for logs', () => {
-    const error = new GatewayError('invalid_request', `Incorrect API key provided: ${SECRET}`, { upstream: { status: 401, body: `{"key":"${SECRET}"}` } });
+    const error = new GatewayError('invalid_request', `Incorrect API key provided: ${SECRET}`, {
+      upstream: { status: 401, body: `{"key":"${SECRET}"}` },
+    });
     expect(error.message).toBe(`Incorrect API key provided: ${SCRUBBED_SECRET}`);
     expect(error.upstream?.body).not.toContain(SECRET);
   });
 
   it('scrubs every gateway log line, whatever field or nested error carries the secret', () => {
     const lines: string[] = [];
-    const logger = createLogger('debug', new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } }));
+    const logger = createLogger(
+      'debug',
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const cause = new Error(`upstream said ${SECRET}`);
     logger.error({ err: cause, upstream: { body: `echo ${SECRET}` }, nested: { deeper: [SECRET] } }, `failed with ${SECRET}`);
     expect(lines).toHaveLength(1);
@@ -33,4 +46,3 @@ describe('issue 21 finding 3: scrubSecrets', () => {
     expect(lines[0]).toContain(SCRUBBED_SECRET);
   });
 });
-

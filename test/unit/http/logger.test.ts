@@ -5,7 +5,15 @@ const SECRET = 'sk-svc-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
 
 function capture(): { lines: string[]; stream: Writable } {
   const lines: string[] = [];
-  return { lines, stream: new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } }) };
+  return {
+    lines,
+    stream: new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  };
 }
 
 describe('log redaction', () => {
@@ -17,7 +25,10 @@ describe('log redaction', () => {
   it('never writes a secret in headers, query strings or messages', () => {
     const { lines, stream } = capture();
     const logger = createLogger('info', stream);
-    logger.info({ headers: { authorization: `Bearer ${SECRET}`, 'x-api-key': SECRET, 'x-goog-api-key': SECRET, cookie: 'gw_session=abc' } }, 'request');
+    logger.info(
+      { headers: { authorization: `Bearer ${SECRET}`, 'x-api-key': SECRET, 'x-goog-api-key': SECRET, cookie: 'gw_session=abc' } },
+      'request',
+    );
     logger.info({ req: { headers: { authorization: `Bearer ${SECRET}` } } }, 'nested');
     logger.info(`key ${SECRET} used at ?key=${SECRET}`);
     logger.info({ upstream: { apiKey: 'provider-secret', credential: 'cred' } }, 'upstream');

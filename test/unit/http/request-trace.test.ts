@@ -6,14 +6,32 @@ import { ServerResponse, IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { beginTrace, createTracer, endHandlerTrace, markTrace, type TraceClock } from '../../../src/http/request-trace';
 
-const PHASES = ['read', 'authenticated', 'decoded', 'admitted', 'routed', 'prepared', 'upstream', 'received', 'translated', 'settled', 'written'];
+const PHASES = [
+  'read',
+  'authenticated',
+  'decoded',
+  'admitted',
+  'routed',
+  'prepared',
+  'upstream',
+  'received',
+  'translated',
+  'settled',
+  'written',
+];
 
 function countingClock(): TraceClock & { reads: number } {
   let now = 0;
   const clock = {
     reads: 0,
-    wallMicros: () => { clock.reads++; return (now += 10); },
-    cpuMicros: () => { clock.reads++; return now * 2; },
+    wallMicros: () => {
+      clock.reads++;
+      return (now += 10);
+    },
+    cpuMicros: () => {
+      clock.reads++;
+      return now * 2;
+    },
   };
   return clock;
 }

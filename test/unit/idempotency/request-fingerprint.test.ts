@@ -7,7 +7,8 @@ const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(
 
 function editForm(prompt: string, image = PNG) {
   return encodeMultipart([
-    { name: 'model', value: 'gpt-image-1' }, { name: 'prompt', value: prompt },
+    { name: 'model', value: 'gpt-image-1' },
+    { name: 'prompt', value: prompt },
     { name: 'image', filename: 'a.png', contentType: 'image/png', bytes: image },
   ]);
 }
@@ -15,9 +16,15 @@ function editForm(prompt: string, image = PNG) {
 describe('requestFingerprint', () => {
   it('ignores JSON key order and whitespace but not values or the route', async () => {
     const a = await requestFingerprint('/v1/tasks/submit', { model: 'veo-3', prompt: 'x', extra: { b: 1, a: 2 } }, 'application/json');
-    expect(await requestFingerprint('/v1/tasks/submit', { extra: { a: 2, b: 1 }, prompt: 'x', model: 'veo-3' }, 'application/json')).toBe(a);
-    expect(await requestFingerprint('/v1/tasks/submit', { model: 'veo-3', prompt: 'y', extra: { b: 1, a: 2 } }, 'application/json')).not.toBe(a);
-    expect(await requestFingerprint('/v1/images/generations', { model: 'veo-3', prompt: 'x', extra: { b: 1, a: 2 } }, 'application/json')).not.toBe(a);
+    expect(await requestFingerprint('/v1/tasks/submit', { extra: { a: 2, b: 1 }, prompt: 'x', model: 'veo-3' }, 'application/json')).toBe(
+      a,
+    );
+    expect(
+      await requestFingerprint('/v1/tasks/submit', { model: 'veo-3', prompt: 'y', extra: { b: 1, a: 2 } }, 'application/json'),
+    ).not.toBe(a);
+    expect(
+      await requestFingerprint('/v1/images/generations', { model: 'veo-3', prompt: 'x', extra: { b: 1, a: 2 } }, 'application/json'),
+    ).not.toBe(a);
   });
 
   it('reads a multipart edit by its fields and files, not by its random boundary', async () => {

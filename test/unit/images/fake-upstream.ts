@@ -33,8 +33,11 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       requests.push(recorded);
       const reply = handler(recorded);
       const isRaw = typeof reply.body === 'string' || Buffer.isBuffer(reply.body);
-      res.writeHead(reply.status ?? 200, { 'content-type': isRaw ? 'application/octet-stream' : 'application/json', ...(reply.headers ?? {}) });
-      res.end(isRaw ? reply.body as string | Buffer : JSON.stringify(reply.body));
+      res.writeHead(reply.status ?? 200, {
+        'content-type': isRaw ? 'application/octet-stream' : 'application/json',
+        ...(reply.headers ?? {}),
+      });
+      res.end(isRaw ? (reply.body as string | Buffer) : JSON.stringify(reply.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -42,8 +45,14 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    reply(next) { handler = next; },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    reply(next) {
+      handler = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -17,10 +17,27 @@ function rejection(body: unknown): GatewayError {
 
 describe('planImageCall', () => {
   it('accepts a full valid body and prices n images', () => {
-    const plan = planImageCall(catalog, {
-      model: 'gpt-image-1', prompt: 'a lighthouse', size: '1024x1024', n: 2, quality: 'high', output_format: 'webp', output_compression: 80,
-    }, '/v1/images/generations');
-    expect(plan.generation).toMatchObject({ prompt: 'a lighthouse', size: '1024x1024', n: 2, quality: 'high', outputFormat: 'webp', outputCompression: 80 });
+    const plan = planImageCall(
+      catalog,
+      {
+        model: 'gpt-image-1',
+        prompt: 'a lighthouse',
+        size: '1024x1024',
+        n: 2,
+        quality: 'high',
+        output_format: 'webp',
+        output_compression: 80,
+      },
+      '/v1/images/generations',
+    );
+    expect(plan.generation).toMatchObject({
+      prompt: 'a lighthouse',
+      size: '1024x1024',
+      n: 2,
+      quality: 'high',
+      outputFormat: 'webp',
+      outputCompression: 80,
+    });
     expect(plan.generation.model.id).toBe('gpt-image-1');
     expect(plan.estimatedCredits).toBe(2 * 170_000);
   });

@@ -10,10 +10,13 @@ describe('parseImageSize', () => {
     expect(parseImageSize(size)).toEqual(expected);
   });
 
-  it.each(['512x512', '1023x1024', '4097x1024', '1024x8192', '1024', 'auto', '1024X1024', ' 1024x1024', '1024x1024px', '-1024x1024'])('rejects %s with a message', (size) => {
-    const result = parseImageSize(size);
-    expect(typeof result).toBe('string');
-  });
+  it.each(['512x512', '1023x1024', '4097x1024', '1024x8192', '1024', 'auto', '1024X1024', ' 1024x1024', '1024x1024px', '-1024x1024'])(
+    'rejects %s with a message',
+    (size) => {
+      const result = parseImageSize(size);
+      expect(typeof result).toBe('string');
+    },
+  );
 
   it('names the accepted range in the message', () => {
     expect(parseImageSize('512x512')).toContain('1024x1024 up to 4096x4096');

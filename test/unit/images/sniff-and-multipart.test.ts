@@ -55,7 +55,10 @@ describe('multipart encoding and the edit form', () => {
   });
 
   it('accepts a single `image` field', async () => {
-    const { body, contentType } = encodeMultipart([{ name: 'image', filename: 'one.png', contentType: 'image/png', bytes: pngBytes() }, { name: 'prompt', value: 'x' }]);
+    const { body, contentType } = encodeMultipart([
+      { name: 'image', filename: 'one.png', contentType: 'image/png', bytes: pngBytes() },
+      { name: 'prompt', value: 'x' },
+    ]);
     const form = await parseImageEditForm(body, contentType);
     expect(form.images).toHaveLength(1);
     expect(form.mask).toBeUndefined();
@@ -69,9 +72,27 @@ describe('multipart encoding and the edit form', () => {
   it.each([
     ['no image', [{ name: 'prompt', value: 'x' }], 'image'],
     ['a text image field', [{ name: 'image', value: 'http://example.com/a.png' }], 'image'],
-    ['a file that is not an image', [{ name: 'image', filename: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('hello') }], 'image'],
-    ['a bad mask', [{ name: 'image', filename: 'a.png', contentType: 'image/png', bytes: pngBytes() }, { name: 'mask', filename: 'm.bin', contentType: 'image/png', bytes: Buffer.from('nope') }], 'mask'],
-    ['an unknown file field', [{ name: 'image', filename: 'a.png', contentType: 'image/png', bytes: pngBytes() }, { name: 'other', filename: 'o.png', contentType: 'image/png', bytes: pngBytes() }], 'other'],
+    [
+      'a file that is not an image',
+      [{ name: 'image', filename: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('hello') }],
+      'image',
+    ],
+    [
+      'a bad mask',
+      [
+        { name: 'image', filename: 'a.png', contentType: 'image/png', bytes: pngBytes() },
+        { name: 'mask', filename: 'm.bin', contentType: 'image/png', bytes: Buffer.from('nope') },
+      ],
+      'mask',
+    ],
+    [
+      'an unknown file field',
+      [
+        { name: 'image', filename: 'a.png', contentType: 'image/png', bytes: pngBytes() },
+        { name: 'other', filename: 'o.png', contentType: 'image/png', bytes: pngBytes() },
+      ],
+      'other',
+    ],
   ] as const)('rejects %s naming the field', async (_label, fields, param) => {
     const { body, contentType } = encodeMultipart(fields);
     const error = await rejectionOf(parseImageEditForm(body, contentType));

@@ -44,13 +44,22 @@ describe('issue 21 finding 1: SSRF address classification', () => {
     expect(classifyAddress(address).allowed).toBe(false);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])('allows the public address %s', (address) => {
-    expect(classifyAddress(address)).toEqual({ allowed: true });
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
+    'allows the public address %s',
+    (address) => {
+      expect(classifyAddress(address)).toEqual({ allowed: true });
+    },
+  );
 
   it.each([
-    'http://[::ffff:127.0.0.1]/x.png', 'http://[::ffff:7f00:1]/x.png', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
-    'http://[2002:7f00:1::]/', 'http://2130706433/', 'http://0x7f.1/', 'http://169.254.169.254/latest/meta-data/', 'http://localhost/',
+    'http://[::ffff:127.0.0.1]/x.png',
+    'http://[::ffff:7f00:1]/x.png',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+    'http://[2002:7f00:1::]/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://localhost/',
   ])('refuses the URL %s before connecting', async (url) => {
     await expect(resolveOutboundTarget(url, classifyAddress)).rejects.toMatchObject({ reason: 'forbidden_address' });
   });
@@ -63,7 +72,8 @@ describe('issue 21 finding 1: every redirect hop is checked before connecting', 
   let internalUrl = '';
   let redirectorUrl = '';
   // The redirector stands for a public host (127.0.0.2); the internal host (127.0.0.3) is refused.
-  const onlyRedirector: AddressPolicy = (address) => (address === '127.0.0.2' ? { allowed: true } : { allowed: false, range: 'test internal' });
+  const onlyRedirector: AddressPolicy = (address) =>
+    address === '127.0.0.2' ? { allowed: true } : { allowed: false, range: 'test internal' };
   const policy: OutboundPolicy = { allowAddress: onlyRedirector, timeoutMs: 5_000, maxBytes: 1_000, maxRedirects: 3 };
 
   async function listen(server: Server, host: string): Promise<string> {
@@ -72,7 +82,10 @@ describe('issue 21 finding 1: every redirect hop is checked before connecting', 
   }
 
   beforeAll(async () => {
-    internal = createServer((_req, res) => { internalHits++; res.writeHead(418).end('internal secret'); });
+    internal = createServer((_req, res) => {
+      internalHits++;
+      res.writeHead(418).end('internal secret');
+    });
     internalUrl = await listen(internal, '127.0.0.3');
     redirector = createServer((req, res) => {
       if (req.url === '/loop') return void res.writeHead(302, { location: '/loop' }).end();

@@ -18,7 +18,7 @@ import { createUpstreamClient, type UpstreamClient } from '../../../src/upstream
 const BASE = 'http://127.0.0.1:7001/v1';
 
 describe('upstream media URLs', () => {
-  it('the upstream account\'s own origin is fetched, private or not, as every call to the upstream', async () => {
+  it("the upstream account's own origin is fetched, private or not, as every call to the upstream", async () => {
     await expect(checkUpstreamMediaUrl('http://127.0.0.1:7001/v1/images/files/a.png', BASE)).resolves.toBeUndefined();
   });
 
@@ -44,7 +44,10 @@ describe('downloading an image an upstream answered by URL', () => {
   let client: UpstreamClient;
   let hits = 0;
   beforeAll(async () => {
-    internal = createServer((_req, res) => { hits += 1; res.end('internal secret'); });
+    internal = createServer((_req, res) => {
+      hits += 1;
+      res.end('internal secret');
+    });
     await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', () => resolve()));
     client = createUpstreamClient({ connectTimeoutMs: 2_000, firstByteTimeoutMs: 5_000, idleTimeoutMs: 5_000 });
   });
@@ -53,12 +56,16 @@ describe('downloading an image an upstream answered by URL', () => {
     await new Promise((resolve) => internal.close(resolve));
   });
 
-  it('never connects to an internal host the upstream named; the upstream\'s own origin is read', async () => {
+  it("never connects to an internal host the upstream named; the upstream's own origin is read", async () => {
     const port = (internal.address() as AddressInfo).port;
-    await expect(downloadUpstreamBytes(client, `http://127.0.0.1:${port}/x.png`, { upstreamBaseUrl: 'http://127.0.0.1:1/v1', maxBytes: 1_000 }))
-      .rejects.toMatchObject({ kind: 'upstream_error' });
+    await expect(
+      downloadUpstreamBytes(client, `http://127.0.0.1:${port}/x.png`, { upstreamBaseUrl: 'http://127.0.0.1:1/v1', maxBytes: 1_000 }),
+    ).rejects.toMatchObject({ kind: 'upstream_error' });
     expect(hits).toBe(0);
-    const own = await downloadUpstreamBytes(client, `http://127.0.0.1:${port}/x.png`, { upstreamBaseUrl: `http://127.0.0.1:${port}/v1`, maxBytes: 1_000 });
+    const own = await downloadUpstreamBytes(client, `http://127.0.0.1:${port}/x.png`, {
+      upstreamBaseUrl: `http://127.0.0.1:${port}/v1`,
+      maxBytes: 1_000,
+    });
     expect(own.toString()).toBe('internal secret');
     expect(hits).toBe(1);
   });
@@ -79,7 +86,10 @@ describe('upstream media URLs: no DNS-rebinding window between the check and the
   let connectLookups = 0;
 
   beforeAll(async () => {
-    internal = createServer((_req, res) => { hits += 1; res.end('internal secret'); });
+    internal = createServer((_req, res) => {
+      hits += 1;
+      res.end('internal secret');
+    });
     await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', () => resolve()));
     port = (internal.address() as AddressInfo).port;
     // A short connect timeout: the checked (public) address is not reachable from a test machine.
@@ -89,9 +99,12 @@ describe('upstream media URLs: no DNS-rebinding window between the check and the
     hits = 0;
     connectLookups = 0;
     const realCheckLookup = dnsPromises.lookup.bind(dnsPromises);
-    jest.spyOn(dnsPromises, 'lookup').mockImplementation(((host: string, options: object) => (host === REBINDING_HOST
-      ? Promise.resolve([{ address: CHECKED_ADDRESS, family: 4 }])
-      : realCheckLookup(host, options as dns.LookupAllOptions))) as typeof dnsPromises.lookup);
+    jest
+      .spyOn(dnsPromises, 'lookup')
+      .mockImplementation(((host: string, options: object) =>
+        host === REBINDING_HOST
+          ? Promise.resolve([{ address: CHECKED_ADDRESS, family: 4 }])
+          : realCheckLookup(host, options as dns.LookupAllOptions)) as typeof dnsPromises.lookup);
     const realConnectLookup = dns.lookup.bind(dns);
     jest.spyOn(dns, 'lookup').mockImplementation(((host: string, options: unknown, callback: unknown) => {
       if (host !== REBINDING_HOST) return (realConnectLookup as (...args: unknown[]) => void)(host, options, callback);
@@ -109,11 +122,29 @@ describe('upstream media URLs: no DNS-rebinding window between the check and the
   });
 
   const account: UpstreamAccount = {
-    id: 1, groupId: 1, name: 'veo', protocol: 'generate-content', baseUrl: 'http://127.0.0.1:1', credential: 'upstream-secret', models: ['*'], priority: 0, weight: 1,
+    id: 1,
+    groupId: 1,
+    name: 'veo',
+    protocol: 'generate-content',
+    baseUrl: 'http://127.0.0.1:1',
+    credential: 'upstream-secret',
+    models: ['*'],
+    priority: 0,
+    weight: 1,
   };
   it.each([
-    ['an image answered by URL', () => downloadUpstreamBytes(client, `http://${REBINDING_HOST}:${port}/x.png`, { upstreamBaseUrl: account.baseUrl, maxBytes: 1_000 })],
-    ['a finished video', () => createVideoOperations(client, { pollTimeoutMs: 2_000 }).open(account, { uri: `http://${REBINDING_HOST}:${port}/v.mp4`, mimeType: 'video/mp4' })],
+    [
+      'an image answered by URL',
+      () => downloadUpstreamBytes(client, `http://${REBINDING_HOST}:${port}/x.png`, { upstreamBaseUrl: account.baseUrl, maxBytes: 1_000 }),
+    ],
+    [
+      'a finished video',
+      () =>
+        createVideoOperations(client, { pollTimeoutMs: 2_000 }).open(account, {
+          uri: `http://${REBINDING_HOST}:${port}/v.mp4`,
+          mimeType: 'video/mp4',
+        }),
+    ],
   ])('%s is fetched from the checked address, not from a second DNS answer', async (_name, download) => {
     await expect(download()).rejects.toMatchObject({ kind: expect.stringMatching(/^(upstream_error|timeout)$/) });
     expect(hits).toBe(0);

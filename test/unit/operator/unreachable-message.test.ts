@@ -12,8 +12,16 @@ describe('unreachableMessage', () => {
   const base = 'https://api.example.test';
 
   it.each([
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN',
-    'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_REVOKED', 'HOSTNAME_MISMATCH', 'ERR_SSL_WRONG_VERSION_NUMBER',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'CERT_REVOKED',
+    'HOSTNAME_MISMATCH',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
     'ERR_TLS_HANDSHAKE_TIMEOUT',
   ])('%s: TLS failed, the code named', (code) => {
     expect(unreachableMessage(base, transportError(code))).toBe(`cannot reach ${base}: TLS failed (${code})`);

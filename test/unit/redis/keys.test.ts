@@ -6,22 +6,38 @@ describe('Redis key names', () => {
   const keys = createRedisKeys('pfx');
 
   it('prefixes every key', () => {
-    const all = [keys.keyInvalidationChannel(), keys.taskChannel('task_1'), keys.account(1), keys.accountLeases(1), keys.apiKey(1, 2),
-      keys.apiKeySpendWindow(1, 2), keys.upstreamCooldown(3), keys.bullPrefix(), keys.usageStream(0), keys.usageDeadLetters(0)];
+    const all = [
+      keys.keyInvalidationChannel(),
+      keys.taskChannel('task_1'),
+      keys.account(1),
+      keys.accountLeases(1),
+      keys.apiKey(1, 2),
+      keys.apiKeySpendWindow(1, 2),
+      keys.upstreamCooldown(3),
+      keys.bullPrefix(),
+      keys.usageStream(0),
+      keys.usageDeadLetters(0),
+    ];
     for (const key of all) expect(key.startsWith('pfx:')).toBe(true);
     expect(new Set(all).size).toBe(all.length);
   });
 
   it('puts everything one admission touches in the same cluster slot', () => {
-    const tags = [keys.account(7), keys.accountLeases(7), keys.apiKey(7, 99), keys.apiKeySpendWindow(7, 99),
-      keys.apiKeySpendIndex(7, 99), keys.accountReservations(7)].map(hashTag);
+    const tags = [
+      keys.account(7),
+      keys.accountLeases(7),
+      keys.apiKey(7, 99),
+      keys.apiKeySpendWindow(7, 99),
+      keys.apiKeySpendIndex(7, 99),
+      keys.accountReservations(7),
+    ].map(hashTag);
     expect(new Set(tags).size).toBe(1);
     expect(hashTag(keys.account(8))).not.toBe(hashTag(keys.account(7)));
   });
 
   // Settlement changes the account's counters and appends its usage event in one script: on a
   // cluster every key of a script must hash to one slot (else CROSSSLOT).
-  it('settlement_keys_share_a_slot: the account usage stream carries the account keys\' tag', () => {
+  it("settlement_keys_share_a_slot: the account usage stream carries the account keys' tag", () => {
     for (const accountId of [1, 7, 16, 17, 123_456, 'org-9']) {
       const tag = hashTag(keys.account(accountId));
       expect(hashTag(keys.accountUsageStream(accountId))).toBe(tag);

@@ -2,8 +2,23 @@ import { PendingEvents } from '../../../src/redis/pending-events';
 import type { UsageEvent } from '../../../src/billing/usage-event';
 
 const event = (requestId: string): UsageEvent => ({
-  requestId, accountId: 1, apiKeyId: 2, model: 'm', protocol: 'chat', upstreamAccountId: null, promptTokens: 1, completionTokens: 1,
-  cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, images: 0, videoSeconds: 0, credits: 3, stream: false, status: 'ok', startedAt: 0,
+  requestId,
+  accountId: 1,
+  apiKeyId: 2,
+  model: 'm',
+  protocol: 'chat',
+  upstreamAccountId: null,
+  promptTokens: 1,
+  completionTokens: 1,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  images: 0,
+  videoSeconds: 0,
+  credits: 3,
+  stream: false,
+  status: 'ok',
+  startedAt: 0,
 });
 
 describe('PendingEvents', () => {

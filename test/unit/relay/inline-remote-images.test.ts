@@ -12,8 +12,21 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 function requestWithImage(url: string): IrRequest {
   return {
-    model: 'gemini-2.5-flash', system: [], tools: [], builtinTools: [], sampling: {}, stream: false,
-    turns: [{ role: 'user', parts: [{ type: 'text', text: 'look' }, { type: 'image', source: { kind: 'url', url } }] }],
+    model: 'gemini-2.5-flash',
+    system: [],
+    tools: [],
+    builtinTools: [],
+    sampling: {},
+    stream: false,
+    turns: [
+      {
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'look' },
+          { type: 'image', source: { kind: 'url', url } },
+        ],
+      },
+    ],
   } as IrRequest;
 }
 
@@ -30,7 +43,9 @@ describe('inlining remote images (issue 21 finding 1)', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { await new Promise((resolve) => server.close(resolve)); });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
 
   const lab = { allowPrivate: true, maxBytes: 1_000, timeoutMs: 5_000 };
 
@@ -38,7 +53,10 @@ describe('inlining remote images (issue 21 finding 1)', () => {
     for (const path of ['/ok.png', '/moved']) {
       const request = requestWithImage(`${base}${path}`);
       expect(await inlineRemoteImages(request, lab)).toBe(1);
-      expect(request.turns[0]!.parts[1]).toMatchObject({ type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG.toString('base64') } });
+      expect(request.turns[0]!.parts[1]).toMatchObject({
+        type: 'image',
+        source: { kind: 'base64', mediaType: 'image/png', data: PNG.toString('base64') },
+      });
     }
   });
 
@@ -54,7 +72,9 @@ describe('inlining remote images (issue 21 finding 1)', () => {
   });
 
   it('refuses a loopback image URL under the default policy, before connecting', async () => {
-    const error = await inlineRemoteImages(requestWithImage(`${base}/ok.png`), { ...lab, allowPrivate: false }).catch((thrown: Error) => thrown);
+    const error = await inlineRemoteImages(requestWithImage(`${base}/ok.png`), { ...lab, allowPrivate: false }).catch(
+      (thrown: Error) => thrown,
+    );
     expect(error).toMatchObject({ kind: 'invalid_request', message: expect.stringContaining('private') });
   });
 });

@@ -4,7 +4,10 @@ describe('kept bodies are redacted', () => {
   it('credential-named fields, bearer tokens, key-shaped strings and configured paths; the input untouched', () => {
     const body = {
       metadata: { user_id: 'u-1', api_key: 'sk-live-abcdefghijklmnop', nothing: null, token: 42 },
-      messages: [{ content: 'use Bearer abcdefghijklmno now', key: 'AIzaSyA1234567890123456789012' }, { content: 'eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0NTY3.SflKxwRJSMeKKF2QT4fw' }],
+      messages: [
+        { content: 'use Bearer abcdefghijklmno now', key: 'AIzaSyA1234567890123456789012' },
+        { content: 'eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0NTY3.SflKxwRJSMeKKF2QT4fw' },
+      ],
       tools: [{ secret: 's3cr3t-value', name: 'kept' }],
       Authorization: 'Bearer "quoted"',
     };
@@ -29,9 +32,16 @@ describe('kept bodies are redacted', () => {
   });
 
   it('finds credential fields however the JSON is spaced, whatever their case, and only scalar values of those names', () => {
-    const pretty = '{\n  "Password" : "p\\"w:d",\n  "note": "a: b, \\"token\\": c",\n  "client_secret":\t12.5e3,\n  "ok": true,\n  "credentials": {"id_token": false}\n}';
+    const pretty =
+      '{\n  "Password" : "p\\"w:d",\n  "note": "a: b, \\"token\\": c",\n  "client_secret":\t12.5e3,\n  "ok": true,\n  "credentials": {"id_token": false}\n}';
     const { text } = redactTextBody(pretty, [], 10_000);
-    expect(JSON.parse(text)).toEqual({ Password: '[redacted]', note: 'a: b, "token": c', client_secret: '[redacted]', ok: true, credentials: { id_token: '[redacted]' } });
+    expect(JSON.parse(text)).toEqual({
+      Password: '[redacted]',
+      note: 'a: b, "token": c',
+      client_secret: '[redacted]',
+      ok: true,
+      credentials: { id_token: '[redacted]' },
+    });
     expect(text).toContain('"Password" : "[redacted]"');
     // Nothing to redact: the very same text back.
     const plain = JSON.stringify({ messages: [{ role: 'user', content: 'lorem: ipsum '.repeat(300) }] });

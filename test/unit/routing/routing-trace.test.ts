@@ -8,10 +8,14 @@ const scope = { groupName: 'g', model: 'claude-sonnet-4-5' };
 
 describe('RoutingTrace: the decision chain operators read', () => {
   it('lists every candidate with how it failed, which one served, and who was skipped and why', () => {
-    const trace = new RoutingTrace(scope, [a, b, c], [
-      { account: { id: 4, name: 'cold', protocol: 'messages' }, reason: 'cooling_down', until: Date.UTC(2026, 0, 1) },
-      { account: { id: 5, name: 'off', protocol: 'messages' }, reason: 'disabled' },
-    ]);
+    const trace = new RoutingTrace(
+      scope,
+      [a, b, c],
+      [
+        { account: { id: 4, name: 'cold', protocol: 'messages' }, reason: 'cooling_down', until: Date.UTC(2026, 0, 1) },
+        { account: { id: 5, name: 'off', protocol: 'messages' }, reason: 'disabled' },
+      ],
+    );
     trace.failed(a, new GatewayError('overloaded', 'x', { upstream: { status: 529 } }));
     trace.served(b, true);
     expect(trace.eventful).toBe(true);
@@ -24,7 +28,7 @@ describe('RoutingTrace: the decision chain operators read', () => {
     ]);
   });
 
-  it('explains a request every tried account failed, keeping the last failure\'s status and Retry-After', () => {
+  it("explains a request every tried account failed, keeping the last failure's status and Retry-After", () => {
     const trace = new RoutingTrace(scope, [a, b, c], []);
     trace.failed(a, new GatewayError('timeout', 'upstream timed out'));
     trace.failed(b, new GatewayError('rate_limit', 'slow down', { upstream: { status: 429 }, retryAfterSeconds: 7 }));
@@ -32,7 +36,9 @@ describe('RoutingTrace: the decision chain operators read', () => {
     expect(refusal.status).toBe(429);
     expect(refusal.retryAfterSeconds).toBe(7);
     // The upstream's own words of the last rate limit follow the list (issue 25: clients act on them).
-    expect(refusal.message).toBe('no available account: the 2 accounts tried of 3 serving model claude-sonnet-4-5 in group g failed this request (account #1: timeout; account #2: rate_limit (HTTP 429)): slow down');
+    expect(refusal.message).toBe(
+      'no available account: the 2 accounts tried of 3 serving model claude-sonnet-4-5 in group g failed this request (account #1: timeout; account #2: rate_limit (HTTP 429)): slow down',
+    );
   });
 
   it('is quiet when the first account served', () => {

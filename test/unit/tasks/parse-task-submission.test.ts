@@ -22,21 +22,44 @@ describe('parseTaskSubmission: video', () => {
   it('accepts a CJK prompt and fills defaults from the model', () => {
     const submission = parse({ model: 'veo-3', prompt: '一只在雨中奔跑的柴犬，电影感' });
     expect(submission.request).toEqual({
-      kind: 'video', prompt: '一只在雨中奔跑的柴犬，电影感', durationSeconds: 8, resolution: '720p', aspectRatio: '16:9', group,
+      kind: 'video',
+      prompt: '一只在雨中奔跑的柴犬，电影感',
+      durationSeconds: 8,
+      resolution: '720p',
+      aspectRatio: '16:9',
+      group,
     });
     expect(submission.estimatedCredits).toBe(8 * 150_000);
   });
 
   it('prices by resolution and duration', () => {
-    const submission = parse({ model: 'veo-3', prompt: 'x', duration_seconds: 5, resolution: '1080p', aspect_ratio: '9:16', seed: 7, negative_prompt: 'blur' });
-    expect(submission.request).toMatchObject({ durationSeconds: 5, resolution: '1080p', aspectRatio: '9:16', seed: 7, negativePrompt: 'blur' });
+    const submission = parse({
+      model: 'veo-3',
+      prompt: 'x',
+      duration_seconds: 5,
+      resolution: '1080p',
+      aspect_ratio: '9:16',
+      seed: 7,
+      negative_prompt: 'blur',
+    });
+    expect(submission.request).toMatchObject({
+      durationSeconds: 5,
+      resolution: '1080p',
+      aspectRatio: '9:16',
+      seed: 7,
+      negativePrompt: 'blur',
+    });
     expect(submission.estimatedCredits).toBe(5 * 400_000);
   });
 
   it('takes an initial image as a data URL or as {data, mime_type}, typed by its bytes', () => {
     const base64 = pngBytes().toString('base64');
-    expect(parse({ model: 'veo-3', prompt: 'x', image: `data:image/jpeg;base64,${base64}` }).request).toMatchObject({ image: { mediaType: 'image/png', data: base64 } });
-    expect(parse({ model: 'veo-3', prompt: 'x', image: { data: base64, mime_type: 'image/png' } }).request).toMatchObject({ image: { mediaType: 'image/png', data: base64 } });
+    expect(parse({ model: 'veo-3', prompt: 'x', image: `data:image/jpeg;base64,${base64}` }).request).toMatchObject({
+      image: { mediaType: 'image/png', data: base64 },
+    });
+    expect(parse({ model: 'veo-3', prompt: 'x', image: { data: base64, mime_type: 'image/png' } }).request).toMatchObject({
+      image: { mediaType: 'image/png', data: base64 },
+    });
   });
 
   it.each([
@@ -65,7 +88,14 @@ describe('parseTaskSubmission: video', () => {
 describe('parseTaskSubmission: image batch and models', () => {
   it('takes a list of prompts and prices every image', () => {
     const submission = parse({ model: 'gpt-image-1', prompts: ['a', 'b', 'c', 'd'], quality: 'high' });
-    expect(submission.request).toEqual({ kind: 'image_batch', prompts: ['a', 'b', 'c', 'd'], n: 1, size: '1024x1024', quality: 'high', group });
+    expect(submission.request).toEqual({
+      kind: 'image_batch',
+      prompts: ['a', 'b', 'c', 'd'],
+      n: 1,
+      size: '1024x1024',
+      quality: 'high',
+      group,
+    });
     expect(submission.estimatedCredits).toBe(4 * 170_000);
   });
 

@@ -21,20 +21,53 @@ describe('task ids', () => {
 
 describe('the public task view', () => {
   const base: TaskRow = {
-    id: 'task_x', account_id: 1, api_key_id: 2, kind: 'video', model: 'veo-3', status: 'running', progress: 40,
-    request: { kind: 'video', prompt: 'p', durationSeconds: 4, resolution: '720p', aspectRatio: '16:9', group: { groupId: 1, groupName: 'default', groupFamily: null } },
-    provider_ref: 'models/veo-3/operations/1', upstream_account_id: 3,
+    id: 'task_x',
+    account_id: 1,
+    api_key_id: 2,
+    kind: 'video',
+    model: 'veo-3',
+    status: 'running',
+    progress: 40,
+    request: {
+      kind: 'video',
+      prompt: 'p',
+      durationSeconds: 4,
+      resolution: '720p',
+      aspectRatio: '16:9',
+      group: { groupId: 1, groupName: 'default', groupFamily: null },
+    },
+    provider_ref: 'models/veo-3/operations/1',
+    upstream_account_id: 3,
     result: { items: [{ key: 'tasks/task_x/video-0.mp4', url: 'http://s3/v.mp4', contentType: 'video/mp4' }] },
-    error: null, estimated_credits: 600_000, actual_credits: null, event_seq: 3,
-    deadline_at: new Date(10_000_000), created_at: new Date(1_000_000), started_at: new Date(2_000_000), finished_at: null, updated_at: new Date(3_000_000),
+    error: null,
+    estimated_credits: 600_000,
+    actual_credits: null,
+    event_seq: 3,
+    deadline_at: new Date(10_000_000),
+    created_at: new Date(1_000_000),
+    started_at: new Date(2_000_000),
+    finished_at: null,
+    updated_at: new Date(3_000_000),
   };
 
   it('hides partial results and internals until the task succeeded', () => {
     const view = toTaskView(base);
     expect(view).toEqual({
-      task_id: 'task_x', object: 'task', kind: 'video', model: 'veo-3', status: 'running', progress: 40,
-      created_at: 1_000, started_at: 2_000, finished_at: null, updated_at: 3_000, deadline_at: 10_000,
-      result: null, error: null, estimated_credits: 600_000, actual_credits: null,
+      task_id: 'task_x',
+      object: 'task',
+      kind: 'video',
+      model: 'veo-3',
+      status: 'running',
+      progress: 40,
+      created_at: 1_000,
+      started_at: 2_000,
+      finished_at: null,
+      updated_at: 3_000,
+      deadline_at: 10_000,
+      result: null,
+      error: null,
+      estimated_credits: 600_000,
+      actual_credits: null,
     });
     expect(JSON.stringify(view)).not.toContain('operations');
   });
@@ -47,7 +80,15 @@ describe('the public task view', () => {
 });
 
 describe('stream helpers', () => {
-  it.each([['7', 7], [' 12 ', 12], [['3', '4'], 3], ['', undefined], ['abc', undefined], ['-1', undefined], [undefined, undefined]])('Last-Event-ID %p → %p', (value, expected) => {
+  it.each([
+    ['7', 7],
+    [' 12 ', 12],
+    [['3', '4'], 3],
+    ['', undefined],
+    ['abc', undefined],
+    ['-1', undefined],
+    [undefined, undefined],
+  ])('Last-Event-ID %p → %p', (value, expected) => {
     expect(parseLastEventId(value)).toBe(expected);
   });
 

@@ -3,9 +3,20 @@ import { PROVIDER_NAMES, resolveUpstream, UpstreamConfigError, upstreamUrl } fro
 
 describe('provider presets', () => {
   it('covers the providers an operator connects', () => {
-    expect(PROVIDER_NAMES).toEqual(expect.arrayContaining([
-      'anthropic', 'openai', 'gemini', 'azure-openai', 'deepseek', 'mistral', 'xai', 'moonshot', 'openrouter', 'openai-compatible',
-    ]));
+    expect(PROVIDER_NAMES).toEqual(
+      expect.arrayContaining([
+        'anthropic',
+        'openai',
+        'gemini',
+        'azure-openai',
+        'deepseek',
+        'mistral',
+        'xai',
+        'moonshot',
+        'openrouter',
+        'openai-compatible',
+      ]),
+    );
   });
 
   it.each([
@@ -38,21 +49,31 @@ describe('provider presets', () => {
 
   it('azure-openai: a pasted deployment URL gives the resource and its api-version; calls go to the deployment with api-version', () => {
     const resolved = resolveUpstream({
-      provider: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2025-01-01-preview',
+      provider: 'azure-openai',
+      baseUrl: 'https://contoso.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2025-01-01-preview',
     });
     expect(resolved).toMatchObject({ protocol: 'chat', baseUrl: 'https://contoso.openai.azure.com', apiVersion: '2025-01-01-preview' });
     expect(resolved.notes.join(' ')).toMatch(/deployment path/);
-    expect(upstreamUrl({ ...resolved, provider: resolved.provider }, '/v1/chat/completions', 'gpt-4.1'))
-      .toBe('https://contoso.openai.azure.com/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview');
-    expect(resolveUpstream({ provider: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai' }))
-      .toMatchObject({ baseUrl: 'https://contoso.openai.azure.com', apiVersion: '2024-10-21' });
+    expect(upstreamUrl({ ...resolved, provider: resolved.provider }, '/v1/chat/completions', 'gpt-4.1')).toBe(
+      'https://contoso.openai.azure.com/openai/deployments/gpt-4.1/chat/completions?api-version=2025-01-01-preview',
+    );
+    expect(resolveUpstream({ provider: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai' })).toMatchObject({
+      baseUrl: 'https://contoso.openai.azure.com',
+      apiVersion: '2024-10-21',
+    });
     // A change keeps the stored api-version unless it names one or pastes one in its base URL.
     const kept = { provider: 'azure-openai', keptApiVersion: '2024-06-01' };
     expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com' }).apiVersion).toBe('2024-06-01');
-    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com?api-version=2025-01-01-preview' }).apiVersion).toBe('2025-01-01-preview');
-    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com', apiVersion: '2025-04-01' }).apiVersion).toBe('2025-04-01');
+    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com?api-version=2025-01-01-preview' }).apiVersion).toBe(
+      '2025-01-01-preview',
+    );
+    expect(resolveUpstream({ ...kept, baseUrl: 'https://fabrikam.openai.azure.com', apiVersion: '2025-04-01' }).apiVersion).toBe(
+      '2025-04-01',
+    );
     // Other providers: the codec's path after the base URL.
-    expect(upstreamUrl({ baseUrl: 'https://api.x.ai', provider: 'xai' }, '/v1/chat/completions', 'grok-4')).toBe('https://api.x.ai/v1/chat/completions');
+    expect(upstreamUrl({ baseUrl: 'https://api.x.ai', provider: 'xai' }, '/v1/chat/completions', 'grok-4')).toBe(
+      'https://api.x.ai/v1/chat/completions',
+    );
   });
 
   it.each([
@@ -67,7 +88,11 @@ describe('provider presets', () => {
     [{}, 'provider', /name a provider/],
   ])('refuses %j naming the problem', (input, param, message) => {
     let thrown: unknown;
-    try { resolveUpstream(input); } catch (error) { thrown = error; }
+    try {
+      resolveUpstream(input);
+    } catch (error) {
+      thrown = error;
+    }
     expect(thrown).toBeInstanceOf(UpstreamConfigError);
     expect((thrown as UpstreamConfigError).param).toBe(param);
     expect((thrown as Error).message).toMatch(message);

@@ -12,9 +12,13 @@ import { captureToSse, chatCaptureDir, splitAtRandomOffsets, testContext } from 
 
 const dir = chatCaptureDir();
 // describe.skip would still run the body, which reads the capture files: never call it without them.
-const describeCaptures = dir === undefined
-  ? (name: string, _body: () => void) => describe.skip(name, () => { it.todo('needs ../shared/captures'); })
-  : describe;
+const describeCaptures =
+  dir === undefined
+    ? (name: string, _body: () => void) =>
+        describe.skip(name, () => {
+          it.todo('needs ../shared/captures');
+        })
+    : describe;
 if (dir === undefined) {
   console.warn('captures/chat not found beside the project: capture tests skipped');
 }
@@ -59,9 +63,14 @@ function referenceFromLines(chunksText: string): Reference {
   for (const line of chunksText.split('\n')) {
     if (line.trim() === '') continue;
     const chunk = JSON.parse(line) as {
-      choices?: Array<{ delta?: { content?: string | null; reasoning_content?: string | null;
-        tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }> };
-        finish_reason?: string | null }>;
+      choices?: Array<{
+        delta?: {
+          content?: string | null;
+          reasoning_content?: string | null;
+          tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+        };
+        finish_reason?: string | null;
+      }>;
     };
     const choice = chunk.choices?.[0];
     if (!choice) continue;
@@ -108,17 +117,25 @@ describeCaptures('chat captures', () => {
     const sse = captureToSse(raw);
     const whole = decodeStream([sse]);
 
-    it('decodes into a well-formed event sequence with the provider\'s content', () => {
+    it("decodes into a well-formed event sequence with the provider's content", () => {
       expect(streamContractViolations(whole)).toEqual([]);
       const { response, finish, errors } = accumulateIrEvents(whole);
       expect(errors).toEqual([]);
       const ref = referenceFromLines(raw);
       expect(response.parts.map((part) => part.type)).toEqual(expected.parts);
-      const text = response.parts.filter((part) => part.type === 'text').map((part) => part.text).join('');
-      const reasoning = response.parts.filter((part) => part.type === 'reasoning').map((part) => part.text).join('');
+      const text = response.parts
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join('');
+      const reasoning = response.parts
+        .filter((part) => part.type === 'reasoning')
+        .map((part) => part.text)
+        .join('');
       expect(text).toBe(ref.text);
       expect(reasoning).toBe(ref.reasoning);
-      const calls = response.parts.flatMap((part) => part.type === 'tool_call' ? [{ id: part.id, name: part.name, args: part.argumentsJson }] : []);
+      const calls = response.parts.flatMap((part) =>
+        part.type === 'tool_call' ? [{ id: part.id, name: part.name, args: part.argumentsJson }] : [],
+      );
       expect(calls).toEqual(ref.calls);
       expect(finish).toEqual({ unified: expected.finish, raw: expected.raw });
       expect(ref.finish).toBe(expected.raw);
@@ -172,8 +189,10 @@ describeCaptures('chat captures', () => {
       // must agree is the shape of the answer: part kinds, tool names and arguments, finish.
       const streamed = accumulateIrEvents(decodeStream([captureToSse(readCapture(`${name}.chunks.txt`))])).response;
       expect(streamed.parts.map((part) => part.type)).toEqual(response.parts.map((part) => part.type));
-      const calls = (parts: typeof response.parts) => parts.flatMap((part) =>
-        part.type === 'tool_call' ? [{ name: part.name, args: JSON.parse(part.argumentsJson || '{}') as unknown }] : []);
+      const calls = (parts: typeof response.parts) =>
+        parts.flatMap((part) =>
+          part.type === 'tool_call' ? [{ name: part.name, args: JSON.parse(part.argumentsJson || '{}') as unknown }] : [],
+        );
       expect(calls(streamed.parts)).toEqual(calls(response.parts));
       expect(streamed.finish.unified).toBe(response.finish.unified);
       for (const figures of [streamed.usage, response.usage]) {

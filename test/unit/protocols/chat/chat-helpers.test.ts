@@ -7,22 +7,43 @@ import { sanitizeChatToolCallId } from '../../../../src/protocols/chat/sanitize-
 
 describe('convertChatUsage', () => {
   it.each([
-    ['OpenAI: input includes cached, output includes reasoning', { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150, prompt_tokens_details: { cached_tokens: 30 }, completion_tokens_details: { reasoning_tokens: 20 } },
-      { inputTokens: 70, cacheReadTokens: 30, cacheWriteTokens: 0, outputTokens: 50, reasoningTokens: 20 }],
-    ['xai: reasoning outside completion_tokens, told by the total', { prompt_tokens: 10, completion_tokens: 5, total_tokens: 35, completion_tokens_details: { reasoning_tokens: 20 } },
-      { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 25, reasoningTokens: 20 }],
-    ['a cached count above the prompt is capped', { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 50 } },
-      { inputTokens: 0, cacheReadTokens: 10, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 }],
-    ['junk numbers count as zero', { prompt_tokens: -3, completion_tokens: Number.NaN },
-      { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }],
+    [
+      'OpenAI: input includes cached, output includes reasoning',
+      {
+        prompt_tokens: 100,
+        completion_tokens: 50,
+        total_tokens: 150,
+        prompt_tokens_details: { cached_tokens: 30 },
+        completion_tokens_details: { reasoning_tokens: 20 },
+      },
+      { inputTokens: 70, cacheReadTokens: 30, cacheWriteTokens: 0, outputTokens: 50, reasoningTokens: 20 },
+    ],
+    [
+      'xai: reasoning outside completion_tokens, told by the total',
+      { prompt_tokens: 10, completion_tokens: 5, total_tokens: 35, completion_tokens_details: { reasoning_tokens: 20 } },
+      { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 25, reasoningTokens: 20 },
+    ],
+    [
+      'a cached count above the prompt is capped',
+      { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 50 } },
+      { inputTokens: 0, cacheReadTokens: 10, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+    ],
+    [
+      'junk numbers count as zero',
+      { prompt_tokens: -3, completion_tokens: Number.NaN },
+      { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+    ],
   ])('%s', (_name, raw, expected) => {
     expect(convertChatUsage(raw)).toEqual(expected);
   });
 
   it('renders prompt_tokens as all input, cache writes included', () => {
     expect(toChatUsage({ inputTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3, outputTokens: 4, reasoningTokens: 1 })).toEqual({
-      prompt_tokens: 6, completion_tokens: 4, total_tokens: 10,
-      prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 1 },
+      prompt_tokens: 6,
+      completion_tokens: 4,
+      total_tokens: 10,
+      prompt_tokens_details: { cached_tokens: 2 },
+      completion_tokens_details: { reasoning_tokens: 1 },
     });
   });
 });
@@ -30,7 +51,8 @@ describe('convertChatUsage', () => {
 describe('prepareStrictSchema', () => {
   it('adds additionalProperties:false everywhere, including in items, anyOf and $defs, leaving data alone', () => {
     const schema = {
-      type: 'object', required: ['list', 'choice'],
+      type: 'object',
+      required: ['list', 'choice'],
       properties: {
         list: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } },
         choice: { anyOf: [{ $ref: '#/$defs/x' }, { type: 'null' }], default: { type: 'object' } },
@@ -40,9 +62,13 @@ describe('prepareStrictSchema', () => {
     const { schema: out, strict } = prepareStrictSchema(schema);
     expect(strict).toBe(true);
     expect(out).toEqual({
-      ...schema, additionalProperties: false,
+      ...schema,
+      additionalProperties: false,
       properties: {
-        list: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } },
+        list: {
+          type: 'array',
+          items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false },
+        },
         choice: schema.properties.choice,
       },
       $defs: { x: { type: ['object', 'null'], properties: {}, required: [], additionalProperties: false } },

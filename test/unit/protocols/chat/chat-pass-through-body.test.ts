@@ -10,11 +10,14 @@ const replayed = () => ({
 });
 
 describe('stripChatExtensions', () => {
-  it('OpenAI: neither the gateway\'s reasoning_signature nor reasoning_content go upstream; the client\'s body is untouched', () => {
+  it("OpenAI: neither the gateway's reasoning_signature nor reasoning_content go upstream; the client's body is untouched", () => {
     const client = replayed();
     const body: Record<string, unknown> = { ...client };
     stripChatExtensions(body, 'openai');
-    expect(body.messages).toEqual([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]);
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ]);
     expect(client.messages[1]).toHaveProperty('reasoning_signature');
   });
   it.each(['deepseek', 'moonshot'])('%s takes reasoning_content back; the signature never', (family) => {

@@ -2,7 +2,8 @@
 import { createChatPassThroughMeter } from '../../../../src/protocols/chat/chat-pass-through-meter';
 
 const frame = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
-const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => frame({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices, ...extra });
+const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+  frame({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices, ...extra });
 
 describe('Chat pass-through stream meter', () => {
   it('counts choice 0 only, text, reasoning, refusal and tool arguments alike, and reads usage and finish', () => {
@@ -13,7 +14,15 @@ describe('Chat pass-through stream meter', () => {
     meter.push(chunk([{ index: 0, delta: { content: 'é"\\' }, finish_reason: null }]));
     meter.push(chunk([{ index: 0, delta: { reasoning_content: 'think' }, finish_reason: null }]));
     meter.push(chunk([{ index: 0, delta: { refusal: 'no' }, finish_reason: null }]));
-    meter.push(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, finish_reason: null }]));
+    meter.push(
+      chunk([
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          finish_reason: null,
+        },
+      ]),
+    );
     // Bytes: 4 + 5 (é is two) + 5 + 2 + 7 = 23 → 6 tokens; the input is the estimate until reported.
     expect(meter.failed()).toBe(false);
     expect(meter.untilAbort(50)).toMatchObject({ inputTokens: 50, outputTokens: 6 });

@@ -25,7 +25,11 @@ function encodeStream(events: readonly IrStreamEvent[], includeUsage = true, fin
 
 async function sdkFinal(frames: readonly string[]): Promise<Record<string, unknown>> {
   const client = chatClient(() => sseResponse(frames));
-  const stream = client.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } });
+  const stream = client.chat.completions.stream({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'hi' }],
+    stream_options: { include_usage: true },
+  });
   return (await stream.finalChatCompletion()) as unknown as Record<string, unknown>;
 }
 
@@ -56,10 +60,12 @@ function dataOf(frames: readonly string[]): unknown[] {
 }
 
 function streamedReasoning(frames: readonly string[]): string {
-  return dataOf(frames).map((data) => {
-    const delta = (data as { choices?: Array<{ delta?: { reasoning_content?: string } }> }).choices?.[0]?.delta;
-    return delta?.reasoning_content ?? '';
-  }).join('');
+  return dataOf(frames)
+    .map((data) => {
+      const delta = (data as { choices?: Array<{ delta?: { reasoning_content?: string } }> }).choices?.[0]?.delta;
+      return delta?.reasoning_content ?? '';
+    })
+    .join('');
 }
 
 const usage = { inputTokens: 10, cacheReadTokens: 4, cacheWriteTokens: 2, outputTokens: 30, reasoningTokens: 12 };
@@ -153,14 +159,17 @@ describe('chat stream encoder through the official SDK', () => {
     const final = withoutSdkArtifacts(await sdkFinal(frames));
     expect(final).toEqual(nonStreamed(events));
     const { response } = accumulateIrEvents(events);
-    const reasoning = response.parts.filter((part) => part.type === 'reasoning').map((part) => part.text).join('');
+    const reasoning = response.parts
+      .filter((part) => part.type === 'reasoning')
+      .map((part) => part.text)
+      .join('');
     expect(streamedReasoning(frames)).toBe(reasoning);
   });
-
 });
 
 const captureDir = chatCaptureDir();
-const captureFiles = captureDir === undefined ? ['(captures/chat absent)'] : fs.readdirSync(captureDir).filter((file) => file.endsWith('.chunks.txt'));
+const captureFiles =
+  captureDir === undefined ? ['(captures/chat absent)'] : fs.readdirSync(captureDir).filter((file) => file.endsWith('.chunks.txt'));
 (captureDir === undefined ? describe.skip : describe)('chat captures decoded, re-encoded and read by the official SDK', () => {
   it.each(captureFiles)('%s', async (file: string) => {
     const decoder = chatCodec.upstream.createStreamDecoder(testContext());
@@ -175,18 +184,36 @@ describe('chat stream encoder frames', () => {
 
   it('opens with the role, counts tool indexes per tool, holds the finish to the end, ends with [DONE]', () => {
     const data = dataOf(encodeStream(toolEvents));
-    expect(data[0]).toMatchObject({ object: 'chat.completion.chunk', model: MODEL, created: NOW,
-      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-    const toolIndexes = data.flatMap((chunk) => ((chunk as { choices?: Array<{ delta: { tool_calls?: Array<{ index: number }> } }> })
-      .choices?.[0]?.delta.tool_calls ?? []).map((call) => call.index));
+    expect(data[0]).toMatchObject({
+      object: 'chat.completion.chunk',
+      model: MODEL,
+      created: NOW,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    });
+    const toolIndexes = data.flatMap((chunk) =>
+      ((chunk as { choices?: Array<{ delta: { tool_calls?: Array<{ index: number }> } }> }).choices?.[0]?.delta.tool_calls ?? []).map(
+        (call) => call.index,
+      ),
+    );
     expect(toolIndexes).toEqual([0, 0, 0, 1, 1]);
-    const finishAt = data.findIndex((chunk) => (chunk as { choices?: Array<{ finish_reason: string | null }> }).choices?.[0]?.finish_reason);
+    const finishAt = data.findIndex(
+      (chunk) => (chunk as { choices?: Array<{ finish_reason: string | null }> }).choices?.[0]?.finish_reason,
+    );
     expect(finishAt).toBe(data.length - 3);
     expect(data[finishAt]).toMatchObject({ choices: [{ delta: {}, finish_reason: 'tool_calls' }] });
     expect(data[data.length - 2]).toEqual({
-      id: 'chatcmpl-test1', object: 'chat.completion.chunk', created: NOW, model: MODEL, choices: [],
-      usage: { prompt_tokens: 16, completion_tokens: 30, total_tokens: 46,
-        prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 12 } },
+      id: 'chatcmpl-test1',
+      object: 'chat.completion.chunk',
+      created: NOW,
+      model: MODEL,
+      choices: [],
+      usage: {
+        prompt_tokens: 16,
+        completion_tokens: 30,
+        total_tokens: 46,
+        prompt_tokens_details: { cached_tokens: 4 },
+        completion_tokens_details: { reasoning_tokens: 12 },
+      },
     });
     expect(data[data.length - 1]).toBe('[DONE]');
     for (const chunk of data.slice(0, -2)) expect((chunk as { choices: Array<{ index: number }> }).choices[0].index).toBe(0);
@@ -223,12 +250,17 @@ describe('chat stream encoder failures', () => {
 
   it('renders fail() as one error frame, no [DONE], and the SDK throws the API error', async () => {
     const frames = encodeStream(partial, true, new GatewayError('overloaded', 'upstream overloaded', { status: 529 }));
-    expect(frames[frames.length - 1]).toBe('data: {"error":{"message":"upstream overloaded","type":"api_error","param":null,"code":"api_error"}}\n\n');
+    expect(frames[frames.length - 1]).toBe(
+      'data: {"error":{"message":"upstream overloaded","type":"api_error","param":null,"code":"api_error"}}\n\n',
+    );
     expect(frames.join('')).not.toContain('[DONE]');
     expect(frames.join('')).not.toContain('finish_reason":"stop');
     const client = chatClient(() => sseResponse(frames));
     const stream = client.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
-    const error: unknown = await stream.finalChatCompletion().then(() => undefined, (thrown: unknown) => thrown);
+    const error: unknown = await stream.finalChatCompletion().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).message).toBe('upstream overloaded');
     expect((error as APIError).type).toBe('api_error');

@@ -13,55 +13,97 @@ const usage = { inputTokens: 5, cacheReadTokens: 3, cacheWriteTokens: 2, outputT
 const encode = (response: IrResponse) => chatCodec.inbound.encodeResponse(response, { model: MODEL }, testContext());
 
 function answer(extra: Partial<IrResponse> = {}): IrResponse {
-  return { id: 'msg_1', model: 'upstream-name', parts: [{ type: 'text', text: 'hi' }], finish: { unified: 'stop', raw: 'end_turn' }, usage, ...extra };
+  return {
+    id: 'msg_1',
+    model: 'upstream-name',
+    parts: [{ type: 'text', text: 'hi' }],
+    finish: { unified: 'stop', raw: 'end_turn' },
+    usage,
+    ...extra,
+  };
 }
 
 const thinking = { type: 'reasoning' as const, text: 'Two lookups needed.', signature: { origin: 'messages' as const, value: 'EqSig==' } };
 const redacted = { type: 'reasoning' as const, text: '', redacted: { origin: 'messages' as const, value: 'REDACTED==' } };
-const geminiCall = { type: 'tool_call' as const, id: 'gc-1', name: 'lookup', argumentsJson: '{"q":1}', signature: { origin: 'generate-content' as const, value: 'THOUGHT==' } };
+const geminiCall = {
+  type: 'tool_call' as const,
+  id: 'gc-1',
+  name: 'lookup',
+  argumentsJson: '{"q":1}',
+  signature: { origin: 'generate-content' as const, value: 'THOUGHT==' },
+};
 
 describe('encodeChatResponse', () => {
   it('renders text, refusal, reasoning and tool calls in the chat.completion shape', () => {
-    const body = encode(answer({
-      parts: [
-        { type: 'reasoning', text: 'Let me ' }, { type: 'reasoning', text: 'see.' },
-        { type: 'text', text: 'Part one, ' }, { type: 'text', text: 'part two.' },
-        { type: 'tool_call', id: 'toolu_1', name: 'weather', argumentsJson: '{"city":"Paris"}' },
-        { type: 'tool_call', id: 'toolu_2', name: 'clock', argumentsJson: '' },
-        { type: 'refusal', text: 'Not that.' },
-        { type: 'native', protocol: 'messages', value: { type: 'server_tool_use' } },
-      ],
-      finish: { unified: 'tool_calls', raw: 'tool_use' },
-      created: 123,
-    }));
+    const body = encode(
+      answer({
+        parts: [
+          { type: 'reasoning', text: 'Let me ' },
+          { type: 'reasoning', text: 'see.' },
+          { type: 'text', text: 'Part one, ' },
+          { type: 'text', text: 'part two.' },
+          { type: 'tool_call', id: 'toolu_1', name: 'weather', argumentsJson: '{"city":"Paris"}' },
+          { type: 'tool_call', id: 'toolu_2', name: 'clock', argumentsJson: '' },
+          { type: 'refusal', text: 'Not that.' },
+          { type: 'native', protocol: 'messages', value: { type: 'server_tool_use' } },
+        ],
+        finish: { unified: 'tool_calls', raw: 'tool_use' },
+        created: 123,
+      }),
+    );
     expect(body).toEqual({
-      id: 'chatcmpl-test1', object: 'chat.completion', created: 123, model: MODEL,
-      choices: [{
-        index: 0, logprobs: null, finish_reason: 'tool_calls',
-        message: {
-          role: 'assistant', content: 'Part one, part two.', refusal: 'Not that.', reasoning_content: 'Let me see.',
-          tool_calls: [
-            { id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-            { id: 'toolu_2', type: 'function', function: { name: 'clock', arguments: '{}' } },
-          ],
+      id: 'chatcmpl-test1',
+      object: 'chat.completion',
+      created: 123,
+      model: MODEL,
+      choices: [
+        {
+          index: 0,
+          logprobs: null,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: 'Part one, part two.',
+            refusal: 'Not that.',
+            reasoning_content: 'Let me see.',
+            tool_calls: [
+              { id: 'toolu_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+              { id: 'toolu_2', type: 'function', function: { name: 'clock', arguments: '{}' } },
+            ],
+          },
         },
-      }],
-      usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30,
-        prompt_tokens_details: { cached_tokens: 3 }, completion_tokens_details: { reasoning_tokens: 8 } },
+      ],
+      usage: {
+        prompt_tokens: 10,
+        completion_tokens: 20,
+        total_tokens: 30,
+        prompt_tokens_details: { cached_tokens: 3 },
+        completion_tokens_details: { reasoning_tokens: 8 },
+      },
     });
   });
 
   it('uses content null when there is no text, keeps a chatcmpl- id and stamps created from the context', () => {
     const body = encode(answer({ id: 'chatcmpl-up', parts: [{ type: 'tool_call', id: 'c', name: 'f', argumentsJson: '{}' }] }));
-    expect(body).toMatchObject({ id: 'chatcmpl-up', created: NOW,
-      choices: [{ message: { content: null, refusal: null }, finish_reason: 'tool_calls' }] });
+    expect(body).toMatchObject({
+      id: 'chatcmpl-up',
+      created: NOW,
+      choices: [{ message: { content: null, refusal: null }, finish_reason: 'tool_calls' }],
+    });
     expect((body.choices as Array<{ message: object }>)[0].message).not.toHaveProperty('reasoning_content');
   });
 
   it.each<[UnifiedFinishReason, boolean, string]>([
-    ['stop', false, 'stop'], ['stop_sequence', false, 'stop'], ['pause', false, 'stop'], ['other', false, 'stop'],
-    ['length', false, 'length'], ['context_exceeded', false, 'length'], ['content_filter', false, 'content_filter'],
-    ['tool_calls', true, 'tool_calls'], ['stop', true, 'tool_calls'], ['length', true, 'length'],
+    ['stop', false, 'stop'],
+    ['stop_sequence', false, 'stop'],
+    ['pause', false, 'stop'],
+    ['other', false, 'stop'],
+    ['length', false, 'length'],
+    ['context_exceeded', false, 'length'],
+    ['content_filter', false, 'content_filter'],
+    ['tool_calls', true, 'tool_calls'],
+    ['stop', true, 'tool_calls'],
+    ['length', true, 'length'],
   ])('finish %s (tool calls: %s) → %s', (unified, withCall, expected) => {
     const parts = withCall ? [{ type: 'tool_call' as const, id: 'c', name: 'f', argumentsJson: '{}' }] : [];
     const body = encode(answer({ parts, finish: { unified, raw: 'x' } }));
@@ -69,8 +111,9 @@ describe('encodeChatResponse', () => {
   });
 
   it('never passes an error finish off as a clean answer', () => {
-    expect(() => encode(answer({ finish: { unified: 'error', raw: 'MALFORMED_FUNCTION_CALL' } })))
-      .toThrow(expect.objectContaining({ kind: 'upstream_error' }) as GatewayError);
+    expect(() => encode(answer({ finish: { unified: 'error', raw: 'MALFORMED_FUNCTION_CALL' } }))).toThrow(
+      expect.objectContaining({ kind: 'upstream_error' }) as GatewayError,
+    );
   });
 });
 
@@ -95,7 +138,10 @@ describe('opaque values through a Chat client and back', () => {
   function expectRecovered(body: unknown): void {
     const { request } = chatCodec.inbound.decodeRequest(body, testContext());
     expect(request.turns[1]).toEqual({ role: 'assistant', parts: [thinking, redacted, { type: 'text', text: 'Calling.' }, geminiCall] });
-    expect(request.turns[2]).toEqual({ role: 'user', parts: [{ type: 'tool_result', callId: 'gc-1', name: 'lookup', content: [{ type: 'text', text: 'result' }] }] });
+    expect(request.turns[2]).toEqual({
+      role: 'user',
+      parts: [{ type: 'tool_result', callId: 'gc-1', name: 'lookup', content: [{ type: 'text', text: 'result' }] }],
+    });
   }
 
   it('recovers them from a non-streamed answer the client sends back', async () => {
@@ -126,15 +172,23 @@ describe('opaque values through a Chat client and back', () => {
     const encoder = chatCodec.inbound.createStreamEncoder({ model: MODEL }, testContext());
     const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()];
     const client = chatClient(() => sseResponse(frames));
-    const completion = await client.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: 'go' }] }).finalChatCompletion();
+    const completion = await client.chat.completions
+      .stream({ model: MODEL, messages: [{ role: 'user', content: 'go' }] })
+      .finalChatCompletion();
     expectRecovered(await nextRequestBody(completion.choices[0].message));
   });
 
   it('ignores a reasoning_signature it did not issue, keeping the plain reasoning text', () => {
-    const { request, warnings } = chatCodec.inbound.decodeRequest({ model: 'm', messages: [
-      { role: 'user', content: 'q' },
-      { role: 'assistant', content: 'a', reasoning_content: 'plain', reasoning_signature: 'forged' },
-    ] }, testContext());
+    const { request, warnings } = chatCodec.inbound.decodeRequest(
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: 'a', reasoning_content: 'plain', reasoning_signature: 'forged' },
+        ],
+      },
+      testContext(),
+    );
     expect(request.turns[1].parts[0]).toEqual({ type: 'reasoning', text: 'plain' });
     expect(warnings.map((warning) => warning.field)).toEqual(['messages[1].reasoning_signature']);
   });

@@ -21,21 +21,40 @@ export function accumulateIrEvents(events: readonly IrStreamEvent[]): Accumulate
   const parts = new Map<number, ContentPart>();
   for (const event of events) {
     switch (event.type) {
-      case 'start': id = event.id; model = event.model; break;
+      case 'start':
+        id = event.id;
+        model = event.model;
+        break;
       case 'block_start': {
         const block = event.block;
         switch (block.kind) {
-          case 'text': parts.set(event.index, { type: 'text', text: '' }); break;
-          case 'refusal': parts.set(event.index, { type: 'refusal', text: '' }); break;
-          case 'reasoning': parts.set(event.index, block.itemId ? { type: 'reasoning', text: '', itemId: block.itemId } : { type: 'reasoning', text: '' }); break;
-          case 'tool_call': parts.set(event.index, {
-            type: 'tool_call', id: block.id, name: block.name, argumentsJson: '', ...(block.signature ? { signature: block.signature } : {}),
-          }); break;
-          case 'native': parts.set(event.index, block.part); break;
+          case 'text':
+            parts.set(event.index, { type: 'text', text: '' });
+            break;
+          case 'refusal':
+            parts.set(event.index, { type: 'refusal', text: '' });
+            break;
+          case 'reasoning':
+            parts.set(event.index, block.itemId ? { type: 'reasoning', text: '', itemId: block.itemId } : { type: 'reasoning', text: '' });
+            break;
+          case 'tool_call':
+            parts.set(event.index, {
+              type: 'tool_call',
+              id: block.id,
+              name: block.name,
+              argumentsJson: '',
+              ...(block.signature ? { signature: block.signature } : {}),
+            });
+            break;
+          case 'native':
+            parts.set(event.index, block.part);
+            break;
         }
         break;
       }
-      case 'text_delta': case 'refusal_delta': case 'reasoning_delta': {
+      case 'text_delta':
+      case 'refusal_delta':
+      case 'reasoning_delta': {
         const part = parts.get(event.index);
         if (part && (part.type === 'text' || part.type === 'refusal' || part.type === 'reasoning')) part.text += event.text;
         break;
@@ -50,10 +69,17 @@ export function accumulateIrEvents(events: readonly IrStreamEvent[]): Accumulate
         if (part?.type === 'tool_call') part.argumentsJson += event.json;
         break;
       }
-      case 'block_end': break;
-      case 'usage': usage = event.usage; break;
-      case 'finish': finish = event.finish; break;
-      case 'error': errors.push(event.error); break;
+      case 'block_end':
+        break;
+      case 'usage':
+        usage = event.usage;
+        break;
+      case 'finish':
+        finish = event.finish;
+        break;
+      case 'error':
+        errors.push(event.error);
+        break;
     }
   }
   const ordered = [...parts.entries()].sort(([a], [b]) => a - b).map(([, part]) => part);
@@ -77,7 +103,9 @@ export function streamContractViolations(events: readonly IrStreamEvent[]): stri
   events.forEach((event, position) => {
     if (position === 0 && event.type !== 'start' && event.type !== 'error') problems.push(`first event is ${event.type}`);
     switch (event.type) {
-      case 'start': starts++; break;
+      case 'start':
+        starts++;
+        break;
       case 'block_start':
         if (open !== undefined) problems.push(`block ${event.index} opened while ${open} is open`);
         if (event.index !== next) problems.push(`block index ${event.index}, expected ${next}`);
@@ -88,10 +116,15 @@ export function streamContractViolations(events: readonly IrStreamEvent[]): stri
         if (open !== event.index) problems.push(`block_end ${event.index} but open is ${String(open)}`);
         open = undefined;
         break;
-      case 'text_delta': case 'reasoning_delta': case 'refusal_delta': case 'tool_args_delta': case 'reasoning_opaque':
+      case 'text_delta':
+      case 'reasoning_delta':
+      case 'refusal_delta':
+      case 'tool_args_delta':
+      case 'reasoning_opaque':
         if (open !== event.index) problems.push(`${event.type} for ${event.index} while open is ${String(open)}`);
         break;
-      default: break;
+      default:
+        break;
     }
   });
   if (starts > 1) problems.push(`${starts} start events`);

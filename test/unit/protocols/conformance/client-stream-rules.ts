@@ -16,7 +16,7 @@ export interface ClientFrame {
 export function parseFrames(frames: readonly string[]): ClientFrame[] {
   const parser = new SseParser();
   const events = [...parser.push(frames.join('')), ...parser.end()];
-  return events.map((event) => ({ event: event.event, data: event.data === '[DONE]' ? '[DONE]' : JSON.parse(event.data) as unknown }));
+  return events.map((event) => ({ event: event.event, data: event.data === '[DONE]' ? '[DONE]' : (JSON.parse(event.data) as unknown) }));
 }
 
 /** Throws with a message naming the broken rule; returns the parsed frames. */
@@ -24,10 +24,18 @@ export function checkClientStream(protocol: Protocol, frames: readonly string[],
   const parsed = parseFrames(frames);
   if (parsed.length === 0) throw new Error('no frames');
   switch (protocol) {
-    case 'messages': checkMessages(parsed); break;
-    case 'chat': checkChat(parsed, options.includeUsage === true); break;
-    case 'responses': checkResponses(parsed); break;
-    case 'generate-content': checkGenerateContent(parsed); break;
+    case 'messages':
+      checkMessages(parsed);
+      break;
+    case 'chat':
+      checkChat(parsed, options.includeUsage === true);
+      break;
+    case 'responses':
+      checkResponses(parsed);
+      break;
+    case 'generate-content':
+      checkGenerateContent(parsed);
+      break;
   }
   return parsed;
 }
@@ -75,7 +83,8 @@ function checkMessages(frames: ClientFrame[]): void {
     }
   });
   if (deltas !== 1) fail(`exactly one message_delta, got ${deltas}`, frames.length - 1, frames[frames.length - 1]);
-  if (dig(frames[frames.length - 1]!.data, 'type') !== 'message_stop') fail('message_stop last', frames.length - 1, frames[frames.length - 1]);
+  if (dig(frames[frames.length - 1]!.data, 'type') !== 'message_stop')
+    fail('message_stop last', frames.length - 1, frames[frames.length - 1]);
 }
 
 function checkChat(frames: ClientFrame[], includeUsage: boolean): void {
@@ -109,7 +118,11 @@ function checkChat(frames: ClientFrame[], includeUsage: boolean): void {
         const index = dig(call, 'index');
         if (index === nextTool) {
           // A new call: id, type and name arrive in its first delta.
-          if (typeof dig(call, 'id') !== 'string' || dig(call, 'type') !== 'function' || typeof dig(call, 'function', 'name') !== 'string') {
+          if (
+            typeof dig(call, 'id') !== 'string' ||
+            dig(call, 'type') !== 'function' ||
+            typeof dig(call, 'function', 'name') !== 'string'
+          ) {
             fail('the first delta of a tool call carries id, type and name', at, frame);
           }
           nextTool++;
@@ -122,7 +135,8 @@ function checkChat(frames: ClientFrame[], includeUsage: boolean): void {
     }
   });
   if (finishes !== 1) fail(`exactly one finish_reason, got ${finishes}`, chunks.length - 1, chunks[chunks.length - 1]);
-  if (usageChunks !== (includeUsage ? 1 : 0)) fail(`usage chunk ${includeUsage ? 'required' : 'only when asked'}`, chunks.length - 1, chunks[chunks.length - 1]);
+  if (usageChunks !== (includeUsage ? 1 : 0))
+    fail(`usage chunk ${includeUsage ? 'required' : 'only when asked'}`, chunks.length - 1, chunks[chunks.length - 1]);
   if (ids.size !== 1) fail('one completion id throughout', 0, chunks[0]);
 }
 
@@ -137,7 +151,8 @@ function checkResponses(frames: ClientFrame[]): void {
     const type = String(dig(frame.data, 'type'));
     if (frame.event !== type) fail('the event name equals data.type', at, frame);
     const number = dig(frame.data, 'sequence_number');
-    if (typeof number !== 'number' || (sequence !== undefined && number !== sequence + 1)) fail('sequence_number increases by one', at, frame);
+    if (typeof number !== 'number' || (sequence !== undefined && number !== sequence + 1))
+      fail('sequence_number increases by one', at, frame);
     sequence = number;
     if (at === 0 && type !== 'response.created') fail('response.created first', at, frame);
     if (at === 1 && type !== 'response.in_progress') fail('response.in_progress second', at, frame);
@@ -158,7 +173,8 @@ function checkResponses(frames: ClientFrame[]): void {
     } else if (type.endsWith('.delta')) {
       // The SDK throws if a delta arrives before its item (and, for text, its part) was added.
       if (outputIndex !== openItem) fail('a delta for the open item', at, frame);
-      if ((type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta') && !openPart) fail('a text delta inside an open part', at, frame);
+      if ((type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta') && !openPart)
+        fail('a text delta inside an open part', at, frame);
     } else if (RESPONSES_TERMINALS.has(type)) {
       if (at !== frames.length - 1) fail('the terminal event is last', at, frame);
       if (openItem !== undefined) fail('every item closed before the terminal event', at, frame);

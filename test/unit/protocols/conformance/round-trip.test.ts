@@ -141,7 +141,11 @@ function eventsOf(response: IrResponse): IrStreamEvent[] {
         if (part.redacted) events.push({ type: 'reasoning_opaque', index, field: 'redacted', value: part.redacted });
         break;
       case 'tool_call':
-        events.push({ type: 'block_start', index, block: { kind: 'tool_call', id: part.id, name: part.name, ...(part.signature ? { signature: part.signature } : {}) } });
+        events.push({
+          type: 'block_start',
+          index,
+          block: { kind: 'tool_call', id: part.id, name: part.name, ...(part.signature ? { signature: part.signature } : {}) },
+        });
         for (const piece of half(part.argumentsJson)) events.push({ type: 'tool_args_delta', index, json: piece });
         break;
       default:

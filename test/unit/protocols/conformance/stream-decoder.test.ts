@@ -25,8 +25,14 @@ afterAll(async () => {
 
 function request(text: string, extra: Partial<IrRequest> = {}): IrRequest {
   return {
-    model: 'client-model', system: [], turns: [{ role: 'user', parts: [{ type: 'text', text }] }], tools: [], builtinTools: [],
-    sampling: { maxOutputTokens: 2048 }, stream: false, ...extra,
+    model: 'client-model',
+    system: [],
+    turns: [{ role: 'user', parts: [{ type: 'text', text }] }],
+    tools: [],
+    builtinTools: [],
+    sampling: { maxOutputTokens: 2048 },
+    stream: false,
+    ...extra,
   };
 }
 
@@ -42,7 +48,11 @@ const ANSWERS: Array<{ name: string; request: IrRequest }> = [
 ];
 
 /** Both twins of one answer: the whole body and the stream, as the simulator sent them. */
-async function twins(protocol: Protocol, ir: IrRequest, headers: Record<string, string> = {}): Promise<{ body: string; stream: string; toolNames: Record<string, string> }> {
+async function twins(
+  protocol: Protocol,
+  ir: IrRequest,
+  headers: Record<string, string> = {},
+): Promise<{ body: string; stream: string; toolNames: Record<string, string> }> {
   const context = deterministicContext();
   const whole = CODECS[protocol].upstream.encodeRequest({ ...ir, stream: false }, simTarget(protocol), context);
   const streamed = CODECS[protocol].upstream.encodeRequest({ ...ir, stream: true }, simTarget(protocol), context);
@@ -64,7 +74,8 @@ describe.each(PROTOCOLS)('%s stream decoder', (protocol) => {
   describe.each(ANSWERS)('$name', ({ request: ir }) => {
     it('gives the same events whatever the byte offsets the stream is split at', async () => {
       const { stream, toolNames } = await twins(protocol, ir);
-      const decode = (seed: number): IrStreamEvent[] => decodeStream(protocol, stream, { ...deterministicContext(), toolNames }, seededRandom(seed));
+      const decode = (seed: number): IrStreamEvent[] =>
+        decodeStream(protocol, stream, { ...deterministicContext(), toolNames }, seededRandom(seed));
       const reference = decode(0);
       for (const seed of [11, 12, 13, 14, 15]) expect(decode(seed)).toEqual(reference);
       // Whole, in one piece.

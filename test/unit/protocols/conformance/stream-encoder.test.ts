@@ -24,9 +24,10 @@ function options(protocol: Protocol, includeUsage = true): InboundStreamOptions 
 /** What the protocol's official SDK makes of an answer served by a fake fetch. */
 async function sdkView(protocol: Protocol, answer: { frames: string[] } | { body: Record<string, unknown> }): Promise<ClientView> {
   const stream = 'frames' in answer;
-  const fetch = async (): Promise<Response> => ('frames' in answer
-    ? new Response(answer.frames.join(''), { headers: { 'content-type': 'text/event-stream' } })
-    : new Response(JSON.stringify(answer.body), { headers: { 'content-type': 'application/json' } }));
+  const fetch = async (): Promise<Response> =>
+    'frames' in answer
+      ? new Response(answer.frames.join(''), { headers: { 'content-type': 'text/event-stream' } })
+      : new Response(JSON.stringify(answer.body), { headers: { 'content-type': 'application/json' } });
   const conversation = createConversation(protocol, fetch, stream);
   conversation.user('Hello');
   return conversation.send();
@@ -58,9 +59,12 @@ const TEXT: IrStreamEvent[] = [
 function expectErrorEnding(protocol: Protocol, frames: readonly string[]): void {
   const parsed = parseFrames(frames);
   const last = parsed[parsed.length - 1];
-  const finished = parsed.some((frame) => typeof dig(frame.data, 'delta', 'stop_reason') === 'string'
-    || typeof dig(frame.data, 'choices', 0, 'finish_reason') === 'string'
-    || typeof dig(frame.data, 'candidates', 0, 'finishReason') === 'string');
+  const finished = parsed.some(
+    (frame) =>
+      typeof dig(frame.data, 'delta', 'stop_reason') === 'string' ||
+      typeof dig(frame.data, 'choices', 0, 'finish_reason') === 'string' ||
+      typeof dig(frame.data, 'candidates', 0, 'finishReason') === 'string',
+  );
   expect(finished).toBe(false);
   switch (protocol) {
     case 'messages':
@@ -89,14 +93,18 @@ describe.each(PROTOCOLS)('%s stream encoder', (protocol) => {
     const frames = encodeStream(protocol, events, options(protocol), deterministicContext());
     checkClientStream(protocol, frames, { includeUsage: true });
     const streamed = await sdkView(protocol, { frames });
-    const whole = await sdkView(protocol, { body: CODECS[protocol].inbound.encodeResponse(fold(events), options(protocol), deterministicContext()) });
+    const whole = await sdkView(protocol, {
+      body: CODECS[protocol].inbound.encodeResponse(fold(events), options(protocol), deterministicContext()),
+    });
     expect(streamed).toEqual(whole);
     expect(streamed.toolCalls).toEqual([
       { id: expect.any(String), name: 'get_weather', args: { city: 'Paris' } },
       { id: expect.any(String), name: 'get_time', args: { zone: 'CET' } },
     ]);
     expect(streamed.text).toBe('Checking both.');
-    expect(streamed.finish).toBe({ messages: 'tool_use', chat: 'tool_calls', responses: 'completed', 'generate-content': 'STOP' }[protocol]);
+    expect(streamed.finish).toBe(
+      { messages: 'tool_use', chat: 'tool_calls', responses: 'completed', 'generate-content': 'STOP' }[protocol],
+    );
     // The usage that arrived after the finish made it into the final events (pitfall 11).
     expect(streamed.usage.output).toBe(CACHED_USAGE[protocol].outputTokens);
   });
@@ -112,16 +120,23 @@ describe.each(PROTOCOLS)('%s stream encoder', (protocol) => {
       }
       case 'chat': {
         const calls = frames.flatMap((frame) => asArray(dig(frame.data, 'choices', 0, 'delta', 'tool_calls')));
-        expect(calls.filter((call) => dig(call, 'id') !== undefined).map((call) => [dig(call, 'index'), dig(call, 'id')])).toEqual([[0, ids[0]], [1, ids[1]]]);
+        expect(calls.filter((call) => dig(call, 'id') !== undefined).map((call) => [dig(call, 'index'), dig(call, 'id')])).toEqual([
+          [0, ids[0]],
+          [1, ids[1]],
+        ]);
         break;
       }
       case 'responses': {
-        const added = frames.filter((frame) => dig(frame.data, 'type') === 'response.output_item.added' && dig(frame.data, 'item', 'type') === 'function_call');
+        const added = frames.filter(
+          (frame) => dig(frame.data, 'type') === 'response.output_item.added' && dig(frame.data, 'item', 'type') === 'function_call',
+        );
         expect(added.map((frame) => dig(frame.data, 'item', 'call_id'))).toEqual(ids);
         break;
       }
       case 'generate-content': {
-        const calls = frames.flatMap((frame) => asArray(dig(frame.data, 'candidates', 0, 'content', 'parts'))).filter((part) => dig(part, 'functionCall') !== undefined);
+        const calls = frames
+          .flatMap((frame) => asArray(dig(frame.data, 'candidates', 0, 'content', 'parts')))
+          .filter((part) => dig(part, 'functionCall') !== undefined);
         expect(calls.map((part) => dig(part, 'functionCall', 'name'))).toEqual(['get_weather', 'get_time']);
         break;
       }
@@ -134,8 +149,13 @@ describe.each(PROTOCOLS)('%s stream encoder', (protocol) => {
   });
 
   it('a terminal event ends a complete answer (pitfall 22)', () => {
-    const events: IrStreamEvent[] = [START, ...TEXT, { type: 'block_end', index: 0 },
-      { type: 'finish', finish: { unified: 'stop', raw: 'end_turn' } }, { type: 'usage', usage: CACHED_USAGE[protocol] }];
+    const events: IrStreamEvent[] = [
+      START,
+      ...TEXT,
+      { type: 'block_end', index: 0 },
+      { type: 'finish', finish: { unified: 'stop', raw: 'end_turn' } },
+      { type: 'usage', usage: CACHED_USAGE[protocol] },
+    ];
     checkClientStream(protocol, encodeStream(protocol, events, options(protocol), deterministicContext()), { includeUsage: true });
   });
 
@@ -143,12 +163,15 @@ describe.each(PROTOCOLS)('%s stream encoder', (protocol) => {
     ['an open block', [START, ...TEXT]],
     ['only the start', [START]],
     ['nothing at all', []],
-  ] as Array<[string, IrStreamEvent[]]>)('an upstream that ended with %s and no finish: an error ending, never an invented stop (pitfall 22)', async (_name, events) => {
-    const encoder = CODECS[protocol].inbound.createStreamEncoder(options(protocol), deterministicContext());
-    const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()];
-    expectErrorEnding(protocol, frames);
-    expect(await sdkFailure(protocol, frames)).toBeInstanceOf(Error);
-  });
+  ] as Array<[string, IrStreamEvent[]]>)(
+    'an upstream that ended with %s and no finish: an error ending, never an invented stop (pitfall 22)',
+    async (_name, events) => {
+      const encoder = CODECS[protocol].inbound.createStreamEncoder(options(protocol), deterministicContext());
+      const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()];
+      expectErrorEnding(protocol, frames);
+      expect(await sdkFailure(protocol, frames)).toBeInstanceOf(Error);
+    },
+  );
 
   it('a failure mid-stream renders the protocol error frame, nothing after it, and the SDK raises it (pitfall 17)', async () => {
     const encoder = CODECS[protocol].inbound.createStreamEncoder(options(protocol), deterministicContext());
@@ -162,7 +185,8 @@ describe.each(PROTOCOLS)('%s stream encoder', (protocol) => {
     expectErrorEnding(protocol, [...before, ...failure]);
     const last = parseFrames(failure).pop()!;
     if (protocol === 'messages') expect(dig(last.data, 'error', 'type')).toBe('overloaded_error');
-    if (protocol === 'generate-content') expect(last.data).toEqual({ error: { code: 503, message: expect.stringContaining('overloaded'), status: 'UNAVAILABLE' } });
+    if (protocol === 'generate-content')
+      expect(last.data).toEqual({ error: { code: 503, message: expect.stringContaining('overloaded'), status: 'UNAVAILABLE' } });
     const raised = await sdkFailure(protocol, [...before, ...failure]);
     expect(raised).toBeInstanceOf(Error);
     expect(String((raised as Error).message)).toContain('overloaded');
@@ -179,17 +203,20 @@ describe.each(PROTOCOLS)('%s stream encoder', (protocol) => {
 
   // Only Generate-Content streams without SSE framing (`streamGenerateContent` without `alt=sse`).
   const jsonArray = protocol === 'generate-content' ? it : it.skip;
-  jsonArray(`streamed as one JSON array without SSE framing${protocol === 'generate-content' ? '' : ' — skipped: only Generate-Content has a non-SSE stream form'}`, () => {
-    const events = multiBlockEvents(protocol);
-    const whole = encodeStream(protocol, events, { ...options(protocol), sse: false }, deterministicContext()).join('');
-    const chunks = JSON.parse(whole) as unknown[];
-    expect(chunks.length).toBeGreaterThan(1);
-    expect(dig(chunks[chunks.length - 1], 'candidates', 0, 'finishReason')).toBe('STOP');
-    expect(chunks.slice(0, -1).every((chunk) => dig(chunk, 'candidates', 0, 'finishReason') === undefined)).toBe(true);
-    // A failure keeps the array well formed, the error object last.
-    const encoder = CODECS[protocol].inbound.createStreamEncoder({ ...options(protocol), sse: false }, deterministicContext());
-    const failed = [...[START, ...TEXT].flatMap((event) => encoder.push(event)), ...encoder.fail(OVERLOADED)].join('');
-    const parsed = JSON.parse(failed) as unknown[];
-    expect(parsed[parsed.length - 1]).toEqual({ error: { code: 503, message: expect.any(String), status: 'UNAVAILABLE' } });
-  });
+  jsonArray(
+    `streamed as one JSON array without SSE framing${protocol === 'generate-content' ? '' : ' — skipped: only Generate-Content has a non-SSE stream form'}`,
+    () => {
+      const events = multiBlockEvents(protocol);
+      const whole = encodeStream(protocol, events, { ...options(protocol), sse: false }, deterministicContext()).join('');
+      const chunks = JSON.parse(whole) as unknown[];
+      expect(chunks.length).toBeGreaterThan(1);
+      expect(dig(chunks[chunks.length - 1], 'candidates', 0, 'finishReason')).toBe('STOP');
+      expect(chunks.slice(0, -1).every((chunk) => dig(chunk, 'candidates', 0, 'finishReason') === undefined)).toBe(true);
+      // A failure keeps the array well formed, the error object last.
+      const encoder = CODECS[protocol].inbound.createStreamEncoder({ ...options(protocol), sse: false }, deterministicContext());
+      const failed = [...[START, ...TEXT].flatMap((event) => encoder.push(event)), ...encoder.fail(OVERLOADED)].join('');
+      const parsed = JSON.parse(failed) as unknown[];
+      expect(parsed[parsed.length - 1]).toEqual({ error: { code: 503, message: expect.any(String), status: 'UNAVAILABLE' } });
+    },
+  );
 });

@@ -30,9 +30,12 @@ describe('routes', () => {
     expect(route?.endpoint).toBe(endpoint);
   });
 
-  it.each(['/v1/messages/count_tokens', '/v1/models', '/v1beta/models/x:countTokens', '/v1/chat', '/v1/responses/x'])('%s is not an inference route', (path) => {
-    expect(routeOf(path)).toBeUndefined();
-  });
+  it.each(['/v1/messages/count_tokens', '/v1/models', '/v1beta/models/x:countTokens', '/v1/chat', '/v1/responses/x'])(
+    '%s is not an inference route',
+    (path) => {
+      expect(routeOf(path)).toBeUndefined();
+    },
+  );
 
   it('a malformed request is answered in the envelope its path names', () => {
     const surfaceOf = createSurfaceOfPath(Object.values(CODECS));
@@ -47,13 +50,18 @@ describe('routes', () => {
 describe('credentials', () => {
   const headers = { 'x-api-key': 'k-header', authorization: 'Bearer k-bearer', 'x-goog-api-key': 'k-goog' };
   it.each([
-    ['messages', 'k-header'], ['chat', 'k-header'], ['responses', 'k-bearer'], ['generate-content', 'k-goog'],
+    ['messages', 'k-header'],
+    ['chat', 'k-header'],
+    ['responses', 'k-bearer'],
+    ['generate-content', 'k-goog'],
   ] as const)('%s reads its key from its own places first', (protocol, expected) => {
     expect(extractCredential(CODECS[protocol].inbound.credentials, headers, { key: 'k-query' })).toBe(expected);
   });
 
   it('only Generate-Content reads the query', () => {
-    const found = PROTOCOLS.filter((protocol) => extractCredential(CODECS[protocol].inbound.credentials, {}, { key: 'k-query' }) !== undefined);
+    const found = PROTOCOLS.filter(
+      (protocol) => extractCredential(CODECS[protocol].inbound.credentials, {}, { key: 'k-query' }) !== undefined,
+    );
     expect(found).toEqual(['generate-content']);
   });
 });
@@ -79,7 +87,9 @@ describe('client headers', () => {
 describe('route facts and pass-through', () => {
   it('Generate-Content reads the model, the method and alt=sse from the request line', () => {
     const decoded = request();
-    const facts = CODECS['generate-content'].inbound.readRoute?.(decoded, '/v1beta/models/models%2Fgemini-2.5-pro:streamGenerateContent', { alt: 'sse' });
+    const facts = CODECS['generate-content'].inbound.readRoute?.(decoded, '/v1beta/models/models%2Fgemini-2.5-pro:streamGenerateContent', {
+      alt: 'sse',
+    });
     expect(facts).toBe(SSE_ROUTE);
     expect(decoded.model).toBe('gemini-2.5-pro');
     expect(decoded.stream).toBe(true);
@@ -110,11 +120,13 @@ describe('route facts and pass-through', () => {
   });
 
   it('pass-through bodies get the upstream model, except Generate-Content (the path names it); Chat asks for usage when streaming', () => {
-    const fixed = Object.fromEntries(PROTOCOLS.map((protocol) => {
-      const body: Record<string, unknown> = { model: 'slug', max_tokens: 5 };
-      CODECS[protocol].fixPassThroughBody(body, 'upstream-model', 'openai', true);
-      return [protocol, body];
-    }));
+    const fixed = Object.fromEntries(
+      PROTOCOLS.map((protocol) => {
+        const body: Record<string, unknown> = { model: 'slug', max_tokens: 5 };
+        CODECS[protocol].fixPassThroughBody(body, 'upstream-model', 'openai', true);
+        return [protocol, body];
+      }),
+    );
     expect(fixed.messages).toEqual({ model: 'upstream-model', max_tokens: 5 });
     expect(fixed.responses).toEqual({ model: 'upstream-model', max_tokens: 5 });
     expect(fixed['generate-content']).toEqual({ model: 'slug', max_tokens: 5 });
@@ -131,13 +143,16 @@ describe('route facts and pass-through', () => {
 
 describe('frames', () => {
   it.each([
-    ['messages', false, ': keepalive\n\n'], ['responses', false, ': keepalive\n\n'], ['chat', false, ': keepalive\n\n'],
-    ['generate-content', true, ': keepalive\n\n'], ['generate-content', false, '\n'],
+    ['messages', false, ': keepalive\n\n'],
+    ['responses', false, ': keepalive\n\n'],
+    ['chat', false, ': keepalive\n\n'],
+    ['generate-content', true, ': keepalive\n\n'],
+    ['generate-content', false, '\n'],
   ] as const)('%s keepalive (sse %s)', (protocol, sse, frame) => {
     expect(CODECS[protocol as Protocol].inbound.keepaliveFrame({ model: 'm', sse })).toBe(frame);
   });
 
-  it('a pass-through stream cut without an error frame gets the protocol\'s bare one', () => {
+  it("a pass-through stream cut without an error frame gets the protocol's bare one", () => {
     const error = new GatewayError('upstream_error', 'cut');
     const frame = (protocol: Protocol, sse = true) => CODECS[protocol].inbound.passThroughErrorFrame(error, { model: 'm', sse });
     expect(frame('messages')).toMatch(/^event: error\ndata: \{"type":"error","error":\{.*"message":"cut"/);

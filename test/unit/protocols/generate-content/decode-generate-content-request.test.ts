@@ -26,9 +26,21 @@ describe('decodeGenerateContentRequest', () => {
     ['an empty part', { contents: [{ role: 'user', parts: [{}] }] }, 'contents[0].parts[0]'],
     ['a part with only thought', { contents: [user('a'), { role: 'model', parts: [{ thought: true }] }] }, 'contents[1].parts[0]'],
     ['a temperature above 2', { contents: [user('a')], generationConfig: { temperature: 3 } }, 'generationConfig.temperature'],
-    ['six stop sequences', { contents: [user('a')], generationConfig: { stopSequences: ['1', '2', '3', '4', '5', '6'] } }, 'generationConfig.stopSequences'],
-    ['a nameless function', { contents: [user('a')], tools: [{ functionDeclarations: [{ description: 'x' }] }] }, 'tools[0].functionDeclarations[0].name'],
-    ['an unknown calling mode', { contents: [user('a')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, 'toolConfig.functionCallingConfig.mode'],
+    [
+      'six stop sequences',
+      { contents: [user('a')], generationConfig: { stopSequences: ['1', '2', '3', '4', '5', '6'] } },
+      'generationConfig.stopSequences',
+    ],
+    [
+      'a nameless function',
+      { contents: [user('a')], tools: [{ functionDeclarations: [{ description: 'x' }] }] },
+      'tools[0].functionDeclarations[0].name',
+    ],
+    [
+      'an unknown calling mode',
+      { contents: [user('a')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } },
+      'toolConfig.functionCallingConfig.mode',
+    ],
     ['a body that is not an object', 'hello', ''],
   ])('rejects %s with invalid_request naming the field', (_name, body, param) => {
     let caught: unknown;
@@ -49,11 +61,26 @@ describe('decodeGenerateContentRequest', () => {
     const { request } = decode({
       systemInstruction: { parts: [{ text: 'be brief' }, { text: 'be kind' }] },
       contents: [
-        { parts: [{ text: 'look' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/doc.pdf' } }] },
-        { role: 'model', parts: [{ text: 'pondering', thought: true, thoughtSignature: 'sig-thought' }, { text: 'answer', thoughtSignature: 'sig-text' }] },
+        {
+          parts: [
+            { text: 'look' },
+            { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
+            { fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/doc.pdf' } },
+          ],
+        },
+        {
+          role: 'model',
+          parts: [
+            { text: 'pondering', thought: true, thoughtSignature: 'sig-thought' },
+            { text: 'answer', thoughtSignature: 'sig-text' },
+          ],
+        },
       ],
     });
-    expect(request.system).toEqual([{ type: 'text', text: 'be brief' }, { type: 'text', text: 'be kind' }]);
+    expect(request.system).toEqual([
+      { type: 'text', text: 'be brief' },
+      { type: 'text', text: 'be kind' },
+    ]);
     expect(request.turns).toEqual([
       {
         role: 'user',
@@ -108,7 +135,13 @@ describe('decodeGenerateContentRequest', () => {
     });
     const calls = request.turns[1].parts;
     expect(calls).toEqual([
-      { type: 'tool_call', id: 'call_id1', name: 'weather', argumentsJson: '{"city":"Paris"}', signature: { origin: 'generate-content', value: 'sig-call' } },
+      {
+        type: 'tool_call',
+        id: 'call_id1',
+        name: 'weather',
+        argumentsJson: '{"city":"Paris"}',
+        signature: { origin: 'generate-content', value: 'sig-call' },
+      },
       { type: 'tool_call', id: 'call_id2', name: 'weather', argumentsJson: '{"city":"Oslo"}' },
       { type: 'tool_call', id: 'clock-1', name: 'time', argumentsJson: '{}' },
     ]);
@@ -184,8 +217,15 @@ describe('decodeGenerateContentRequest', () => {
       tools: [
         {
           functionDeclarations: [
-            { name: 'lookup', description: 'find', parameters: { type: 'OBJECT', properties: { q: { type: 'STRING', nullable: true } }, required: ['q'] } },
-            { name: 'plain', parametersJsonSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } },
+            {
+              name: 'lookup',
+              description: 'find',
+              parameters: { type: 'OBJECT', properties: { q: { type: 'STRING', nullable: true } }, required: ['q'] },
+            },
+            {
+              name: 'plain',
+              parametersJsonSchema: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
+            },
             { name: 'bare' },
           ],
         },
@@ -194,7 +234,11 @@ describe('decodeGenerateContentRequest', () => {
       ],
     });
     expect(request.tools).toEqual([
-      { name: 'lookup', description: 'find', parameters: { type: 'object', properties: { q: { type: ['string', 'null'] } }, required: ['q'] } },
+      {
+        name: 'lookup',
+        description: 'find',
+        parameters: { type: 'object', properties: { q: { type: ['string', 'null'] } }, required: ['q'] },
+      },
       { name: 'plain', parameters: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } },
       { name: 'bare', parameters: { type: 'object', properties: {} } },
     ]);
@@ -223,24 +267,50 @@ describe('decodeGenerateContentRequest', () => {
     const { request, warnings } = decode({
       contents: [user('a')],
       generationConfig: {
-        maxOutputTokens: 100, temperature: 1.5, topP: 0.9, topK: 40, stopSequences: ['END'], candidateCount: 1, seed: 7,
-        presencePenalty: 0.1, frequencyPenalty: 0.2, responseLogprobs: true, logprobs: 3,
-        responseMimeType: 'application/json', responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } },
+        maxOutputTokens: 100,
+        temperature: 1.5,
+        topP: 0.9,
+        topK: 40,
+        stopSequences: ['END'],
+        candidateCount: 1,
+        seed: 7,
+        presencePenalty: 0.1,
+        frequencyPenalty: 0.2,
+        responseLogprobs: true,
+        logprobs: 3,
+        responseMimeType: 'application/json',
+        responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } },
         thinkingConfig: { thinkingBudget: 2048, includeThoughts: true },
       },
     });
     expect(warnings).toEqual([]);
     expect(request.sampling).toEqual({
-      maxOutputTokens: 100, temperature: 1.5, topP: 0.9, topK: 40, stop: ['END'], n: 1, seed: 7,
-      presencePenalty: 0.1, frequencyPenalty: 0.2, logprobs: true, topLogprobs: 3,
+      maxOutputTokens: 100,
+      temperature: 1.5,
+      topP: 0.9,
+      topK: 40,
+      stop: ['END'],
+      n: 1,
+      seed: 7,
+      presencePenalty: 0.1,
+      frequencyPenalty: 0.2,
+      logprobs: true,
+      topLogprobs: 3,
     });
-    expect(request.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object', properties: { a: { type: 'string' } } } });
+    expect(request.responseFormat).toEqual({
+      type: 'json_schema',
+      name: 'response',
+      schema: { type: 'object', properties: { a: { type: 'string' } } },
+    });
     expect(request.reasoning).toEqual({ budgetTokens: 2048, includeThoughts: true });
   });
 
   it.each([
     [{ responseMimeType: 'application/json' }, { type: 'json_object' }],
-    [{ responseMimeType: 'application/json', responseJsonSchema: { type: 'object', const: 1 } }, { type: 'json_schema', name: 'response', schema: { type: 'object', const: 1 } }],
+    [
+      { responseMimeType: 'application/json', responseJsonSchema: { type: 'object', const: 1 } },
+      { type: 'json_schema', name: 'response', schema: { type: 'object', const: 1 } },
+    ],
     [{ responseMimeType: 'text/plain' }, { type: 'text' }],
     [{}, undefined],
   ])('maps response format %j', (config, format) => {
@@ -248,17 +318,26 @@ describe('decodeGenerateContentRequest', () => {
   });
 
   it('reports a response MIME type other protocols cannot express and keeps it for a native upstream', () => {
-    const { request, warnings } = decode({ contents: [user('a')], generationConfig: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['a'] } } });
+    const { request, warnings } = decode({
+      contents: [user('a')],
+      generationConfig: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['a'] } },
+    });
     expect(request.responseFormat).toBeUndefined();
     expect(warnings.map((w) => w.field)).toEqual(['generationConfig.responseMimeType']);
-    expect(request.extensions?.fields.generationConfig).toEqual({ responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['a'] } });
+    expect(request.extensions?.fields.generationConfig).toEqual({
+      responseMimeType: 'text/x.enum',
+      responseSchema: { type: 'STRING', enum: ['a'] },
+    });
   });
 
   it.each([
     [{ thinkingBudget: 0 }, { disabled: true, budgetTokens: 0 }],
     [{ thinkingBudget: -1, includeThoughts: true }, { includeThoughts: true }],
     [{ thinkingLevel: 'HIGH' }, { effort: 'high' }],
-    [{ thinkingLevel: 'low', includeThoughts: false }, { effort: 'low', includeThoughts: false }],
+    [
+      { thinkingLevel: 'low', includeThoughts: false },
+      { effort: 'low', includeThoughts: false },
+    ],
   ])('maps thinkingConfig %j', (thinkingConfig, reasoning) => {
     expect(decode({ contents: [user('a')], generationConfig: { thinkingConfig } }).request.reasoning).toEqual(reasoning);
   });
@@ -291,22 +370,39 @@ describe('decodeGenerateContentRequest', () => {
 
 describe('decodeGenerateContentRequest with snake_case field names (protobuf JSON accepts both)', () => {
   it('reads snake_case fields and leaves free-form values untouched', () => {
-    const { request } = decodeGenerateContentRequest({
-      system_instruction: { parts: [{ text: 'sys' }] },
-      contents: [
-        { role: 'user', parts: [{ inline_data: { mime_type: 'image/jpeg', data: 'AA' } }] },
-        { role: 'model', parts: [{ function_call: { name: 'f', args: { snake_key: 1 } }, thought_signature: 's' }] },
-        { role: 'user', parts: [{ function_response: { name: 'f', response: { raw_value: 2 } } }] },
-      ],
-      tools: [{ function_declarations: [{ name: 'f', parameters: { type: 'object', properties: { snake_key: { type: 'integer' } } } }] }],
-      tool_config: { function_calling_config: { mode: 'AUTO' } },
-      generation_config: { max_output_tokens: 10, stop_sequences: ['x'], thinking_config: { thinking_budget: 0 } },
-    }, testContext());
+    const { request } = decodeGenerateContentRequest(
+      {
+        system_instruction: { parts: [{ text: 'sys' }] },
+        contents: [
+          { role: 'user', parts: [{ inline_data: { mime_type: 'image/jpeg', data: 'AA' } }] },
+          { role: 'model', parts: [{ function_call: { name: 'f', args: { snake_key: 1 } }, thought_signature: 's' }] },
+          { role: 'user', parts: [{ function_response: { name: 'f', response: { raw_value: 2 } } }] },
+        ],
+        tools: [{ function_declarations: [{ name: 'f', parameters: { type: 'object', properties: { snake_key: { type: 'integer' } } } }] }],
+        tool_config: { function_calling_config: { mode: 'AUTO' } },
+        generation_config: { max_output_tokens: 10, stop_sequences: ['x'], thinking_config: { thinking_budget: 0 } },
+      },
+      testContext(),
+    );
     expect(request.system).toEqual([{ type: 'text', text: 'sys' }]);
     expect(request.turns).toEqual([
       { role: 'user', parts: [{ type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: 'AA' } }] },
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_id1', name: 'f', argumentsJson: '{"snake_key":1}', signature: { origin: 'generate-content', value: 's' } }] },
-      { role: 'user', parts: [{ type: 'tool_result', callId: 'call_id1', name: 'f', content: [{ type: 'text', text: '{"raw_value":2}' }] }] },
+      {
+        role: 'assistant',
+        parts: [
+          {
+            type: 'tool_call',
+            id: 'call_id1',
+            name: 'f',
+            argumentsJson: '{"snake_key":1}',
+            signature: { origin: 'generate-content', value: 's' },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [{ type: 'tool_result', callId: 'call_id1', name: 'f', content: [{ type: 'text', text: '{"raw_value":2}' }] }],
+      },
     ]);
     expect(request.tools[0].parameters).toEqual({ type: 'object', properties: { snake_key: { type: 'integer' } } });
     expect(request.toolChoice).toEqual({ type: 'auto' });

@@ -4,7 +4,13 @@ import { testContext } from '../../../support/sdk-generate-content';
 
 const answer = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
   candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0, ...extra }],
-  usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 40, candidatesTokenCount: 20, thoughtsTokenCount: 30, totalTokenCount: 150 },
+  usageMetadata: {
+    promptTokenCount: 100,
+    cachedContentTokenCount: 40,
+    candidatesTokenCount: 20,
+    thoughtsTokenCount: 30,
+    totalTokenCount: 150,
+  },
   modelVersion: 'gemini-x',
   responseId: 'resp-1',
   createTime: '2026-04-02T17:03:50.399550Z',
@@ -12,10 +18,13 @@ const answer = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
 
 describe('decodeGenerateContentResponse', () => {
   it('decodes text, thoughts, signatures and normalized usage', () => {
-    const response = decodeGenerateContentResponse(answer([
-      { text: 'plan', thought: true },
-      { text: 'Hello', thoughtSignature: 'sig' },
-    ]), testContext());
+    const response = decodeGenerateContentResponse(
+      answer([
+        { text: 'plan', thought: true },
+        { text: 'Hello', thoughtSignature: 'sig' },
+      ]),
+      testContext(),
+    );
     expect(response).toEqual({
       id: 'resp-1',
       model: 'gemini-x',
@@ -32,12 +41,21 @@ describe('decodeGenerateContentResponse', () => {
   });
 
   it('reports STOP with function calls as tool_calls, synthesizes ids and restores sanitized names', () => {
-    const response = decodeGenerateContentResponse(answer([
-      { functionCall: { name: 'mcp_search', args: { q: 'x' } }, thoughtSignature: 'call-sig' },
-      { functionCall: { id: 'given', name: 'other' } },
-    ]), testContext({ mcp_search: 'mcp/search' }));
+    const response = decodeGenerateContentResponse(
+      answer([
+        { functionCall: { name: 'mcp_search', args: { q: 'x' } }, thoughtSignature: 'call-sig' },
+        { functionCall: { id: 'given', name: 'other' } },
+      ]),
+      testContext({ mcp_search: 'mcp/search' }),
+    );
     expect(response.parts).toEqual([
-      { type: 'tool_call', id: 'call_id1', name: 'mcp/search', argumentsJson: '{"q":"x"}', signature: { origin: 'generate-content', value: 'call-sig' } },
+      {
+        type: 'tool_call',
+        id: 'call_id1',
+        name: 'mcp/search',
+        argumentsJson: '{"q":"x"}',
+        signature: { origin: 'generate-content', value: 'call-sig' },
+      },
       { type: 'tool_call', id: 'given', name: 'other', argumentsJson: '{}' },
     ]);
     expect(response.finish).toEqual({ unified: 'tool_calls', raw: 'STOP' });
@@ -56,7 +74,10 @@ describe('decodeGenerateContentResponse', () => {
   });
 
   it('reports a prompt blocked before generation as content_filter', () => {
-    const response = decodeGenerateContentResponse({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } }, testContext());
+    const response = decodeGenerateContentResponse(
+      { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } },
+      testContext(),
+    );
     expect(response.parts).toEqual([]);
     expect(response.finish).toEqual({ unified: 'content_filter', raw: 'PROHIBITED_CONTENT' });
     expect(response.usage.inputTokens).toBe(5);
@@ -64,10 +85,10 @@ describe('decodeGenerateContentResponse', () => {
   });
 
   it('decodes inline images and unknown parts', () => {
-    const response = decodeGenerateContentResponse(answer([
-      { inlineData: { mimeType: 'image/png', data: 'iVBOR' } },
-      { executableCode: { language: 'PYTHON', code: 'print(1)' } },
-    ]), testContext());
+    const response = decodeGenerateContentResponse(
+      answer([{ inlineData: { mimeType: 'image/png', data: 'iVBOR' } }, { executableCode: { language: 'PYTHON', code: 'print(1)' } }]),
+      testContext(),
+    );
     expect(response.parts).toEqual([
       { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBOR' } },
       { type: 'native', protocol: 'generate-content', value: { executableCode: { language: 'PYTHON', code: 'print(1)' } } },

@@ -2,15 +2,24 @@ import { GatewayError } from '../../../../src/errors/gateway-error';
 import type { ContentPart, TextPart, Turn } from '../../../../src/ir/parts';
 import type { IrRequest } from '../../../../src/ir/request';
 import type { UpstreamTarget } from '../../../../src/protocols/codec';
-import { encodeGenerateContentRequest, SKIP_THOUGHT_SIGNATURE } from '../../../../src/protocols/generate-content/encode-generate-content-request';
+import {
+  encodeGenerateContentRequest,
+  SKIP_THOUGHT_SIGNATURE,
+} from '../../../../src/protocols/generate-content/encode-generate-content-request';
 import { testContext } from '../../../support/sdk-generate-content';
 
 const target: UpstreamTarget = { upstreamModel: 'gemini-2.5-pro', maxOutputTokens: 10_000, nativeJsonSchema: true };
 
 function request(overrides: Partial<IrRequest> = {}): IrRequest {
   return {
-    model: 'slug', system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }], tools: [], builtinTools: [],
-    sampling: {}, stream: false, ...overrides,
+    model: 'slug',
+    system: [],
+    turns: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    builtinTools: [],
+    sampling: {},
+    stream: false,
+    ...overrides,
   };
 }
 
@@ -34,7 +43,12 @@ describe('encodeGenerateContentRequest', () => {
   });
 
   it('moves system parts to systemInstruction and reports dropped cache hints', () => {
-    const { body, warnings } = encode({ system: [{ type: 'text', text: 'a', cacheHint: { type: 'ephemeral' } }, { type: 'text', text: 'b' }] });
+    const { body, warnings } = encode({
+      system: [
+        { type: 'text', text: 'a', cacheHint: { type: 'ephemeral' } },
+        { type: 'text', text: 'b' },
+      ],
+    });
     expect(body.systemInstruction).toEqual({ parts: [{ text: 'a' }, { text: 'b' }] });
     expect(warnings.map((w) => w.field)).toEqual(['system.cache_control']);
   });
@@ -89,7 +103,12 @@ describe('encodeGenerateContentRequest', () => {
       turns: [
         user(text('go')),
         assistant({ type: 'tool_call', id: 'c1', name: 'shot', argumentsJson: '{}' }),
-        user({ type: 'tool_result', callId: 'c1', name: 'shot', content: [text('taken'), { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'QQ==' } }] }),
+        user({
+          type: 'tool_result',
+          callId: 'c1',
+          name: 'shot',
+          content: [text('taken'), { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'QQ==' } }],
+        }),
       ],
     });
     expect((body.contents as unknown[])[2]).toEqual({
@@ -131,18 +150,33 @@ describe('encodeGenerateContentRequest', () => {
 
   it('never sends a tool-call signature of another origin, and marks such calls with the documented placeholder', () => {
     const { body, warnings } = encode({
-      turns: [user(text('q')), assistant({ type: 'tool_call', id: 'c1', name: 'f', argumentsJson: '{}', signature: { origin: 'messages', value: 'foreign' } })],
+      turns: [
+        user(text('q')),
+        assistant({ type: 'tool_call', id: 'c1', name: 'f', argumentsJson: '{}', signature: { origin: 'messages', value: 'foreign' } }),
+      ],
     });
-    expect((body.contents as unknown[])[1]).toEqual({ role: 'model', parts: [{ functionCall: { id: 'c1', name: 'f', args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }] });
+    expect((body.contents as unknown[])[1]).toEqual({
+      role: 'model',
+      parts: [{ functionCall: { id: 'c1', name: 'f', args: {} }, thoughtSignature: SKIP_THOUGHT_SIGNATURE }],
+    });
     expect(warnings.map((w) => w.field)).toEqual(['turns[1].parts[0].signature']);
   });
 
   it.each([
     ['base64', { kind: 'base64', mediaType: 'image/jpeg', data: 'AA' }, { inlineData: { mimeType: 'image/jpeg', data: 'AA' } }, 0],
     ['a data URL', { kind: 'url', url: 'data:image/png;base64,QUJD' }, { inlineData: { mimeType: 'image/png', data: 'QUJD' } }, 0],
-    ['a gs:// URI', { kind: 'url', url: 'gs://bucket/cat.png' }, { fileData: { fileUri: 'gs://bucket/cat.png', mimeType: 'image/png' } }, 0],
-    ['a provider file URI', { kind: 'file', uri: 'https://generativelanguage.googleapis.com/v1beta/files/f1', mediaType: 'image/webp' },
-      { fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/f1', mimeType: 'image/webp' } }, 0],
+    [
+      'a gs:// URI',
+      { kind: 'url', url: 'gs://bucket/cat.png' },
+      { fileData: { fileUri: 'gs://bucket/cat.png', mimeType: 'image/png' } },
+      0,
+    ],
+    [
+      'a provider file URI',
+      { kind: 'file', uri: 'https://generativelanguage.googleapis.com/v1beta/files/f1', mediaType: 'image/webp' },
+      { fileData: { fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/f1', mimeType: 'image/webp' } },
+      0,
+    ],
     ['an http URL the relay could not inline', { kind: 'url', url: 'https://example.com/cat.png' }, undefined, 1],
     ['a foreign file id', { kind: 'file', fileId: 'file-abc' }, undefined, 1],
   ] as const)('sends an image from %s', (_name, source, part, warningCount) => {
@@ -152,7 +186,9 @@ describe('encodeGenerateContentRequest', () => {
   });
 
   it('drops a turn left with nothing to send, with a warning', () => {
-    const { body, warnings } = encode({ turns: [user({ type: 'image', source: { kind: 'url', url: 'http://x/y.png' } }), user(text('hello'))] });
+    const { body, warnings } = encode({
+      turns: [user({ type: 'image', source: { kind: 'url', url: 'http://x/y.png' } }), user(text('hello'))],
+    });
     expect(body.contents).toEqual([{ role: 'user', parts: [{ text: 'hello' }] }]);
     expect(warnings.map((w) => w.field)).toEqual(['turns[0].parts[0]', 'turns[0]']);
   });
@@ -160,19 +196,29 @@ describe('encodeGenerateContentRequest', () => {
   it('sanitizes tool names with a reverse map, used in declarations, history and tool choice alike', () => {
     const { body, toolNames } = encode({
       tools: [
-        { name: 'mcp/search files', description: 'd', parameters: { type: 'object', properties: { q: { type: 'string' } }, additionalProperties: false } },
+        {
+          name: 'mcp/search files',
+          description: 'd',
+          parameters: { type: 'object', properties: { q: { type: 'string' } }, additionalProperties: false },
+        },
         { name: 'ns.tool:v1', parameters: { type: 'object', properties: {} } },
       ],
       toolChoice: { type: 'tool', name: 'mcp/search files' },
-      turns: [user(text('q')), assistant({ type: 'tool_call', id: 'c', name: 'mcp/search files', argumentsJson: '{}' }), user({ type: 'tool_result', callId: 'c', content: [text('r')] })],
-    });
-    expect(body.tools).toEqual([{
-      functionDeclarations: [
-        { name: 'mcp_search_files', description: 'd', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
-        // Valid for Generate-Content as is; an empty object schema is omitted (the upstream rejects it).
-        { name: 'ns.tool:v1' },
+      turns: [
+        user(text('q')),
+        assistant({ type: 'tool_call', id: 'c', name: 'mcp/search files', argumentsJson: '{}' }),
+        user({ type: 'tool_result', callId: 'c', content: [text('r')] }),
       ],
-    }]);
+    });
+    expect(body.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'mcp_search_files', description: 'd', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+          // Valid for Generate-Content as is; an empty object schema is omitted (the upstream rejects it).
+          { name: 'ns.tool:v1' },
+        ],
+      },
+    ]);
     expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['mcp_search_files'] } });
     expect(toolNames).toEqual({ mcp_search_files: 'mcp/search files' });
     const contents = body.contents as Array<{ parts: Array<Record<string, { name?: string }>> }>;
@@ -194,11 +240,32 @@ describe('encodeGenerateContentRequest', () => {
 
   it('maps sampling, clamping temperature and capping stop sequences', () => {
     const { body, warnings } = encode({
-      sampling: { maxOutputTokens: 50, temperature: 2.5, topP: 0.5, topK: 3, stop: ['1', '2', '3', '4', '5', '6'], seed: 9, presencePenalty: 0.3, frequencyPenalty: 0.4, n: 1, logprobs: true, topLogprobs: 2 },
+      sampling: {
+        maxOutputTokens: 50,
+        temperature: 2.5,
+        topP: 0.5,
+        topK: 3,
+        stop: ['1', '2', '3', '4', '5', '6'],
+        seed: 9,
+        presencePenalty: 0.3,
+        frequencyPenalty: 0.4,
+        n: 1,
+        logprobs: true,
+        topLogprobs: 2,
+      },
     });
     expect(body.generationConfig).toEqual({
-      maxOutputTokens: 50, temperature: 2, topP: 0.5, topK: 3, stopSequences: ['1', '2', '3', '4', '5'], seed: 9,
-      presencePenalty: 0.3, frequencyPenalty: 0.4, candidateCount: 1, responseLogprobs: true, logprobs: 2,
+      maxOutputTokens: 50,
+      temperature: 2,
+      topP: 0.5,
+      topK: 3,
+      stopSequences: ['1', '2', '3', '4', '5'],
+      seed: 9,
+      presencePenalty: 0.3,
+      frequencyPenalty: 0.4,
+      candidateCount: 1,
+      responseLogprobs: true,
+      logprobs: 2,
     });
     expect(warnings.map((w) => w.field)).toEqual(['temperature', 'stop']);
   });
@@ -215,15 +282,27 @@ describe('encodeGenerateContentRequest', () => {
 
   it.each([
     [{ type: 'json_object' }, { responseMimeType: 'application/json' }],
-    [{ type: 'json_schema', name: 'x', schema: { type: 'object', properties: { a: { type: ['string', 'null'] } }, required: ['a'], additionalProperties: false } },
-      { responseMimeType: 'application/json', responseSchema: { type: 'object', properties: { a: { type: 'string', nullable: true } }, required: ['a'] } }],
+    [
+      {
+        type: 'json_schema',
+        name: 'x',
+        schema: { type: 'object', properties: { a: { type: ['string', 'null'] } }, required: ['a'], additionalProperties: false },
+      },
+      {
+        responseMimeType: 'application/json',
+        responseSchema: { type: 'object', properties: { a: { type: 'string', nullable: true } }, required: ['a'] },
+      },
+    ],
     [{ type: 'text' }, undefined],
   ] as const)('maps response format %j', (responseFormat, config) => {
     expect(encode({ responseFormat }).body.generationConfig).toEqual(config);
   });
 
   it.each([
-    [{ budgetTokens: 2048, includeThoughts: true }, { thinkingBudget: 2048, includeThoughts: true }],
+    [
+      { budgetTokens: 2048, includeThoughts: true },
+      { thinkingBudget: 2048, includeThoughts: true },
+    ],
     [{ effort: 'high' }, { thinkingBudget: 6000 }],
     [{ effort: 'low' }, { thinkingBudget: 1024 }],
     [{ effort: 'none' }, { thinkingBudget: 0 }],
@@ -236,10 +315,17 @@ describe('encodeGenerateContentRequest', () => {
   it('replays Generate-Content extensions and built-in tools, and reports those of other protocols', () => {
     const native = encode({
       sampling: { temperature: 1 },
-      builtinTools: [{ protocol: 'generate-content', value: { googleSearch: {} } }, { protocol: 'messages', value: { type: 'web_search_20250305' } }],
+      builtinTools: [
+        { protocol: 'generate-content', value: { googleSearch: {} } },
+        { protocol: 'messages', value: { type: 'web_search_20250305' } },
+      ],
       extensions: {
         protocol: 'generate-content',
-        fields: { safetySettings: [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_NONE' }], generationConfig: { responseModalities: ['TEXT'] }, toolConfig: { retrievalConfig: { languageCode: 'en' } } },
+        fields: {
+          safetySettings: [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_NONE' }],
+          generationConfig: { responseModalities: ['TEXT'] },
+          toolConfig: { retrievalConfig: { languageCode: 'en' } },
+        },
       },
     });
     expect(native.body.safetySettings).toEqual([{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_NONE' }]);
@@ -254,7 +340,10 @@ describe('encodeGenerateContentRequest', () => {
   });
 
   it('keeps tool declarations when the choice is none (history with calls needs them)', () => {
-    const { body } = encode({ toolChoice: { type: 'none' }, tools: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] });
+    const { body } = encode({
+      toolChoice: { type: 'none' },
+      tools: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }],
+    });
     expect(body.tools).toHaveLength(1);
     expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'NONE' } });
   });

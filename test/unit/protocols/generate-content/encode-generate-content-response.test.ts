@@ -4,7 +4,10 @@ import type { FinishReason } from '../../../../src/ir/finish-reason';
 import { encodeGenerateContentResponse } from '../../../../src/protocols/generate-content/encode-generate-content-response';
 
 const base: IrResponse = {
-  id: 'msg_1', model: 'claude-x', parts: [], finish: { unified: 'stop', raw: 'end_turn' },
+  id: 'msg_1',
+  model: 'claude-x',
+  parts: [],
+  finish: { unified: 'stop', raw: 'end_turn' },
   usage: { inputTokens: 10, cacheReadTokens: 5, cacheWriteTokens: 2, outputTokens: 30, reasoningTokens: 12 },
 };
 const encode = (overrides: Partial<IrResponse>) => encodeGenerateContentResponse({ ...base, ...overrides }, { model: 'slug' });
@@ -15,7 +18,13 @@ describe('encodeGenerateContentResponse', () => {
     expect(encode({ parts: [{ type: 'text', text: 'Hi' }] })).toEqual({
       candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP', index: 0 }],
       // prompt = input + cache read + cache write; candidates exclude the thoughts.
-      usageMetadata: { promptTokenCount: 17, candidatesTokenCount: 18, thoughtsTokenCount: 12, cachedContentTokenCount: 5, totalTokenCount: 47 },
+      usageMetadata: {
+        promptTokenCount: 17,
+        candidatesTokenCount: 18,
+        thoughtsTokenCount: 12,
+        cachedContentTokenCount: 5,
+        totalTokenCount: 47,
+      },
       modelVersion: 'slug',
       responseId: 'msg_1',
     });
@@ -45,7 +54,11 @@ describe('encodeGenerateContentResponse', () => {
     });
     expect(partsOf(body)).toEqual([
       { text: 'plan', thought: true, thoughtSignature: 'g1' },
-      { text: 'claude plan', thought: true, thoughtSignature: wrapOpaque({ origin: 'messages', value: JSON.stringify({ s: 'anthropic-sig' }) }) },
+      {
+        text: 'claude plan',
+        thought: true,
+        thoughtSignature: wrapOpaque({ origin: 'messages', value: JSON.stringify({ s: 'anthropic-sig' }) }),
+      },
       { text: 'unsigned', thought: true },
       // A signature with no thought text goes back onto the text part it came with.
       { text: 'Answer', thoughtSignature: 'g2' },

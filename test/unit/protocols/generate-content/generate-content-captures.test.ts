@@ -17,7 +17,11 @@ if (!dir) console.warn('generate-content captures skipped: ../shared/captures/ge
 type Chunk = Record<string, unknown> & { usageMetadata?: Record<string, number> };
 
 function readChunks(name: string): Chunk[] {
-  return fs.readFileSync(path.join(dir as string, name), 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Chunk);
+  return fs
+    .readFileSync(path.join(dir as string, name), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Chunk);
 }
 function readJson(name: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(dir as string, name), 'utf8')) as Record<string, unknown>;
@@ -53,10 +57,18 @@ function decodeStream(pieces: string[]): IrStreamEvent[] {
 /** What the answer says, without synthesized ids: the basis of every twin comparison. */
 function summary(response: IrResponse) {
   return {
-    text: response.parts.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : '')).join(''),
-    reasoning: response.parts.filter((p) => p.type === 'reasoning').map((p) => (p.type === 'reasoning' ? p.text : '')).join(''),
-    signatures: response.parts.flatMap((p) => (p.type === 'reasoning' || p.type === 'tool_call') && p.signature ? [p.signature] : []),
-    toolCalls: response.parts.flatMap((p) => (p.type === 'tool_call' ? [{ name: p.name, arguments: JSON.parse(p.argumentsJson) as unknown }] : [])),
+    text: response.parts
+      .filter((p) => p.type === 'text')
+      .map((p) => (p.type === 'text' ? p.text : ''))
+      .join(''),
+    reasoning: response.parts
+      .filter((p) => p.type === 'reasoning')
+      .map((p) => (p.type === 'reasoning' ? p.text : ''))
+      .join(''),
+    signatures: response.parts.flatMap((p) => ((p.type === 'reasoning' || p.type === 'tool_call') && p.signature ? [p.signature] : [])),
+    toolCalls: response.parts.flatMap((p) =>
+      p.type === 'tool_call' ? [{ name: p.name, arguments: JSON.parse(p.argumentsJson) as unknown }] : [],
+    ),
     finish: response.finish,
     usage: response.usage,
   };
@@ -69,10 +81,16 @@ function mergeChunks(chunks: Chunk[]): Record<string, unknown> {
   for (const chunk of chunks) {
     const candidate = (chunk.candidates as Array<Record<string, unknown>> | undefined)?.[0];
     if (candidate?.finishReason) finishReason = candidate.finishReason;
-    for (const part of ((candidate?.content as { parts?: Array<Record<string, unknown>> } | undefined)?.parts ?? [])) {
+    for (const part of (candidate?.content as { parts?: Array<Record<string, unknown>> } | undefined)?.parts ?? []) {
       const previous = parts[parts.length - 1];
       const plainText = typeof part.text === 'string' && part.thought === undefined;
-      if (plainText && previous && typeof previous.text === 'string' && previous.thought === undefined && previous.thoughtSignature === undefined) {
+      if (
+        plainText &&
+        previous &&
+        typeof previous.text === 'string' &&
+        previous.thought === undefined &&
+        previous.thoughtSignature === undefined
+      ) {
         previous.text = `${previous.text as string}${part.text as string}`;
         if (part.thoughtSignature) previous.thoughtSignature = part.thoughtSignature;
       } else if (!(plainText && part.text === '' && !part.thoughtSignature)) {
@@ -89,7 +107,8 @@ function mergeChunks(chunks: Chunk[]): Record<string, unknown> {
   };
 }
 
-const lastUsage = (chunks: Chunk[]) => convertGenerateContentUsage([...chunks].reverse().find((c) => c.usageMetadata?.totalTokenCount !== undefined)?.usageMetadata);
+const lastUsage = (chunks: Chunk[]) =>
+  convertGenerateContentUsage([...chunks].reverse().find((c) => c.usageMetadata?.totalTokenCount !== undefined)?.usageMetadata);
 
 const TWINS = ['google-text', 'google-reasoning', 'google-reasoning-gemini3', 'google-tool-call', 'google-tool-call-gemini3'];
 const STREAMS = dir ? fs.readdirSync(dir).filter((f) => f.endsWith('.chunks.txt')) : [];
@@ -150,15 +169,22 @@ describeCaptures('generate-content captures', () => {
     for (const piece of randomSplits(text, 3)) meter.push(piece);
     const body = JSON.parse(text) as Record<string, unknown>;
     const decoded = generateContentCodec.upstream.decodeResponse(body, testContext());
-    expect(meter.end()).toEqual({ usage: convertGenerateContentUsage(body.usageMetadata as Record<string, number>), finish: decoded.finish, error: false });
+    expect(meter.end()).toEqual({
+      usage: convertGenerateContentUsage(body.usageMetadata as Record<string, number>),
+      finish: decoded.finish,
+      error: false,
+    });
   });
 
-  it.each(TWINS)('%s: streamed and non-streamed forms of the same answer agree on text, tool calls, reasoning, finish and usage', (name) => {
-    const chunks = readChunks(`${name}.chunks.txt`);
-    const streamed = summary(foldStreamEvents(decodeStream([asSse(chunks)])));
-    const whole = summary(generateContentCodec.upstream.decodeResponse(mergeChunks(chunks), testContext()));
-    expect(streamed).toEqual(whole);
-  });
+  it.each(TWINS)(
+    '%s: streamed and non-streamed forms of the same answer agree on text, tool calls, reasoning, finish and usage',
+    (name) => {
+      const chunks = readChunks(`${name}.chunks.txt`);
+      const streamed = summary(foldStreamEvents(decodeStream([asSse(chunks)])));
+      const whole = summary(generateContentCodec.upstream.decodeResponse(mergeChunks(chunks), testContext()));
+      expect(streamed).toEqual(whole);
+    },
+  );
 
   it.each(TWINS)('%s: the recorded stream and the recorded body (two live calls) agree on what they share', (name) => {
     const streamed = summary(foldStreamEvents(decodeStream([asSse(readChunks(`${name}.chunks.txt`))])));

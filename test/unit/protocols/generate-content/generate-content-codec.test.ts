@@ -16,13 +16,18 @@ describe('generateContentCodec', () => {
 });
 
 describe('generate-content pass-through meter', () => {
-  const chunk = (extra: Record<string, unknown>) => `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, index: 0 }], ...extra })}\n\n`;
+  const chunk = (extra: Record<string, unknown>) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, index: 0 }], ...extra })}\n\n`;
 
   it('reports an error frame', () => {
     const meter = generateContentCodec.createPassThroughMeter(true);
     meter.push(chunk({ usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } }));
     meter.push('data: {"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}\n\n');
-    expect(meter.end()).toEqual({ usage: { inputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, finish: null, error: true });
+    expect(meter.end()).toEqual({
+      usage: { inputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+      finish: null,
+      error: true,
+    });
   });
 
   it('reports no finish for a stream cut short, with the usage so far', () => {
@@ -37,7 +42,9 @@ describe('generate-content pass-through meter', () => {
   it('sees tool calls across chunks', () => {
     const meter = generateContentCodec.createPassThroughMeter(true);
     meter.push(`data: ${JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }] } }] })}\n\n`);
-    meter.push(`data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: '' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } })}\n\n`);
+    meter.push(
+      `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: '' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } })}\n\n`,
+    );
     expect(meter.end().finish).toEqual({ unified: 'tool_calls', raw: 'STOP' });
   });
 
@@ -47,6 +54,10 @@ describe('generate-content pass-through meter', () => {
   ])('reports %s of a whole answer as an error', (_name, body) => {
     const meter = generateContentCodec.createPassThroughMeter(false);
     meter.push(body);
-    expect(meter.end()).toEqual({ usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 }, finish: null, error: true });
+    expect(meter.end()).toEqual({
+      usage: { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+      finish: null,
+      error: true,
+    });
   });
 });

@@ -30,10 +30,17 @@ describe('encodeGenerateContentError', () => {
   });
 
   it('adds retry-after (whole seconds) and a RetryInfo detail when a delay is known', () => {
-    const rendered = encodeGenerateContentError(new GatewayError('rate_limit', 'slow down', { retryAfterSeconds: 34.4, headers: { 'x-ratelimit-reset': '60' } }));
+    const rendered = encodeGenerateContentError(
+      new GatewayError('rate_limit', 'slow down', { retryAfterSeconds: 34.4, headers: { 'x-ratelimit-reset': '60' } }),
+    );
     expect(rendered.headers).toEqual({ 'retry-after': '35', 'x-ratelimit-reset': '60' });
     expect(rendered.body).toEqual({
-      error: { code: 429, message: 'slow down', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34.4s' }] },
+      error: {
+        code: 429,
+        message: 'slow down',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34.4s' }],
+      },
     });
   });
 });
@@ -70,7 +77,14 @@ describe('decodeGenerateContentError', () => {
   });
 
   it('prefers the header delay over the body RetryInfo', () => {
-    const body = JSON.stringify({ error: { code: 429, message: 'q', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }] } });
+    const body = JSON.stringify({
+      error: {
+        code: 429,
+        message: 'q',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }],
+      },
+    });
     expect(decodeGenerateContentError(429, body, { 'retry-after': '5' }).retryAfterSeconds).toBe(5);
     expect(decodeGenerateContentError(429, body, {}).retryAfterSeconds).toBe(30);
   });

@@ -17,8 +17,14 @@ const MODEL = 'gemini-test';
 /** What a client makes of an answer, whether it came whole or as chunks. */
 function accumulate(responses: GenAI.GenerateContentResponse[]) {
   const out = {
-    text: '', thoughts: '', signatures: [] as string[], functionCalls: [] as unknown[], finishReason: undefined as string | undefined,
-    finishReasonCount: 0, usage: undefined as unknown, responseIds: new Set<string>(),
+    text: '',
+    thoughts: '',
+    signatures: [] as string[],
+    functionCalls: [] as unknown[],
+    finishReason: undefined as string | undefined,
+    finishReasonCount: 0,
+    usage: undefined as unknown,
+    responseIds: new Set<string>(),
   };
   for (const response of responses) {
     const candidate = response.candidates?.[0];
@@ -60,51 +66,66 @@ async function viaSdk(response: IrResponse, events: IrStreamEvent[]) {
 }
 
 const HAND_MADE: Array<[string, IrStreamEvent[]]> = [
-  ['text from another protocol', [
-    { type: 'start', id: 'msg_1', model: 'claude' },
-    { type: 'block_start', index: 0, block: { kind: 'text' } },
-    { type: 'text_delta', index: 0, text: 'Hello ' },
-    { type: 'text_delta', index: 0, text: 'world' },
-    { type: 'block_end', index: 0 },
-    { type: 'finish', finish: { unified: 'stop', raw: 'end_turn' } },
-    { type: 'usage', usage: { inputTokens: 5, cacheReadTokens: 3, cacheWriteTokens: 1, outputTokens: 7, reasoningTokens: 0 } },
-  ]],
-  ['thinking with a foreign signature, text and parallel tool calls', [
-    { type: 'start', id: 'msg_2', model: 'claude' },
-    { type: 'block_start', index: 0, block: { kind: 'reasoning' } },
-    { type: 'reasoning_delta', index: 0, text: 'Let me think.' },
-    { type: 'reasoning_opaque', index: 0, field: 'signature', value: { origin: 'messages', value: 'EqQBCkYIBxgCKkA' } },
-    { type: 'block_end', index: 0 },
-    { type: 'block_start', index: 1, block: { kind: 'text' } },
-    { type: 'text_delta', index: 1, text: 'Checking both.' },
-    { type: 'block_end', index: 1 },
-    { type: 'block_start', index: 2, block: { kind: 'tool_call', id: 'toolu_a', name: 'weather' } },
-    { type: 'tool_args_delta', index: 2, json: '' },
-    { type: 'tool_args_delta', index: 2, json: '{"city":"Oslo"}' },
-    { type: 'block_end', index: 2 },
-    { type: 'block_start', index: 3, block: { kind: 'tool_call', id: 'toolu_b', name: 'weather' } },
-    { type: 'tool_args_delta', index: 3, json: '{"city":"Rome"}' },
-    { type: 'block_end', index: 3 },
-    { type: 'usage', usage: { inputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 40, reasoningTokens: 10 } },
-    { type: 'finish', finish: { unified: 'tool_calls', raw: 'tool_use' } },
-  ]],
-  ['an answer cut by the length limit', [
-    { type: 'start', id: 'chatcmpl-3', model: 'gpt' },
-    { type: 'block_start', index: 0, block: { kind: 'text' } },
-    { type: 'text_delta', index: 0, text: 'Once upon a' },
-    { type: 'block_end', index: 0 },
-    { type: 'finish', finish: { unified: 'length', raw: 'length' } },
-    { type: 'usage', usage: { inputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 } },
-  ]],
+  [
+    'text from another protocol',
+    [
+      { type: 'start', id: 'msg_1', model: 'claude' },
+      { type: 'block_start', index: 0, block: { kind: 'text' } },
+      { type: 'text_delta', index: 0, text: 'Hello ' },
+      { type: 'text_delta', index: 0, text: 'world' },
+      { type: 'block_end', index: 0 },
+      { type: 'finish', finish: { unified: 'stop', raw: 'end_turn' } },
+      { type: 'usage', usage: { inputTokens: 5, cacheReadTokens: 3, cacheWriteTokens: 1, outputTokens: 7, reasoningTokens: 0 } },
+    ],
+  ],
+  [
+    'thinking with a foreign signature, text and parallel tool calls',
+    [
+      { type: 'start', id: 'msg_2', model: 'claude' },
+      { type: 'block_start', index: 0, block: { kind: 'reasoning' } },
+      { type: 'reasoning_delta', index: 0, text: 'Let me think.' },
+      { type: 'reasoning_opaque', index: 0, field: 'signature', value: { origin: 'messages', value: 'EqQBCkYIBxgCKkA' } },
+      { type: 'block_end', index: 0 },
+      { type: 'block_start', index: 1, block: { kind: 'text' } },
+      { type: 'text_delta', index: 1, text: 'Checking both.' },
+      { type: 'block_end', index: 1 },
+      { type: 'block_start', index: 2, block: { kind: 'tool_call', id: 'toolu_a', name: 'weather' } },
+      { type: 'tool_args_delta', index: 2, json: '' },
+      { type: 'tool_args_delta', index: 2, json: '{"city":"Oslo"}' },
+      { type: 'block_end', index: 2 },
+      { type: 'block_start', index: 3, block: { kind: 'tool_call', id: 'toolu_b', name: 'weather' } },
+      { type: 'tool_args_delta', index: 3, json: '{"city":"Rome"}' },
+      { type: 'block_end', index: 3 },
+      { type: 'usage', usage: { inputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 40, reasoningTokens: 10 } },
+      { type: 'finish', finish: { unified: 'tool_calls', raw: 'tool_use' } },
+    ],
+  ],
+  [
+    'an answer cut by the length limit',
+    [
+      { type: 'start', id: 'chatcmpl-3', model: 'gpt' },
+      { type: 'block_start', index: 0, block: { kind: 'text' } },
+      { type: 'text_delta', index: 0, text: 'Once upon a' },
+      { type: 'block_end', index: 0 },
+      { type: 'finish', finish: { unified: 'length', raw: 'length' } },
+      { type: 'usage', usage: { inputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 } },
+    ],
+  ],
 ];
 
 const capturesFolder = capturesDir('generate-content');
 const CAPTURED: Array<[string, IrStreamEvent[]]> = capturesFolder
-  ? fs.readdirSync(capturesFolder).filter((f) => f.endsWith('.chunks.txt')).map((file) => {
-    const lines = fs.readFileSync(path.join(capturesFolder, file), 'utf8').split('\n').filter((l) => l.trim() !== '');
-    const decoder = generateContentCodec.upstream.createStreamDecoder(testContext());
-    return [file, [...decoder.push(lines.map((l) => `data: ${l}\n\n`).join('')), ...decoder.end()]] as [string, IrStreamEvent[]];
-  })
+  ? fs
+      .readdirSync(capturesFolder)
+      .filter((f) => f.endsWith('.chunks.txt'))
+      .map((file) => {
+        const lines = fs
+          .readFileSync(path.join(capturesFolder, file), 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== '');
+        const decoder = generateContentCodec.upstream.createStreamDecoder(testContext());
+        return [file, [...decoder.push(lines.map((l) => `data: ${l}\n\n`).join('')), ...decoder.end()]] as [string, IrStreamEvent[]];
+      })
   : [];
 if (!capturesFolder) console.warn('captured streams skipped in the SDK test: ../shared/captures/generate-content is absent');
 
@@ -124,7 +145,13 @@ describe('the official SDK reads our Generate-Content answers', () => {
     expect(streamed.responseIds).toEqual(new Set([response.id]));
     // And it says what the IR says.
     expect(unary.text).toBe(response.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
-    expect(unary.functionCalls).toEqual(response.parts.flatMap((p) => (p.type === 'tool_call' ? [{ id: p.id, name: p.name, args: JSON.parse(p.argumentsJson === '' ? '{}' : p.argumentsJson) as unknown }] : [])));
+    expect(unary.functionCalls).toEqual(
+      response.parts.flatMap((p) =>
+        p.type === 'tool_call'
+          ? [{ id: p.id, name: p.name, args: JSON.parse(p.argumentsJson === '' ? '{}' : p.argumentsJson) as unknown }]
+          : [],
+      ),
+    );
   });
 
   it.each([...HAND_MADE, ...CAPTURED])('%s: the streamed JSON array holds the same chunks as the SSE stream', (_name, events) => {
@@ -136,7 +163,9 @@ describe('the official SDK reads our Generate-Content answers', () => {
   it.each([...HAND_MADE, ...CAPTURED])('%s: a chat session records the streamed turn (valid chunks, finished)', async (_name, events) => {
     const { client } = sdkClient(() => sseResponse(encodeStream(events, true)));
     const chat = client.chats.create({ model: MODEL });
-    for await (const _chunk of await chat.sendMessageStream({ message: 'hi' })) { /* drain */ }
+    for await (const _chunk of await chat.sendMessageStream({ message: 'hi' })) {
+      /* drain */
+    }
     const history = chat.getHistory(true);
     expect(history[0].role).toBe('user');
     expect(history.length).toBeGreaterThan(1);
@@ -169,10 +198,18 @@ describe('the official SDK reads our Generate-Content answers', () => {
     ['overloaded', 503],
   ] as Array<[ErrorKind, number]>)('an error answer (%s) reaches the SDK as ApiError %i with our message', async (kind, status) => {
     const rendered = inbound.encodeError(new GatewayError(kind, `rendered ${kind}`, kind === 'rate_limit' ? { retryAfterSeconds: 2 } : {}));
-    const { client } = sdkClient(() => ({ status: rendered.status, body: JSON.stringify(rendered.body), headers: { 'content-type': 'application/json', ...rendered.headers } }));
+    const { client } = sdkClient(() => ({
+      status: rendered.status,
+      body: JSON.stringify(rendered.body),
+      headers: { 'content-type': 'application/json', ...rendered.headers },
+    }));
     for (const call of [
       () => client.models.generateContent({ model: MODEL, contents: 'hi' }),
-      async () => { for await (const _chunk of await client.models.generateContentStream({ model: MODEL, contents: 'hi' })) { /* drain */ } },
+      async () => {
+        for await (const _chunk of await client.models.generateContentStream({ model: MODEL, contents: 'hi' })) {
+          /* drain */
+        }
+      },
     ]) {
       let caught: unknown;
       try {
@@ -189,20 +226,41 @@ describe('the official SDK reads our Generate-Content answers', () => {
 
 describe('what the official SDK sends decodes', () => {
   it('a request with every modelled config field', async () => {
-    const { client, sent } = sdkClient(() => ({ body: JSON.stringify(inbound.encodeResponse(foldStreamEvents(HAND_MADE[0][1]), { model: MODEL }, testContext())) }));
+    const { client, sent } = sdkClient(() => ({
+      body: JSON.stringify(inbound.encodeResponse(foldStreamEvents(HAND_MADE[0][1]), { model: MODEL }, testContext())),
+    }));
     await client.models.generateContent({
       model: MODEL,
       contents: [{ role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] }],
       config: {
         systemInstruction: 'You are terse.',
-        temperature: 0.3, topP: 0.8, topK: 20, maxOutputTokens: 256, stopSequences: ['STOP!'], seed: 42, candidateCount: 1,
-        presencePenalty: 0.5, frequencyPenalty: 0.25,
+        temperature: 0.3,
+        topP: 0.8,
+        topK: 20,
+        maxOutputTokens: 256,
+        stopSequences: ['STOP!'],
+        seed: 42,
+        candidateCount: 1,
+        presencePenalty: 0.5,
+        frequencyPenalty: 0.25,
         responseMimeType: 'application/json',
-        responseSchema: { type: genai.Type.OBJECT, properties: { answer: { type: genai.Type.STRING, nullable: true } }, required: ['answer'] },
+        responseSchema: {
+          type: genai.Type.OBJECT,
+          properties: { answer: { type: genai.Type.STRING, nullable: true } },
+          required: ['answer'],
+        },
         thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
         safetySettings: [{ category: genai.HarmCategory.HARM_CATEGORY_HARASSMENT, threshold: genai.HarmBlockThreshold.BLOCK_NONE }],
         tools: [
-          { functionDeclarations: [{ name: 'weather', description: 'Weather by city', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] },
+          {
+            functionDeclarations: [
+              {
+                name: 'weather',
+                description: 'Weather by city',
+                parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+              },
+            ],
+          },
           { googleSearch: {} },
         ],
         toolConfig: { functionCallingConfig: { mode: genai.FunctionCallingConfigMode.ANY, allowedFunctionNames: ['weather'] } },
@@ -211,11 +269,39 @@ describe('what the official SDK sends decodes', () => {
     const { request, warnings } = inbound.decodeRequest(sent[0].body, testContext());
     expect(warnings).toEqual([]);
     expect(request.system).toEqual([{ type: 'text', text: 'You are terse.' }]);
-    expect(request.turns).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'Weather?' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } }] }]);
-    expect(request.sampling).toEqual({ temperature: 0.3, topP: 0.8, topK: 20, maxOutputTokens: 256, stop: ['STOP!'], seed: 42, n: 1, presencePenalty: 0.5, frequencyPenalty: 0.25 });
-    expect(request.responseFormat).toEqual({ type: 'json_schema', name: 'response', schema: { type: 'object', properties: { answer: { type: ['string', 'null'] } }, required: ['answer'] } });
+    expect(request.turns).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
+    ]);
+    expect(request.sampling).toEqual({
+      temperature: 0.3,
+      topP: 0.8,
+      topK: 20,
+      maxOutputTokens: 256,
+      stop: ['STOP!'],
+      seed: 42,
+      n: 1,
+      presencePenalty: 0.5,
+      frequencyPenalty: 0.25,
+    });
+    expect(request.responseFormat).toEqual({
+      type: 'json_schema',
+      name: 'response',
+      schema: { type: 'object', properties: { answer: { type: ['string', 'null'] } }, required: ['answer'] },
+    });
     expect(request.reasoning).toEqual({ budgetTokens: 1024, includeThoughts: true });
-    expect(request.tools).toEqual([{ name: 'weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }]);
+    expect(request.tools).toEqual([
+      {
+        name: 'weather',
+        description: 'Weather by city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ]);
     expect(request.builtinTools).toEqual([{ protocol: 'generate-content', value: { googleSearch: {} } }]);
     expect(request.toolChoice).toEqual({ type: 'tool', name: 'weather' });
     expect(request.extensions?.fields.safetySettings).toEqual([{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }]);

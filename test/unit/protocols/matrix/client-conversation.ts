@@ -6,7 +6,14 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { FunctionCallingConfigMode, GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
+import {
+  FunctionCallingConfigMode,
+  GoogleGenAI,
+  type Content,
+  type GenerateContentConfig,
+  type GenerateContentResponse,
+  type Part,
+} from '@google/genai';
 import type { Protocol } from '../../../../src/ir/protocol';
 
 export type FakeFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -78,7 +85,10 @@ class MessagesConversation implements ClientConversation {
   private systemText: string | undefined;
   private lastCalls: Anthropic.ToolUseBlock[] = [];
 
-  constructor(fetch: FakeFetch, private readonly stream: boolean) {
+  constructor(
+    fetch: FakeFetch,
+    private readonly stream: boolean,
+  ) {
     this.client = new Anthropic({ apiKey: 'sk-svc-test', baseURL: BASE, fetch, maxRetries: 0, logLevel: 'off' });
   }
 
@@ -116,7 +126,11 @@ class MessagesConversation implements ClientConversation {
         : this.systemText;
     }
     if (options.tools) {
-      params.tools = options.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.schema as Anthropic.Tool.InputSchema }));
+      params.tools = options.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.schema as Anthropic.Tool.InputSchema,
+      }));
     }
     const choice = options.toolChoice;
     if (choice !== undefined || options.parallel === false) {
@@ -129,15 +143,19 @@ class MessagesConversation implements ClientConversation {
     if (options.stop) params.stop_sequences = options.stop;
     if (options.reasoning) params.thinking = { type: 'enabled', budget_tokens: 2048 };
     if (options.json) params.output_config = { format: { type: 'json_schema', schema: options.json.schema } };
-    const message = this.stream
-      ? await this.client.messages.stream(params).finalMessage()
-      : await this.client.messages.create(params);
+    const message = this.stream ? await this.client.messages.stream(params).finalMessage() : await this.client.messages.create(params);
     this.messages.push({ role: 'assistant', content: message.content as Anthropic.ContentBlockParam[] });
     this.lastCalls = message.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
     const usage = message.usage;
     return {
-      text: message.content.filter((block): block is Anthropic.TextBlock => block.type === 'text').map((block) => block.text).join(''),
-      reasoning: message.content.filter((block): block is Anthropic.ThinkingBlock => block.type === 'thinking').map((block) => block.thinking).join(''),
+      text: message.content
+        .filter((block): block is Anthropic.TextBlock => block.type === 'text')
+        .map((block) => block.text)
+        .join(''),
+      reasoning: message.content
+        .filter((block): block is Anthropic.ThinkingBlock => block.type === 'thinking')
+        .map((block) => block.thinking)
+        .join(''),
       toolCalls: this.lastCalls.map((call) => ({ id: call.id, name: call.name, args: call.input })),
       finish: message.stop_reason ?? '',
       usage: {
@@ -151,7 +169,10 @@ class MessagesConversation implements ClientConversation {
 
   private image(image: ImageInput): Anthropic.ImageBlockParam {
     return image.kind === 'base64'
-      ? { type: 'image', source: { type: 'base64', media_type: image.mediaType as Anthropic.Base64ImageSource['media_type'], data: image.data } }
+      ? {
+          type: 'image',
+          source: { type: 'base64', media_type: image.mediaType as Anthropic.Base64ImageSource['media_type'], data: image.data },
+        }
       : { type: 'image', source: { type: 'url', url: image.url } };
   }
 }
@@ -162,7 +183,10 @@ class ChatConversation implements ClientConversation {
   private readonly messages: OpenAI.ChatCompletionMessageParam[] = [];
   private lastCalls: Array<{ id: string; name: string }> = [];
 
-  constructor(fetch: FakeFetch, private readonly stream: boolean) {
+  constructor(
+    fetch: FakeFetch,
+    private readonly stream: boolean,
+  ) {
     this.client = new OpenAI({ apiKey: 'sk-svc-test', baseURL: `${BASE}/v1`, fetch, maxRetries: 0 });
   }
 
@@ -190,22 +214,30 @@ class ChatConversation implements ClientConversation {
     });
     // Chat tool messages carry text only: a client sends a tool's image as a user message after them.
     if (images.length > 0) {
-      this.messages.push({ role: 'user', content: images.map((image) => ({ type: 'image_url' as const, image_url: { url: dataUrl(image) } })) });
+      this.messages.push({
+        role: 'user',
+        content: images.map((image) => ({ type: 'image_url' as const, image_url: { url: dataUrl(image) } })),
+      });
     }
   }
 
   async send(options: SendOptions = {}): Promise<ClientView> {
     const params: OpenAI.ChatCompletionCreateParamsNonStreaming = { model: CLIENT_MODEL, messages: this.messages };
     if (options.tools) {
-      params.tools = options.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.schema } }));
+      params.tools = options.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.schema },
+      }));
     }
     const choice = options.toolChoice;
-    if (choice !== undefined) params.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+    if (choice !== undefined)
+      params.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
     if (options.parallel === false) params.parallel_tool_calls = false;
     if (options.maxTokens !== undefined) params.max_completion_tokens = options.maxTokens;
     if (options.stop) params.stop = options.stop;
     if (options.reasoning) params.reasoning_effort = 'high';
-    if (options.json) params.response_format = { type: 'json_schema', json_schema: { name: options.json.name, schema: options.json.schema, strict: true } };
+    if (options.json)
+      params.response_format = { type: 'json_schema', json_schema: { name: options.json.name, schema: options.json.schema, strict: true } };
     let completion: OpenAI.ChatCompletion;
     let streamedReasoning = '';
     if (this.stream) {
@@ -228,7 +260,11 @@ class ChatConversation implements ClientConversation {
     // `reasoning_content` and the gateway's `reasoning_signature` included).
     const reasoning = (message as unknown as { reasoning_content?: unknown }).reasoning_content;
     // A client that collected the reasoning deltas replays all of it, not the accumulator's last piece.
-    this.messages.push((this.stream && streamedReasoning !== '' ? { ...message, reasoning_content: streamedReasoning } : message) as OpenAI.ChatCompletionMessageParam);
+    this.messages.push(
+      (this.stream && streamedReasoning !== ''
+        ? { ...message, reasoning_content: streamedReasoning }
+        : message) as OpenAI.ChatCompletionMessageParam,
+    );
     const usage = completion.usage;
     return {
       text: message.content ?? '',
@@ -252,7 +288,10 @@ class ResponsesConversation implements ClientConversation {
   private instructions: string | undefined;
   private lastCalls: Array<{ callId: string; name: string }> = [];
 
-  constructor(fetch: FakeFetch, private readonly stream: boolean) {
+  constructor(
+    fetch: FakeFetch,
+    private readonly stream: boolean,
+  ) {
     this.client = new OpenAI({ apiKey: 'sk-svc-test', baseURL: `${BASE}/v1`, fetch, maxRetries: 0 });
   }
 
@@ -263,7 +302,10 @@ class ResponsesConversation implements ClientConversation {
   user(text: string, images: ImageInput[] = []): void {
     this.input.push({
       role: 'user',
-      content: [{ type: 'input_text', text }, ...images.map((image) => ({ type: 'input_image' as const, image_url: dataUrl(image), detail: 'auto' as const }))],
+      content: [
+        { type: 'input_text', text },
+        ...images.map((image) => ({ type: 'input_image' as const, image_url: dataUrl(image), detail: 'auto' as const })),
+      ],
     });
   }
 
@@ -274,7 +316,10 @@ class ResponsesConversation implements ClientConversation {
         type: 'function_call_output',
         call_id: call.callId,
         output: result.image
-          ? [{ type: 'input_text', text: result.text }, { type: 'input_image', image_url: dataUrl(result.image), detail: 'auto' }]
+          ? [
+              { type: 'input_text', text: result.text },
+              { type: 'input_image', image_url: dataUrl(result.image), detail: 'auto' },
+            ]
           : result.text,
       });
     });
@@ -284,7 +329,13 @@ class ResponsesConversation implements ClientConversation {
     const params: OpenAI.Responses.ResponseCreateParamsNonStreaming = { model: CLIENT_MODEL, input: this.input };
     if (this.instructions !== undefined) params.instructions = this.instructions;
     if (options.tools) {
-      params.tools = options.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.schema, strict: false }));
+      params.tools = options.tools.map((tool) => ({
+        type: 'function',
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.schema,
+        strict: false,
+      }));
     }
     const choice = options.toolChoice;
     if (choice !== undefined) params.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
@@ -307,7 +358,10 @@ class ResponsesConversation implements ClientConversation {
         if (event.type === 'response.incomplete' || event.type === 'response.failed') terminal = event.response;
       });
       const final = await stream.finalResponse();
-      response = terminal === undefined ? final : { ...final, status: terminal.status, incomplete_details: terminal.incomplete_details, usage: terminal.usage };
+      response =
+        terminal === undefined
+          ? final
+          : { ...final, status: terminal.status, incomplete_details: terminal.incomplete_details, usage: terminal.usage };
     } else {
       response = await this.client.responses.create(params);
     }
@@ -316,11 +370,16 @@ class ResponsesConversation implements ClientConversation {
     const calls = response.output.filter((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
     this.lastCalls = calls.map((call) => ({ callId: call.call_id, name: call.name }));
     const usage = response.usage;
-    const reasoning = response.output.filter((item): item is OpenAI.Responses.ResponseReasoningItem => item.type === 'reasoning')
-      .map((item) => item.summary.map((part) => part.text).join('')).join('');
+    const reasoning = response.output
+      .filter((item): item is OpenAI.Responses.ResponseReasoningItem => item.type === 'reasoning')
+      .map((item) => item.summary.map((part) => part.text).join(''))
+      .join('');
     // `output_text` is a convenience the SDK adds to created responses but not to streamed ones.
-    const text = response.output.filter((item): item is OpenAI.Responses.ResponseOutputMessage => item.type === 'message')
-      .flatMap((item) => item.content).map((part) => (part.type === 'output_text' ? part.text : '')).join('');
+    const text = response.output
+      .filter((item): item is OpenAI.Responses.ResponseOutputMessage => item.type === 'message')
+      .flatMap((item) => item.content)
+      .map((part) => (part.type === 'output_text' ? part.text : ''))
+      .join('');
     return {
       text,
       reasoning,
@@ -343,7 +402,10 @@ class GenerateContentConversation implements ClientConversation {
   private systemText: string | undefined;
   private lastCalls: Array<{ id?: string; name: string }> = [];
 
-  constructor(fetch: FakeFetch, private readonly stream: boolean) {
+  constructor(
+    fetch: FakeFetch,
+    private readonly stream: boolean,
+  ) {
     this.ai = new GoogleGenAI({ apiKey: 'sk-svc-test', apiVersion: 'v1beta', httpOptions: { baseUrl: BASE, fetch } });
   }
 
@@ -368,11 +430,24 @@ class GenerateContentConversation implements ClientConversation {
     const config: GenerateContentConfig = {};
     if (this.systemText !== undefined) config.systemInstruction = this.systemText;
     if (options.tools) {
-      config.tools = [{ functionDeclarations: options.tools.map((tool) => ({ name: tool.name, description: tool.description, parametersJsonSchema: tool.schema })) }];
+      config.tools = [
+        {
+          functionDeclarations: options.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            parametersJsonSchema: tool.schema,
+          })),
+        },
+      ];
     }
     const choice = options.toolChoice;
     if (choice !== undefined) {
-      const mode = choice === 'auto' ? FunctionCallingConfigMode.AUTO : choice === 'none' ? FunctionCallingConfigMode.NONE : FunctionCallingConfigMode.ANY;
+      const mode =
+        choice === 'auto'
+          ? FunctionCallingConfigMode.AUTO
+          : choice === 'none'
+            ? FunctionCallingConfigMode.NONE
+            : FunctionCallingConfigMode.ANY;
       config.toolConfig = {
         functionCallingConfig: typeof choice === 'string' ? { mode } : { mode, allowedFunctionNames: [choice.name] },
       };
@@ -400,8 +475,14 @@ class GenerateContentConversation implements ClientConversation {
     this.lastCalls = calls.map((call) => ({ id: call.id, name: call.name ?? '' }));
     const usage = last.usageMetadata;
     return {
-      text: parts.filter((part) => typeof part.text === 'string' && part.thought !== true).map((part) => part.text).join(''),
-      reasoning: parts.filter((part) => typeof part.text === 'string' && part.thought === true).map((part) => part.text).join(''),
+      text: parts
+        .filter((part) => typeof part.text === 'string' && part.thought !== true)
+        .map((part) => part.text)
+        .join(''),
+      reasoning: parts
+        .filter((part) => typeof part.text === 'string' && part.thought === true)
+        .map((part) => part.text)
+        .join(''),
       toolCalls: calls.map((call) => ({ id: call.id ?? '', name: call.name ?? '', args: call.args ?? {} })),
       finish: String(last.candidates?.[0]?.finishReason ?? ''),
       usage: {
@@ -422,9 +503,13 @@ class GenerateContentConversation implements ClientConversation {
 
 export function createConversation(protocol: Protocol, fetch: FakeFetch, stream: boolean): ClientConversation {
   switch (protocol) {
-    case 'messages': return new MessagesConversation(fetch, stream);
-    case 'chat': return new ChatConversation(fetch, stream);
-    case 'responses': return new ResponsesConversation(fetch, stream);
-    case 'generate-content': return new GenerateContentConversation(fetch, stream);
+    case 'messages':
+      return new MessagesConversation(fetch, stream);
+    case 'chat':
+      return new ChatConversation(fetch, stream);
+    case 'responses':
+      return new ResponsesConversation(fetch, stream);
+    case 'generate-content':
+      return new GenerateContentConversation(fetch, stream);
   }
 }

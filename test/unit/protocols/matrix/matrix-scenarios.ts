@@ -174,7 +174,8 @@ function parallelTools(withImage: boolean): Scenario {
         // Where the image travels as a user message after the results (Chat tool messages are text
         // only), the simulator answers that message; elsewhere it quotes the results.
         // (A Generate-Content client's image is a part beside the responses, not inside one.)
-        const imageAlone = pair.upstream === 'chat' || (pair.upstream === 'responses' && (pair.inbound === 'chat' || pair.inbound === 'generate-content'));
+        const imageAlone =
+          pair.upstream === 'chat' || (pair.upstream === 'responses' && (pair.inbound === 'chat' || pair.inbound === 'generate-content'));
         if (imageAlone) expect(answer!.text).toBe('Echo:  [1 image: image/png]');
         else expect(answer!.text).toBe(`Tool result: ${quoted[0]}\nTool result: ${quoted[1]}`);
       }
@@ -224,14 +225,19 @@ function replayedReasoning(upstream: Protocol, request: Record<string, unknown>)
   const turns = upstreamTurns(upstream, request);
   switch (upstream) {
     case 'messages':
-      return turns.flatMap((message) => asArray(dig(message, 'content')))
-        .filter((block) => dig(block, 'type') === 'thinking').map((block) => String(dig(block, 'signature')));
+      return turns
+        .flatMap((message) => asArray(dig(message, 'content')))
+        .filter((block) => dig(block, 'type') === 'thinking')
+        .map((block) => String(dig(block, 'signature')));
     case 'responses':
       return turns.filter((item) => dig(item, 'type') === 'reasoning').map((item) => String(dig(item, 'encrypted_content')));
     case 'chat':
-      return turns.filter((message) => typeof dig(message, 'reasoning_content') === 'string').map((message) => String(dig(message, 'reasoning_content')));
+      return turns
+        .filter((message) => typeof dig(message, 'reasoning_content') === 'string')
+        .map((message) => String(dig(message, 'reasoning_content')));
     case 'generate-content':
-      return turns.flatMap((content) => asArray(dig(content, 'parts')))
+      return turns
+        .flatMap((content) => asArray(dig(content, 'parts')))
         .filter((part) => dig(part, 'functionCall') !== undefined && dig(part, 'thoughtSignature') !== undefined)
         .map((part) => String(dig(part, 'thoughtSignature')));
   }

@@ -25,7 +25,9 @@ afterAll(async () => {
   await sim.close();
 });
 
-const PAIRS: Array<[Protocol, Protocol]> = PROTOCOLS.flatMap((inbound) => PROTOCOLS.map((upstream): [Protocol, Protocol] => [inbound, upstream]));
+const PAIRS: Array<[Protocol, Protocol]> = PROTOCOLS.flatMap((inbound) =>
+  PROTOCOLS.map((upstream): [Protocol, Protocol] => [inbound, upstream]),
+);
 
 /** The relay downloads the URL; here the "download" is the test image. */
 function inlineUrl(url: string): { mediaType: string; data: string } | undefined {
@@ -51,10 +53,18 @@ function meaning(parts: readonly ContentPart[]): unknown {
   return {
     text: parts.map((part) => (part.type === 'text' ? part.text : '')).join(''),
     reasoning: parts.map((part) => (part.type === 'reasoning' ? part.text : '')).join(''),
-    opaque: parts.flatMap((part) => (part.type === 'reasoning' ? [part.signature, part.redacted, part.encrypted] : part.type === 'tool_call' ? [part.signature] : []))
-      .filter((value) => value !== undefined).map((value) => `${value.origin}:${value.value}`).sort(),
-    toolCalls: parts.flatMap((part) => (part.type === 'tool_call'
-      ? [{ name: part.name, arguments: JSON.parse(part.argumentsJson === '' ? '{}' : part.argumentsJson) as unknown }] : [])),
+    opaque: parts
+      .flatMap((part) =>
+        part.type === 'reasoning' ? [part.signature, part.redacted, part.encrypted] : part.type === 'tool_call' ? [part.signature] : [],
+      )
+      .filter((value) => value !== undefined)
+      .map((value) => `${value.origin}:${value.value}`)
+      .sort(),
+    toolCalls: parts.flatMap((part) =>
+      part.type === 'tool_call'
+        ? [{ name: part.name, arguments: JSON.parse(part.argumentsJson === '' ? '{}' : part.argumentsJson) as unknown }]
+        : [],
+    ),
     other: parts.filter((part) => part.type !== 'text' && part.type !== 'reasoning' && part.type !== 'tool_call'),
   };
 }
@@ -91,7 +101,11 @@ describe.each(PAIRS)('%s client → %s upstream', (inbound, upstream) => {
       for (const stream of [false, true]) {
         const traces: PipelineTrace[] = [];
         const fetch = pipelineFetch({
-          inbound, upstream, sim, traces, random: seededRandom(runs.length + 7),
+          inbound,
+          upstream,
+          sim,
+          traces,
+          random: seededRandom(runs.length + 7),
           inlineUrl: scenario.inlineUrls ? inlineUrl : undefined,
         });
         const variant = `${inbound}/${upstream}/${stream ? 's' : 'n'}`;
@@ -105,9 +119,12 @@ describe.each(PAIRS)('%s client → %s upstream', (inbound, upstream) => {
           scenario.check(run, pair);
           checkUsage(run, pair);
           // The raw client stream keeps the protocol's event rules (what every SDK relies on).
-          if (stream) for (const trace of traces) checkClientStream(inbound, trace.clientFrames ?? [], { includeUsage: trace.decodedRequest?.includeUsage === true });
+          if (stream)
+            for (const trace of traces)
+              checkClientStream(inbound, trace.clientFrames ?? [], { includeUsage: trace.decodedRequest?.includeUsage === true });
         } catch (error) {
-          const failed = traces.find((trace) => trace.failure !== undefined || (trace.simStatus ?? 200) >= 400) ?? traces[traces.length - 1];
+          const failed =
+            traces.find((trace) => trace.failure !== undefined || (trace.simStatus ?? 200) >= 400) ?? traces[traces.length - 1];
           if (error instanceof Error) error.message += `\n--- ${stream ? 'streamed' : 'not streamed'}; ${describeTrace(failed)}`;
           throw error;
         }
@@ -120,7 +137,11 @@ describe.each(PAIRS)('%s client → %s upstream', (inbound, upstream) => {
       whole.traces.forEach((trace, index) => {
         const a = upstreamAnswer(trace);
         const b = upstreamAnswer(streamed.traces[index]!);
-        expect({ parts: meaning(b.parts), finish: b.finish, usage: b.usage }).toEqual({ parts: meaning(a.parts), finish: a.finish, usage: a.usage });
+        expect({ parts: meaning(b.parts), finish: b.finish, usage: b.usage }).toEqual({
+          parts: meaning(a.parts),
+          finish: a.finish,
+          usage: a.usage,
+        });
       });
     });
   }
@@ -129,12 +150,17 @@ describe.each(PAIRS)('%s client → %s upstream', (inbound, upstream) => {
 describe('a Generate-Content upstream given an image URL the relay did not inline', () => {
   for (const inbound of PROTOCOLS) {
     if (inbound === 'generate-content') {
-      it.skip(`${inbound} client — skipped: a Generate-Content client's fileData URI is a file reference that goes back to Generate-Content as it came`, () => undefined);
+      it.skip(`${inbound} client — skipped: a Generate-Content client's fileData URI is a file reference that goes back to Generate-Content as it came`, () =>
+        undefined);
       continue;
     }
     it(`${inbound} client: the encoder reports and drops the URL it cannot take, and the request is still served`, async () => {
       const traces: PipelineTrace[] = [];
-      const conversation = createConversation(inbound, pipelineFetch({ inbound, upstream: 'generate-content', sim, traces, random: seededRandom(3) }), false);
+      const conversation = createConversation(
+        inbound,
+        pipelineFetch({ inbound, upstream: 'generate-content', sim, traces, random: seededRandom(3) }),
+        false,
+      );
       conversation.user('Describe this picture', [URL_IMAGE]);
       const view = await conversation.send();
       const trace = traces[0]!;

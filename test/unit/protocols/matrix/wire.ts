@@ -20,7 +20,7 @@ export function asArray(value: unknown): unknown[] {
 }
 
 export function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {};
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 function num(value: unknown): number {
@@ -98,33 +98,48 @@ export function upstreamSystemText(protocol: Protocol, body: Record<string, unkn
   switch (protocol) {
     case 'messages': {
       const system = body.system;
-      return typeof system === 'string' ? system : asArray(system).map((block) => String(dig(block, 'text') ?? '')).join('\n');
+      return typeof system === 'string'
+        ? system
+        : asArray(system)
+            .map((block) => String(dig(block, 'text') ?? ''))
+            .join('\n');
     }
     case 'chat':
-      return asArray(body.messages).filter((message) => dig(message, 'role') === 'system' || dig(message, 'role') === 'developer')
-        .map((message) => textOf(dig(message, 'content'))).join('\n');
+      return asArray(body.messages)
+        .filter((message) => dig(message, 'role') === 'system' || dig(message, 'role') === 'developer')
+        .map((message) => textOf(dig(message, 'content')))
+        .join('\n');
     case 'responses': {
       const instructions = typeof body.instructions === 'string' ? [body.instructions] : [];
-      const items = asArray(body.input).filter((item) => dig(item, 'role') === 'system' || dig(item, 'role') === 'developer')
+      const items = asArray(body.input)
+        .filter((item) => dig(item, 'role') === 'system' || dig(item, 'role') === 'developer')
         .map((item) => textOf(dig(item, 'content')));
       return [...instructions, ...items].join('\n');
     }
     case 'generate-content':
-      return asArray(dig(body, 'systemInstruction', 'parts')).map((part) => String(dig(part, 'text') ?? '')).join('\n');
+      return asArray(dig(body, 'systemInstruction', 'parts'))
+        .map((part) => String(dig(part, 'text') ?? ''))
+        .join('\n');
   }
 }
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  return asArray(content).map((part) => String(dig(part, 'text') ?? '')).join('');
+  return asArray(content)
+    .map((part) => String(dig(part, 'text') ?? ''))
+    .join('');
 }
 
 /** The conversation entries of an upstream body, without system entries: messages, items or contents. */
 export function upstreamTurns(protocol: Protocol, body: Record<string, unknown>): unknown[] {
   switch (protocol) {
-    case 'messages': return asArray(body.messages);
-    case 'chat': return asArray(body.messages).filter((message) => dig(message, 'role') !== 'system' && dig(message, 'role') !== 'developer');
-    case 'responses': return asArray(body.input).filter((item) => dig(item, 'role') !== 'system' && dig(item, 'role') !== 'developer');
-    case 'generate-content': return asArray(body.contents);
+    case 'messages':
+      return asArray(body.messages);
+    case 'chat':
+      return asArray(body.messages).filter((message) => dig(message, 'role') !== 'system' && dig(message, 'role') !== 'developer');
+    case 'responses':
+      return asArray(body.input).filter((item) => dig(item, 'role') !== 'system' && dig(item, 'role') !== 'developer');
+    case 'generate-content':
+      return asArray(body.contents);
   }
 }

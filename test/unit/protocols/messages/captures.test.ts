@@ -14,7 +14,15 @@ import { messagesCodec } from '../../../../src/protocols/messages';
 import { argumentsToObject } from '../../../../src/protocols/shared/tool-arguments';
 import { sdkFinalMessage } from '../../../support/sdk-messages';
 import {
-  CAPTURES_DIR, HAVE_CAPTURES, assembleStream, captureNames, decodeContext, readCaptureJson, readCaptureSse, seededRandom, splitRandomly,
+  CAPTURES_DIR,
+  HAVE_CAPTURES,
+  assembleStream,
+  captureNames,
+  decodeContext,
+  readCaptureJson,
+  readCaptureSse,
+  seededRandom,
+  splitRandomly,
   type AssembledStream,
 } from './helpers';
 
@@ -28,8 +36,15 @@ function usage(inputTokens: number, cacheReadTokens: number, cacheWriteTokens: n
 const EXPECTED: Record<string, { stream: Usage; json?: Usage; raw: string; kinds: string[] }> = {
   'anthropic-clear-thinking.1': { stream: usage(69, 0, 0, 53), json: usage(69, 0, 0, 33), raw: 'end_turn', kinds: ['reasoning', 'text'] },
   'anthropic-code-execution-20260120-prompt-cache.1': {
-    stream: usage(6, 6289, 3337, 198), raw: 'end_turn',
-    kinds: ['native:server_tool_use', 'native:bash_code_execution_tool_result', 'native:server_tool_use', 'native:bash_code_execution_tool_result', 'text'],
+    stream: usage(6, 6289, 3337, 198),
+    raw: 'end_turn',
+    kinds: [
+      'native:server_tool_use',
+      'native:bash_code_execution_tool_result',
+      'native:server_tool_use',
+      'native:bash_code_execution_tool_result',
+      'text',
+    ],
   },
   'anthropic-fallback': { stream: usage(412, 0, 0, 264), json: usage(412, 0, 0, 264), raw: 'end_turn', kinds: ['native:fallback', 'text'] },
   'anthropic-json-tool.1': { stream: usage(849, 0, 0, 47), json: usage(1151, 0, 0, 87), raw: 'tool_use', kinds: ['tool_call'] },
@@ -38,7 +53,9 @@ const EXPECTED: Record<string, { stream: Usage; json?: Usage; raw: string; kinds
   'anthropic-text': { stream: usage(12, 0, 0, 30), json: usage(12, 0, 0, 29), raw: 'end_turn', kinds: ['text'] },
   'anthropic-tool-no-args': { stream: usage(565, 0, 0, 48), json: usage(602, 0, 0, 93), raw: 'tool_use', kinds: ['text', 'tool_call'] },
   'anthropic-web-search-tool.1': {
-    stream: usage(15665, 0, 0, 795), json: usage(27118, 0, 0, 600), raw: 'end_turn',
+    stream: usage(15665, 0, 0, 795),
+    json: usage(27118, 0, 0, 600),
+    raw: 'end_turn',
     kinds: ['native:server_tool_use', 'native:web_search_tool_result', 'text'],
   },
 };
@@ -86,14 +103,18 @@ function withParsedArguments(parts: readonly ContentPart[]): unknown[] {
 }
 
 function toolShapes(parts: readonly ContentPart[]): Array<{ name: string; keys: string[] }> {
-  return parts.filter((part) => part.type === 'tool_call').map((part) => ({
-    name: part.name,
-    keys: Object.keys(part.argumentsJson === '' ? {} : (JSON.parse(part.argumentsJson) as object)).sort(),
-  }));
+  return parts
+    .filter((part) => part.type === 'tool_call')
+    .map((part) => ({
+      name: part.name,
+      keys: Object.keys(part.argumentsJson === '' ? {} : (JSON.parse(part.argumentsJson) as object)).sort(),
+    }));
 }
 
 if (!HAVE_CAPTURES) {
-  describe.skip(`Messages captures (skipped: ${CAPTURES_DIR} is absent)`, () => { it('needs the captures folder', () => undefined); });
+  describe.skip(`Messages captures (skipped: ${CAPTURES_DIR} is absent)`, () => {
+    it('needs the captures folder', () => undefined);
+  });
 } else {
   describe('Messages captures', () => {
     it('knows every capture in the folder (a new capture needs expected values here)', () => {
@@ -202,7 +223,8 @@ if (!HAVE_CAPTURES) {
       const stream = decodeStream([readCaptureSse('anthropic-clear-thinking.1')]);
       expect(stream.parts).toEqual([
         {
-          type: 'reasoning', text: 'The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185',
+          type: 'reasoning',
+          text: 'The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185',
           signature: { origin: 'messages', value: expect.stringMatching(/^EvQBCkYICxgCKkAxhD4N.*BgB$/) },
         },
         { type: 'text', text: '925 ÷ 5 = 185' },
@@ -212,10 +234,20 @@ if (!HAVE_CAPTURES) {
 
     it('reads a tool call without arguments as an empty argument string in the stream and {} complete', () => {
       const stream = decodeStream([readCaptureSse('anthropic-tool-no-args')]);
-      expect(stream.parts[1]).toEqual({ type: 'tool_call', id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', argumentsJson: '' });
+      expect(stream.parts[1]).toEqual({
+        type: 'tool_call',
+        id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP',
+        name: 'updateIssueList',
+        argumentsJson: '',
+      });
       expect(stream.finish).toEqual({ unified: 'tool_calls', raw: 'tool_use' });
       const complete = upstream.decodeResponse(readCaptureJson('anthropic-tool-no-args'), decodeContext());
-      expect(complete.parts[1]).toEqual({ type: 'tool_call', id: 'toolu_01LRmxn9vGM1d2DZSDBowdZ1', name: 'updateIssueList', argumentsJson: '{}' });
+      expect(complete.parts[1]).toEqual({
+        type: 'tool_call',
+        id: 'toolu_01LRmxn9vGM1d2DZSDBowdZ1',
+        name: 'updateIssueList',
+        argumentsJson: '{}',
+      });
     });
 
     it('turns the forced json tool into the text answer with finish stop, streamed and complete', () => {
@@ -245,8 +277,14 @@ if (!HAVE_CAPTURES) {
     it('keeps the server tool input streamed as JSON deltas on the native block', () => {
       const stream = decodeStream([readCaptureSse('anthropic-web-search-tool.1')]);
       expect(stream.parts[0]).toEqual({
-        type: 'native', protocol: 'messages',
-        value: { type: 'server_tool_use', id: 'srvtoolu_01Bj5uzzLcYG5hfueSLcDH8k', name: 'web_search', input: { query: 'tech news today September 26 2025' } },
+        type: 'native',
+        protocol: 'messages',
+        value: {
+          type: 'server_tool_use',
+          id: 'srvtoolu_01Bj5uzzLcYG5hfueSLcDH8k',
+          name: 'web_search',
+          input: { query: 'tech news today September 26 2025' },
+        },
       });
     });
 

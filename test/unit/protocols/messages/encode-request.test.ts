@@ -6,7 +6,8 @@ import type { UpstreamTarget } from '../../../../src/protocols/codec';
 import { messagesCodec } from '../../../../src/protocols/messages';
 import { TARGET, irRequest, testContext } from './helpers';
 
-const encode = (request: IrRequest, target: UpstreamTarget = TARGET) => messagesCodec.upstream.encodeRequest(request, target, testContext());
+const encode = (request: IrRequest, target: UpstreamTarget = TARGET) =>
+  messagesCodec.upstream.encodeRequest(request, target, testContext());
 const user = (...parts: ContentPart[]): Turn => ({ role: 'user', parts });
 const assistant = (...parts: ContentPart[]): Turn => ({ role: 'assistant', parts });
 const text = (value: string): ContentPart => ({ type: 'text', text: value });
@@ -23,7 +24,12 @@ describe('Messages encodeRequest', () => {
     expect(encode(irRequest())).toEqual({
       path: '/v1/messages',
       headers: { 'anthropic-version': '2023-06-01' },
-      body: { model: 'claude-sonnet-4-5-20250929', max_tokens: 16_384, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }], stream: false },
+      body: {
+        model: 'claude-sonnet-4-5-20250929',
+        max_tokens: 16_384,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+        stream: false,
+      },
       toolNames: {},
       warnings: [],
     });
@@ -31,41 +37,102 @@ describe('Messages encodeRequest', () => {
 
   describe('turn structure', () => {
     const cases: Array<[string, Turn[], unknown[], string[]]> = [
-      ['merges consecutive turns of one role and puts tool results first',
+      [
+        'merges consecutive turns of one role and puts tool results first',
         [user(text('q')), assistant(text('a1')), assistant(call('c1', 'f')), user(text('after')), user(result('c1', 'r'))],
         [
           { role: 'user', content: [{ type: 'text', text: 'q' }] },
-          { role: 'assistant', content: [{ type: 'text', text: 'a1' }, { type: 'tool_use', id: 'c1', name: 'f', input: {} }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'r' }] }, { type: 'text', text: 'after' }] },
-        ], ['tools']],
-      ['inserts a user turn before an opening assistant turn',
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'a1' },
+              { type: 'tool_use', id: 'c1', name: 'f', input: {} },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'r' }] },
+              { type: 'text', text: 'after' },
+            ],
+          },
+        ],
+        ['tools'],
+      ],
+      [
+        'inserts a user turn before an opening assistant turn',
         [assistant(text('I start')), user(text('ok'))],
-        [{ role: 'user', content: [{ type: 'text', text: '(continue)' }] }, { role: 'assistant', content: [{ type: 'text', text: 'I start' }] }, { role: 'user', content: [{ type: 'text', text: 'ok' }] }],
-        ['turns[0]']],
-      ['drops empty and whitespace-only text and the turns left empty, then merges around them',
+        [
+          { role: 'user', content: [{ type: 'text', text: '(continue)' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'I start' }] },
+          { role: 'user', content: [{ type: 'text', text: 'ok' }] },
+        ],
+        ['turns[0]'],
+      ],
+      [
+        'drops empty and whitespace-only text and the turns left empty, then merges around them',
         [user(text('a')), assistant(text('  ')), user(text(''), text('b'))],
-        [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], []],
-      ['orders an assistant turn thinking, text, then tool calls',
+        [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
+        ],
+        [],
+      ],
+      [
+        'orders an assistant turn thinking, text, then tool calls',
         [user(text('q')), assistant(call('c1', 'f'), text('t'), signedThinking), user(result('c1', 'r'))],
         [
           { role: 'user', content: [{ type: 'text', text: 'q' }] },
-          { role: 'assistant', content: [{ type: 'thinking', thinking: 'think', signature: 'EqQBsig' }, { type: 'text', text: 't' }, { type: 'tool_use', id: 'c1', name: 'f', input: {} }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'think', signature: 'EqQBsig' },
+              { type: 'text', text: 't' },
+              { type: 'tool_use', id: 'c1', name: 'f', input: {} },
+            ],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'r' }] }] },
-        ], ['tools']],
-      ['inserts an error result for a call without one, and turns a result without a call into text',
+        ],
+        ['tools'],
+      ],
+      [
+        'inserts an error result for a call without one, and turns a result without a call into text',
         [user(text('q')), assistant(call('c1', 'f'), call('c2', 'f')), user(result('c1', 'r'), result('zz', 'lost'))],
         [
           { role: 'user', content: [{ type: 'text', text: 'q' }] },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'f', input: {} }, { type: 'tool_use', id: 'c2', name: 'f', input: {} }] },
-          { role: 'user', content: [
-            { type: 'tool_result', tool_use_id: 'c2', is_error: true, content: 'No result was provided for this tool call.' },
-            { type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'r' }] },
-            { type: 'text', text: 'Result of tool call zz:' }, { type: 'text', text: 'lost' },
-          ] },
-        ], ['messages[2]', 'messages[2]', 'tools']],
-      ['trims trailing whitespace of a final assistant prefill',
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'c1', name: 'f', input: {} },
+              { type: 'tool_use', id: 'c2', name: 'f', input: {} },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'c2', is_error: true, content: 'No result was provided for this tool call.' },
+              { type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'r' }] },
+              { type: 'text', text: 'Result of tool call zz:' },
+              { type: 'text', text: 'lost' },
+            ],
+          },
+        ],
+        ['messages[2]', 'messages[2]', 'tools'],
+      ],
+      [
+        'trims trailing whitespace of a final assistant prefill',
         [user(text('q')), assistant(text('Sure:  \n'))],
-        [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, { role: 'assistant', content: [{ type: 'text', text: 'Sure:' }] }], []],
+        [
+          { role: 'user', content: [{ type: 'text', text: 'q' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'Sure:' }] },
+        ],
+        [],
+      ],
     ];
 
     it.each(cases)('%s', (_name, turns, messages, warned) => {
@@ -81,12 +148,14 @@ describe('Messages encodeRequest', () => {
 
   describe('names, ids and arguments', () => {
     it('sanitizes tool names and call ids the same way everywhere and returns the reverse map', () => {
-      const encoded = encode(irRequest({
-        tools: [{ name: 'get.weather/now', parameters: { type: 'object' } }],
-        toolChoice: { type: 'tool', name: 'get.weather/now' },
-        turns: [user(text('q')), assistant(call('call:1|x', 'get.weather/now', '{"a":1}')), user(result('call:1|x', 'ok'))],
-      }));
-      expect(encoded.toolNames).toEqual({ 'get_weather_now': 'get.weather/now' });
+      const encoded = encode(
+        irRequest({
+          tools: [{ name: 'get.weather/now', parameters: { type: 'object' } }],
+          toolChoice: { type: 'tool', name: 'get.weather/now' },
+          turns: [user(text('q')), assistant(call('call:1|x', 'get.weather/now', '{"a":1}')), user(result('call:1|x', 'ok'))],
+        }),
+      );
+      expect(encoded.toolNames).toEqual({ get_weather_now: 'get.weather/now' });
       expect(encoded.body.tools).toEqual([{ name: 'get_weather_now', input_schema: { type: 'object' } }]);
       expect(encoded.body.tool_choice).toEqual({ type: 'tool', name: 'get_weather_now' });
       const messages = encoded.body.messages as Array<{ content: Array<Record<string, unknown>> }>;
@@ -105,7 +174,20 @@ describe('Messages encodeRequest', () => {
     });
 
     it('drops a Generate-Content signature on a call, with a warning', () => {
-      const encoded = encode(irRequest({ turns: [user(text('q')), assistant({ type: 'tool_call', id: 'c', name: 'f', argumentsJson: '{}', signature: { origin: 'generate-content', value: 's' } })] }));
+      const encoded = encode(
+        irRequest({
+          turns: [
+            user(text('q')),
+            assistant({
+              type: 'tool_call',
+              id: 'c',
+              name: 'f',
+              argumentsJson: '{}',
+              signature: { origin: 'generate-content', value: 's' },
+            }),
+          ],
+        }),
+      );
       expect(fields(encoded.warnings)).toContain('turns[1].parts[0].signature');
       expect(JSON.stringify(encoded.body)).not.toContain('"s"');
     });
@@ -119,16 +201,31 @@ describe('Messages encodeRequest', () => {
 
   describe('media, reasoning and native blocks', () => {
     it('converts images and documents, and reports those that cannot cross', () => {
-      const encoded = encode(irRequest({ turns: [user(
-        { type: 'image', source: { kind: 'url', url: 'data:image/png;base64,iVBOR' } },
-        { type: 'image', source: { kind: 'url', url: 'https://example.com/a.jpg' }, detail: 'high', cacheHint: { type: 'ephemeral' } },
-        { type: 'image', source: { kind: 'file', fileId: 'file-abc' } },
-        { type: 'image', source: { kind: 'base64', mediaType: 'image/heic', data: 'AAAA' } },
-        { type: 'document', source: { kind: 'base64', mediaType: 'text/plain', data: Buffer.from('doc text').toString('base64') }, title: 'T' },
-        { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER' } },
-        { type: 'document', source: { kind: 'base64', mediaType: 'application/zip', data: 'UEsDB' } },
-        text('describe'),
-      )] }));
+      const encoded = encode(
+        irRequest({
+          turns: [
+            user(
+              { type: 'image', source: { kind: 'url', url: 'data:image/png;base64,iVBOR' } },
+              {
+                type: 'image',
+                source: { kind: 'url', url: 'https://example.com/a.jpg' },
+                detail: 'high',
+                cacheHint: { type: 'ephemeral' },
+              },
+              { type: 'image', source: { kind: 'file', fileId: 'file-abc' } },
+              { type: 'image', source: { kind: 'base64', mediaType: 'image/heic', data: 'AAAA' } },
+              {
+                type: 'document',
+                source: { kind: 'base64', mediaType: 'text/plain', data: Buffer.from('doc text').toString('base64') },
+                title: 'T',
+              },
+              { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER' } },
+              { type: 'document', source: { kind: 'base64', mediaType: 'application/zip', data: 'UEsDB' } },
+              text('describe'),
+            ),
+          ],
+        }),
+      );
       const messages = encoded.body.messages as Array<{ content: unknown[] }>;
       expect(messages[0].content).toEqual([
         { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBOR' } },
@@ -140,16 +237,28 @@ describe('Messages encodeRequest', () => {
       expect(fields(encoded.warnings)).toEqual(['turns[0].parts[1].detail', 'turns[0].parts[2]', 'turns[0].parts[3]', 'turns[0].parts[6]']);
     });
 
-    it('replays only this provider\'s own reasoning and native blocks', () => {
-      const encoded = encode(irRequest({ turns: [user(text('q')), assistant(
-        signedThinking,
-        { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'RED' } },
-        { type: 'reasoning', text: 'gemini thought', signature: { origin: 'generate-content', value: 'g' } },
-        { type: 'reasoning', text: '', encrypted: { origin: 'responses', value: 'enc' }, itemId: { origin: 'responses', value: 'rs_1' } },
-        { type: 'native', protocol: 'messages', value: { type: 'server_tool_use', id: 's1', name: 'web_search', input: {} } },
-        { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws' } },
-        { type: 'refusal', text: 'No.' },
-      )] }));
+    it("replays only this provider's own reasoning and native blocks", () => {
+      const encoded = encode(
+        irRequest({
+          turns: [
+            user(text('q')),
+            assistant(
+              signedThinking,
+              { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'RED' } },
+              { type: 'reasoning', text: 'gemini thought', signature: { origin: 'generate-content', value: 'g' } },
+              {
+                type: 'reasoning',
+                text: '',
+                encrypted: { origin: 'responses', value: 'enc' },
+                itemId: { origin: 'responses', value: 'rs_1' },
+              },
+              { type: 'native', protocol: 'messages', value: { type: 'server_tool_use', id: 's1', name: 'web_search', input: {} } },
+              { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws' } },
+              { type: 'refusal', text: 'No.' },
+            ),
+          ],
+        }),
+      );
       const messages = encoded.body.messages as Array<{ content: unknown[] }>;
       expect(messages[1].content).toEqual([
         { type: 'thinking', thinking: 'think', signature: 'EqQBsig' },
@@ -163,20 +272,66 @@ describe('Messages encodeRequest', () => {
 
   describe('system, cache hints, sampling and extensions', () => {
     it('joins system parts into a string, or keeps blocks when they carry cache hints', () => {
-      expect(encode(irRequest({ system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] })).body.system).toBe('A\nB');
-      expect(encode(irRequest({ system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B', cacheHint: { type: 'ephemeral' } }] })).body.system)
-        .toEqual([{ type: 'text', text: 'A' }, { type: 'text', text: 'B', cache_control: { type: 'ephemeral' } }]);
+      expect(
+        encode(
+          irRequest({
+            system: [
+              { type: 'text', text: 'A' },
+              { type: 'text', text: 'B' },
+            ],
+          }),
+        ).body.system,
+      ).toBe('A\nB');
+      expect(
+        encode(
+          irRequest({
+            system: [
+              { type: 'text', text: 'A' },
+              { type: 'text', text: 'B', cacheHint: { type: 'ephemeral' } },
+            ],
+          }),
+        ).body.system,
+      ).toEqual([
+        { type: 'text', text: 'A' },
+        { type: 'text', text: 'B', cache_control: { type: 'ephemeral' } },
+      ]);
     });
 
     it('clamps temperature to 0-1, keeps top_p/top_k/stop, and reports what has no field here', () => {
-      const encoded = encode(irRequest({
-        sampling: { temperature: 1.7, topP: 0.5, topK: 3, stop: ['END', ' '], seed: 7, presencePenalty: 0.1, frequencyPenalty: 0.2, logprobs: true, maxOutputTokens: 99_999 },
-        user: 'u1', metadata: { team: 'a' },
-      }));
-      expect(encoded.body).toMatchObject({ temperature: 1, top_p: 0.5, top_k: 3, stop_sequences: ['END'], max_tokens: 16_384, metadata: { user_id: 'u1' } });
+      const encoded = encode(
+        irRequest({
+          sampling: {
+            temperature: 1.7,
+            topP: 0.5,
+            topK: 3,
+            stop: ['END', ' '],
+            seed: 7,
+            presencePenalty: 0.1,
+            frequencyPenalty: 0.2,
+            logprobs: true,
+            maxOutputTokens: 99_999,
+          },
+          user: 'u1',
+          metadata: { team: 'a' },
+        }),
+      );
+      expect(encoded.body).toMatchObject({
+        temperature: 1,
+        top_p: 0.5,
+        top_k: 3,
+        stop_sequences: ['END'],
+        max_tokens: 16_384,
+        metadata: { user_id: 'u1' },
+      });
       expect(fields(encoded.warnings)).toEqual([
-        'sampling.maxOutputTokens', 'sampling.temperature', 'sampling.stop', 'sampling.seed', 'sampling.presencePenalty',
-        'sampling.frequencyPenalty', 'sampling.logprobs', 'metadata',
+        'sampling.maxOutputTokens',
+        'sampling.temperature',
+        'sampling.stop',
+        'sampling.seed',
+        'sampling.presencePenalty',
+        'sampling.frequencyPenalty',
+        'sampling.logprobs',
+        'metadata',
       ]);
     });
 
@@ -187,8 +342,14 @@ describe('Messages encodeRequest', () => {
 
     it('maps tool choice and parallel calls', () => {
       const tools = [{ name: 'f', parameters: { type: 'object' } }];
-      expect(encode(irRequest({ tools, toolChoice: { type: 'required' }, parallelToolCalls: false })).body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
-      expect(encode(irRequest({ tools, parallelToolCalls: false })).body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+      expect(encode(irRequest({ tools, toolChoice: { type: 'required' }, parallelToolCalls: false })).body.tool_choice).toEqual({
+        type: 'any',
+        disable_parallel_tool_use: true,
+      });
+      expect(encode(irRequest({ tools, parallelToolCalls: false })).body.tool_choice).toEqual({
+        type: 'auto',
+        disable_parallel_tool_use: true,
+      });
       expect(encode(irRequest({ tools, toolChoice: { type: 'none' } })).body.tool_choice).toEqual({ type: 'none' });
       const noTools = encode(irRequest({ toolChoice: { type: 'required' } }));
       expect(noTools.body.tool_choice).toBeUndefined();
@@ -196,20 +357,28 @@ describe('Messages encodeRequest', () => {
     });
 
     it('keeps tool cache hints, passes Messages built-ins and reports others', () => {
-      const encoded = encode(irRequest({
-        tools: [{ name: 'f', description: 'F', parameters: { properties: {} }, cacheHint: { type: 'ephemeral' }, strict: true }],
-        builtinTools: [{ protocol: 'messages', value: { type: 'web_search_20250305', name: 'web_search' } }, { protocol: 'responses', value: { type: 'web_search_preview' } }],
-      }));
+      const encoded = encode(
+        irRequest({
+          tools: [{ name: 'f', description: 'F', parameters: { properties: {} }, cacheHint: { type: 'ephemeral' }, strict: true }],
+          builtinTools: [
+            { protocol: 'messages', value: { type: 'web_search_20250305', name: 'web_search' } },
+            { protocol: 'responses', value: { type: 'web_search_preview' } },
+          ],
+        }),
+      );
       expect(encoded.body.tools).toEqual([
         { name: 'f', description: 'F', input_schema: { type: 'object', properties: {} }, cache_control: { type: 'ephemeral' } },
         { type: 'web_search_20250305', name: 'web_search' },
       ]);
       expect(fields(encoded.warnings)).toEqual(['tools[0].strict', 'builtinTools[1]']);
-      const native = encode(irRequest({ tools: [{ name: 'f', parameters: { type: 'object' }, strict: true }] }), { ...TARGET, nativeJsonSchema: true });
+      const native = encode(irRequest({ tools: [{ name: 'f', parameters: { type: 'object' }, strict: true }] }), {
+        ...TARGET,
+        nativeJsonSchema: true,
+      });
       expect(native.body.tools).toEqual([{ name: 'f', input_schema: { type: 'object' }, strict: true }]);
     });
 
-    it('replays Messages extensions and reports another protocol\'s', () => {
+    it("replays Messages extensions and reports another protocol's", () => {
       expect(encode(irRequest({ extensions: { protocol: 'messages', fields: { service_tier: 'auto' } } })).body.service_tier).toBe('auto');
       const other = encode(irRequest({ extensions: { protocol: 'responses', fields: { truncation: 'auto' } } }));
       expect(other.body.truncation).toBeUndefined();
@@ -229,7 +398,10 @@ describe('Messages encodeRequest', () => {
     });
 
     it('raises max_tokens to visible output + budget, clamped to the model maximum', () => {
-      expect(encode(irRequest({ reasoning: { budgetTokens: 2000 }, sampling: { maxOutputTokens: 1000 } })).body).toMatchObject({ max_tokens: 3000, thinking: { budget_tokens: 2000 } });
+      expect(encode(irRequest({ reasoning: { budgetTokens: 2000 }, sampling: { maxOutputTokens: 1000 } })).body).toMatchObject({
+        max_tokens: 3000,
+        thinking: { budget_tokens: 2000 },
+      });
       const clamped = encode(irRequest({ reasoning: { budgetTokens: 20_000 }, sampling: { maxOutputTokens: 1000 } }));
       expect(clamped.body).toMatchObject({ max_tokens: 16_384, thinking: { budget_tokens: 16_383 } });
       expect(fields(clamped.warnings)).toEqual(['reasoning.budgetTokens']);
@@ -255,19 +427,43 @@ describe('Messages encodeRequest', () => {
     });
 
     it('maps a forced tool to auto', () => {
-      const encoded = encode(irRequest({ reasoning: { effort: 'low' }, tools: [{ name: 'f', parameters: { type: 'object' } }], toolChoice: { type: 'tool', name: 'f' } }));
+      const encoded = encode(
+        irRequest({
+          reasoning: { effort: 'low' },
+          tools: [{ name: 'f', parameters: { type: 'object' } }],
+          toolChoice: { type: 'tool', name: 'f' },
+        }),
+      );
       expect(encoded.body.tool_choice).toEqual({ type: 'auto' });
       expect(fields(encoded.warnings)).toEqual(['toolChoice']);
     });
 
     it('is disabled when the final assistant tool-call turn has no signed Messages thinking block, kept when it has one', () => {
       const tools = [{ name: 'f', parameters: { type: 'object' } }];
-      const unsigned = encode(irRequest({ tools, reasoning: { effort: 'low' }, turns: [user(text('q')), assistant(call('c', 'f')), user(result('c', 'r'))] }));
+      const unsigned = encode(
+        irRequest({ tools, reasoning: { effort: 'low' }, turns: [user(text('q')), assistant(call('c', 'f')), user(result('c', 'r'))] }),
+      );
       expect(unsigned.body.thinking).toBeUndefined();
       expect(fields(unsigned.warnings)).toEqual(['reasoning']);
-      const foreign = encode(irRequest({ tools, reasoning: { effort: 'low' }, turns: [user(text('q')), assistant({ type: 'reasoning', text: 'x', signature: { origin: 'generate-content', value: 'g' } }, call('c', 'f')), user(result('c', 'r'))] }));
+      const foreign = encode(
+        irRequest({
+          tools,
+          reasoning: { effort: 'low' },
+          turns: [
+            user(text('q')),
+            assistant({ type: 'reasoning', text: 'x', signature: { origin: 'generate-content', value: 'g' } }, call('c', 'f')),
+            user(result('c', 'r')),
+          ],
+        }),
+      );
       expect(foreign.body.thinking).toBeUndefined();
-      const signed = encode(irRequest({ tools, reasoning: { effort: 'low' }, turns: [user(text('q')), assistant(signedThinking, call('c', 'f')), user(result('c', 'r'))] }));
+      const signed = encode(
+        irRequest({
+          tools,
+          reasoning: { effort: 'low' },
+          turns: [user(text('q')), assistant(signedThinking, call('c', 'f')), user(result('c', 'r'))],
+        }),
+      );
       expect(signed.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1638 });
       expect(signed.warnings).toEqual([]);
     });
@@ -277,17 +473,22 @@ describe('Messages encodeRequest', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 
     it('uses output_config.format on models with native support', () => {
-      const encoded = encode(irRequest({ responseFormat: { type: 'json_schema', name: 'r', schema } }), { ...TARGET, nativeJsonSchema: true });
+      const encoded = encode(irRequest({ responseFormat: { type: 'json_schema', name: 'r', schema } }), {
+        ...TARGET,
+        nativeJsonSchema: true,
+      });
       expect(encoded.body.output_config).toEqual({ format: { type: 'json_schema', schema } });
       expect(encoded.jsonToolName).toBeUndefined();
     });
 
     it('otherwise forces a `json` tool that does not collide, and disables thinking', () => {
-      const encoded = encode(irRequest({
-        responseFormat: { type: 'json_schema', name: 'r', schema },
-        tools: [{ name: 'json', parameters: { type: 'object' } }],
-        reasoning: { effort: 'high' },
-      }));
+      const encoded = encode(
+        irRequest({
+          responseFormat: { type: 'json_schema', name: 'r', schema },
+          tools: [{ name: 'json', parameters: { type: 'object' } }],
+          reasoning: { effort: 'high' },
+        }),
+      );
       expect(encoded.jsonToolName).toBe('json_2');
       expect(encoded.body.tool_choice).toEqual({ type: 'tool', name: 'json_2' });
       expect((encoded.body.tools as unknown[]).at(-1)).toMatchObject({ name: 'json_2', input_schema: schema });

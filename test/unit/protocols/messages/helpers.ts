@@ -51,7 +51,10 @@ export function assembleStream(events: readonly IrStreamEvent[]): AssembledStrea
   const open = new Map<number, ContentPart>();
   for (const event of events) {
     switch (event.type) {
-      case 'start': out.id = event.id; out.model = event.model; break;
+      case 'start':
+        out.id = event.id;
+        out.model = event.model;
+        break;
       case 'block_start': {
         out.indexes.push(event.index);
         const block = event.block;
@@ -59,21 +62,56 @@ export function assembleStream(events: readonly IrStreamEvent[]): AssembledStrea
         if (block.kind === 'text') part = { type: 'text', text: '' };
         else if (block.kind === 'refusal') part = { type: 'refusal', text: '' };
         else if (block.kind === 'reasoning') part = { type: 'reasoning', text: '', ...(block.itemId ? { itemId: block.itemId } : {}) };
-        else if (block.kind === 'tool_call') part = { type: 'tool_call', id: block.id, name: block.name, argumentsJson: '', ...(block.signature ? { signature: block.signature } : {}) };
+        else if (block.kind === 'tool_call')
+          part = {
+            type: 'tool_call',
+            id: block.id,
+            name: block.name,
+            argumentsJson: '',
+            ...(block.signature ? { signature: block.signature } : {}),
+          };
         else part = block.part;
         open.set(event.index, part);
         out.parts.push(part);
         break;
       }
-      case 'text_delta': { const p = open.get(event.index); if (p?.type === 'text') p.text += event.text; break; }
-      case 'refusal_delta': { const p = open.get(event.index); if (p?.type === 'refusal') p.text += event.text; break; }
-      case 'reasoning_delta': { const p = open.get(event.index); if (p?.type === 'reasoning') p.text += event.text; break; }
-      case 'reasoning_opaque': { const p = open.get(event.index); if (p?.type === 'reasoning') p[event.field] = event.value; break; }
-      case 'tool_args_delta': { const p = open.get(event.index); if (p?.type === 'tool_call') p.argumentsJson += event.json; break; }
-      case 'block_end': open.delete(event.index); break;
-      case 'usage': out.usage = event.usage; break;
-      case 'finish': out.finish = event.finish; break;
-      case 'error': out.error = event.error; break;
+      case 'text_delta': {
+        const p = open.get(event.index);
+        if (p?.type === 'text') p.text += event.text;
+        break;
+      }
+      case 'refusal_delta': {
+        const p = open.get(event.index);
+        if (p?.type === 'refusal') p.text += event.text;
+        break;
+      }
+      case 'reasoning_delta': {
+        const p = open.get(event.index);
+        if (p?.type === 'reasoning') p.text += event.text;
+        break;
+      }
+      case 'reasoning_opaque': {
+        const p = open.get(event.index);
+        if (p?.type === 'reasoning') p[event.field] = event.value;
+        break;
+      }
+      case 'tool_args_delta': {
+        const p = open.get(event.index);
+        if (p?.type === 'tool_call') p.argumentsJson += event.json;
+        break;
+      }
+      case 'block_end':
+        open.delete(event.index);
+        break;
+      case 'usage':
+        out.usage = event.usage;
+        break;
+      case 'finish':
+        out.finish = event.finish;
+        break;
+      case 'error':
+        out.error = event.error;
+        break;
     }
   }
   return out;
@@ -85,7 +123,11 @@ export const HAVE_CAPTURES = fs.existsSync(CAPTURES_DIR);
 
 export function captureNames(suffix: '.chunks.txt' | '.json'): string[] {
   if (!HAVE_CAPTURES) return [];
-  return fs.readdirSync(CAPTURES_DIR).filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).sort();
+  return fs
+    .readdirSync(CAPTURES_DIR)
+    .filter((name) => name.endsWith(suffix))
+    .map((name) => name.slice(0, -suffix.length))
+    .sort();
 }
 
 export function readCaptureJson(name: string): unknown {
@@ -94,7 +136,10 @@ export function readCaptureJson(name: string): unknown {
 
 /** A `.chunks.txt` capture replayed as Messages SSE (captures README: `event: <type>` + `data: <line>`). */
 export function readCaptureSse(name: string): string {
-  const lines = fs.readFileSync(path.join(CAPTURES_DIR, `${name}.chunks.txt`), 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = fs
+    .readFileSync(path.join(CAPTURES_DIR, `${name}.chunks.txt`), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
 }
 
@@ -112,7 +157,10 @@ export function splitRandomly(text: string, count: number, random: () => number)
   const cuts = Array.from({ length: count }, () => Math.floor(random() * (text.length + 1))).sort((a, b) => a - b);
   const pieces: string[] = [];
   let from = 0;
-  for (const cut of cuts) { pieces.push(text.slice(from, cut)); from = cut; }
+  for (const cut of cuts) {
+    pieces.push(text.slice(from, cut));
+    from = cut;
+  }
   pieces.push(text.slice(from));
   return pieces;
 }

@@ -36,8 +36,16 @@ describe('issue 12 defect 2: system and developer roles inside Messages messages
   });
 
   it('still names a bad block inside a system message', () => {
-    expect(() => decode({ model: 'm', max_tokens: 10, messages: [{ role: 'system', content: [{ type: 'text' }] }, { role: 'user', content: 'x' }] }))
-      .toThrow(/messages\.0\.content\.0\.text/);
+    expect(() =>
+      decode({
+        model: 'm',
+        max_tokens: 10,
+        messages: [
+          { role: 'system', content: [{ type: 'text' }] },
+          { role: 'user', content: 'x' },
+        ],
+      }),
+    ).toThrow(/messages\.0\.content\.0\.text/);
   });
 });
 
@@ -47,7 +55,9 @@ describe('issue 12 defect 3: no trailing signature-only thinking block', () => {
     { candidates: [{ content: { role: 'model', parts: [{ text: 'Let me think.', thought: true }] } }] },
     { candidates: [{ content: { role: 'model', parts: [{ text: 'The answer is 4.' }] } }] },
     {
-      candidates: [{ content: { role: 'model', parts: [{ text: '', thoughtSignature: 'c2lnbmF0dXJlLW9mLXRoZS10ZXh0' }] }, finishReason: 'STOP' }],
+      candidates: [
+        { content: { role: 'model', parts: [{ text: '', thoughtSignature: 'c2lnbmF0dXJlLW9mLXRoZS10ZXh0' }] }, finishReason: 'STOP' },
+      ],
       usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 5, thoughtsTokenCount: 3, totalTokenCount: 20 },
     },
   ].map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`);
@@ -64,10 +74,12 @@ describe('issue 12 defect 3: no trailing signature-only thinking block', () => {
 
   it('the complete answer has no thinking block after its text either', () => {
     const body = {
-      candidates: [{
-        content: { role: 'model', parts: [{ text: 'The answer is 4.' }, { text: '', thoughtSignature: 'c2lnbmF0dXJlLW9mLXRoZS10ZXh0' }] },
-        finishReason: 'STOP',
-      }],
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: 'The answer is 4.' }, { text: '', thoughtSignature: 'c2lnbmF0dXJlLW9mLXRoZS10ZXh0' }] },
+          finishReason: 'STOP',
+        },
+      ],
       usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 5, totalTokenCount: 17 },
     };
     const ir = generateContentCodec.upstream.decodeResponse(body, decodeContext());
@@ -77,20 +89,32 @@ describe('issue 12 defect 3: no trailing signature-only thinking block', () => {
 
   it('a function call keeps its signature (it must be replayed)', () => {
     const body = {
-      candidates: [{
-        content: { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { path: 'a' } }, thoughtSignature: 'Y2FsbC1zaWduYXR1cmU=' }] },
-        finishReason: 'STOP',
-      }],
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [{ functionCall: { name: 'read_file', args: { path: 'a' } }, thoughtSignature: 'Y2FsbC1zaWduYXR1cmU=' }],
+          },
+          finishReason: 'STOP',
+        },
+      ],
     };
     const ir = generateContentCodec.upstream.decodeResponse(body, decodeContext());
     const rendered = messagesCodec.inbound.encodeResponse(ir, { model: 'gemini-3-pro-preview' }, testContext());
     const blocks = rendered.content as Array<{ type: string; id?: string }>;
     expect(blocks.map((block) => block.type)).toEqual(['tool_use']);
     // The signature rides on the tool_use id, so the client's replay carries it back.
-    const replay = messagesCodec.inbound.decodeRequest({
-      model: 'gemini-3-pro-preview', max_tokens: 10,
-      messages: [{ role: 'user', content: 'read a' }, { role: 'assistant', content: [{ type: 'tool_use', id: blocks[0]!.id, name: 'read_file', input: { path: 'a' } }] }],
-    }, testContext());
+    const replay = messagesCodec.inbound.decodeRequest(
+      {
+        model: 'gemini-3-pro-preview',
+        max_tokens: 10,
+        messages: [
+          { role: 'user', content: 'read a' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: blocks[0]!.id, name: 'read_file', input: { path: 'a' } }] },
+        ],
+      },
+      testContext(),
+    );
     const call = replay.request.turns[1]!.parts[0]!;
     expect(call.type === 'tool_call' && call.signature?.value).toBe('Y2FsbC1zaWduYXR1cmU=');
   });

@@ -25,18 +25,26 @@ function pieces(text: string, count = 3): string[] {
 
 function blockOf(part: ContentPart): StreamBlock {
   switch (part.type) {
-    case 'text': return { kind: 'text' };
-    case 'refusal': return { kind: 'refusal' };
-    case 'reasoning': return { kind: 'reasoning', ...(part.itemId ? { itemId: part.itemId } : {}) };
-    case 'tool_call': return { kind: 'tool_call', id: part.id, name: part.name, ...(part.signature ? { signature: part.signature } : {}) };
-    case 'native': return { kind: 'native', part };
-    default: throw new Error(`no stream block for ${part.type}`);
+    case 'text':
+      return { kind: 'text' };
+    case 'refusal':
+      return { kind: 'refusal' };
+    case 'reasoning':
+      return { kind: 'reasoning', ...(part.itemId ? { itemId: part.itemId } : {}) };
+    case 'tool_call':
+      return { kind: 'tool_call', id: part.id, name: part.name, ...(part.signature ? { signature: part.signature } : {}) };
+    case 'native':
+      return { kind: 'native', part };
+    default:
+      throw new Error(`no stream block for ${part.type}`);
   }
 }
 
 /** The stream a decoder would produce for `response`; `usageLast` mimics Chat (usage after finish). */
 function eventsFor(response: IrResponse, usageLast = false): IrStreamEvent[] {
-  const events: IrStreamEvent[] = [{ type: 'start', id: response.id, model: response.model, usage: { inputTokens: response.usage.inputTokens } }];
+  const events: IrStreamEvent[] = [
+    { type: 'start', id: response.id, model: response.model, usage: { inputTokens: response.usage.inputTokens } },
+  ];
   response.parts.forEach((part, index) => {
     events.push({ type: 'block_start', index, block: blockOf(part) });
     if (part.type === 'text') for (const text of pieces(part.text)) events.push({ type: 'text_delta', index, text });
@@ -96,56 +104,131 @@ function checkSequence(frames: readonly string[]): void {
 const USAGE = { inputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 3, outputTokens: 40, reasoningTokens: 10 };
 
 const CASES: Array<[string, IrResponse]> = [
-  ['text from a Chat upstream (usage after finish)', {
-    id: 'chatcmpl-1', model: 'gpt-4.1', parts: [{ type: 'text', text: 'Hello there, how can I help?' }],
-    finish: { unified: 'stop', raw: 'stop' }, usage: USAGE,
-  }],
-  ['signed thinking, text and two tool calls (one without arguments)', {
-    id: 'msg_01abc', model: 'claude', parts: [
-      { type: 'reasoning', text: 'Let me think about the weather.', signature: { origin: 'messages', value: 'EqQBCkYIBRgCIkB' } },
-      { type: 'text', text: 'Checking two things.' },
-      { type: 'tool_call', id: 'toolu_01', name: 'get_weather', argumentsJson: '{"city":"Paris","units":"metric"}' },
-      { type: 'tool_call', id: 'toolu_02', name: 'refresh', argumentsJson: '' },
-    ],
-    finish: { unified: 'tool_calls', raw: 'tool_use' }, usage: USAGE,
-  }],
-  ['Generate-Content thought signatures on a thought and a call (packed for the client)', {
-    id: 'resp-gc-1', model: 'gemini-2.5-pro', parts: [
-      { type: 'reasoning', text: 'Thinking in Gemini.', signature: { origin: 'generate-content', value: 'CiQBVKhc7/sig==' } },
-      { type: 'tool_call', id: 'call.with.dots', name: 'lookup', argumentsJson: '{"q":"x"}', signature: { origin: 'generate-content', value: 'Cs0BAVSoXO+call==' } },
-    ],
-    finish: { unified: 'tool_calls', raw: 'STOP' }, usage: USAGE,
-  }],
-  ['Responses encrypted reasoning with an item id and no summary text', {
-    id: 'resp_1', model: 'gpt-5', parts: [
-      { type: 'reasoning', text: '', encrypted: { origin: 'responses', value: 'gAAAAB-encrypted' }, itemId: { origin: 'responses', value: 'rs_123' } },
-      { type: 'text', text: 'Done.' },
-    ],
-    finish: { unified: 'stop', raw: 'completed' }, usage: USAGE,
-  }],
-  ['redacted thinking', {
-    id: 'msg_02', model: 'claude', parts: [
-      { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'EmwKAhgBEgy3va' } },
-      { type: 'text', text: 'Answer.' },
-    ],
-    finish: { unified: 'stop', raw: 'end_turn' }, usage: USAGE,
-  }],
-  ['a refusal, an empty text block and a stop sequence', {
-    id: 'chatcmpl-2', model: 'gpt-4.1', parts: [{ type: 'text', text: '' }, { type: 'refusal', text: 'I cannot help with that.' }],
-    finish: { unified: 'stop_sequence', raw: 'stop', stopSequence: '###' }, usage: USAGE,
-  }],
-  ['Messages server-tool blocks kept, another protocol\'s native block skipped', {
-    id: 'msg_03', model: 'claude', parts: [
-      { type: 'native', protocol: 'messages', value: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } } },
-      { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
-      { type: 'native', protocol: 'messages', value: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://a.example', title: 'A' }] } },
-      { type: 'text', text: 'Here is the news.' },
-    ],
-    finish: { unified: 'length', raw: 'MAX_TOKENS' }, usage: USAGE,
-  }],
-  ['no content at all', {
-    id: 'chatcmpl-3', model: 'gpt-4.1', parts: [], finish: { unified: 'content_filter', raw: 'content_filter' }, usage: USAGE,
-  }],
+  [
+    'text from a Chat upstream (usage after finish)',
+    {
+      id: 'chatcmpl-1',
+      model: 'gpt-4.1',
+      parts: [{ type: 'text', text: 'Hello there, how can I help?' }],
+      finish: { unified: 'stop', raw: 'stop' },
+      usage: USAGE,
+    },
+  ],
+  [
+    'signed thinking, text and two tool calls (one without arguments)',
+    {
+      id: 'msg_01abc',
+      model: 'claude',
+      parts: [
+        { type: 'reasoning', text: 'Let me think about the weather.', signature: { origin: 'messages', value: 'EqQBCkYIBRgCIkB' } },
+        { type: 'text', text: 'Checking two things.' },
+        { type: 'tool_call', id: 'toolu_01', name: 'get_weather', argumentsJson: '{"city":"Paris","units":"metric"}' },
+        { type: 'tool_call', id: 'toolu_02', name: 'refresh', argumentsJson: '' },
+      ],
+      finish: { unified: 'tool_calls', raw: 'tool_use' },
+      usage: USAGE,
+    },
+  ],
+  [
+    'Generate-Content thought signatures on a thought and a call (packed for the client)',
+    {
+      id: 'resp-gc-1',
+      model: 'gemini-2.5-pro',
+      parts: [
+        { type: 'reasoning', text: 'Thinking in Gemini.', signature: { origin: 'generate-content', value: 'CiQBVKhc7/sig==' } },
+        {
+          type: 'tool_call',
+          id: 'call.with.dots',
+          name: 'lookup',
+          argumentsJson: '{"q":"x"}',
+          signature: { origin: 'generate-content', value: 'Cs0BAVSoXO+call==' },
+        },
+      ],
+      finish: { unified: 'tool_calls', raw: 'STOP' },
+      usage: USAGE,
+    },
+  ],
+  [
+    'Responses encrypted reasoning with an item id and no summary text',
+    {
+      id: 'resp_1',
+      model: 'gpt-5',
+      parts: [
+        {
+          type: 'reasoning',
+          text: '',
+          encrypted: { origin: 'responses', value: 'gAAAAB-encrypted' },
+          itemId: { origin: 'responses', value: 'rs_123' },
+        },
+        { type: 'text', text: 'Done.' },
+      ],
+      finish: { unified: 'stop', raw: 'completed' },
+      usage: USAGE,
+    },
+  ],
+  [
+    'redacted thinking',
+    {
+      id: 'msg_02',
+      model: 'claude',
+      parts: [
+        { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'EmwKAhgBEgy3va' } },
+        { type: 'text', text: 'Answer.' },
+      ],
+      finish: { unified: 'stop', raw: 'end_turn' },
+      usage: USAGE,
+    },
+  ],
+  [
+    'a refusal, an empty text block and a stop sequence',
+    {
+      id: 'chatcmpl-2',
+      model: 'gpt-4.1',
+      parts: [
+        { type: 'text', text: '' },
+        { type: 'refusal', text: 'I cannot help with that.' },
+      ],
+      finish: { unified: 'stop_sequence', raw: 'stop', stopSequence: '###' },
+      usage: USAGE,
+    },
+  ],
+  [
+    "Messages server-tool blocks kept, another protocol's native block skipped",
+    {
+      id: 'msg_03',
+      model: 'claude',
+      parts: [
+        {
+          type: 'native',
+          protocol: 'messages',
+          value: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'news' } },
+        },
+        { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
+        {
+          type: 'native',
+          protocol: 'messages',
+          value: {
+            type: 'web_search_tool_result',
+            tool_use_id: 'srvtoolu_1',
+            content: [{ type: 'web_search_result', url: 'https://a.example', title: 'A' }],
+          },
+        },
+        { type: 'text', text: 'Here is the news.' },
+      ],
+      finish: { unified: 'length', raw: 'MAX_TOKENS' },
+      usage: USAGE,
+    },
+  ],
+  [
+    'no content at all',
+    {
+      id: 'chatcmpl-3',
+      model: 'gpt-4.1',
+      parts: [],
+      finish: { unified: 'content_filter', raw: 'content_filter' },
+      usage: USAGE,
+    },
+  ],
 ];
 
 describe('Messages stream encoder', () => {
@@ -160,10 +243,21 @@ describe('Messages stream encoder', () => {
   });
 
   it('writes the exact native frames, with one empty input_json_delta for a call without arguments', () => {
-    const frames = encodeStream(eventsFor({
-      id: 'chatcmpl-9', model: 'gpt-4.1', parts: [{ type: 'text', text: 'Hi' }, { type: 'tool_call', id: 'call_1', name: 'refresh', argumentsJson: '' }],
-      finish: { unified: 'tool_calls', raw: 'tool_calls' }, usage: { inputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 },
-    }, true));
+    const frames = encodeStream(
+      eventsFor(
+        {
+          id: 'chatcmpl-9',
+          model: 'gpt-4.1',
+          parts: [
+            { type: 'text', text: 'Hi' },
+            { type: 'tool_call', id: 'call_1', name: 'refresh', argumentsJson: '' },
+          ],
+          finish: { unified: 'tool_calls', raw: 'tool_calls' },
+          usage: { inputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 3, reasoningTokens: 0 },
+        },
+        true,
+      ),
+    );
     expect(frames).toEqual([
       'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_test1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":7,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}\n\n',
       'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
@@ -181,18 +275,23 @@ describe('Messages stream encoder', () => {
   it('renders ids and usage the interface requires', () => {
     const body = inbound.encodeResponse(CASES[0][1], OPTIONS, testContext());
     expect(body).toMatchObject({
-      id: 'msg_test1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'end_turn',
+      id: 'msg_test1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      stop_reason: 'end_turn',
       usage: { input_tokens: 20, output_tokens: 40, cache_read_input_tokens: 5, cache_creation_input_tokens: 3 },
     });
   });
 
-  it('packs other-origin opaque values into the tool id and thinking signature, and the client\'s next request gives them back', () => {
+  it("packs other-origin opaque values into the tool id and thinking signature, and the client's next request gives them back", () => {
     const response = CASES[2][1];
     const body = inbound.encodeResponse(response, OPTIONS, testContext());
     const content = body.content as Array<Record<string, unknown>>;
     expect(String(content[1].id)).toMatch(/^[a-zA-Z0-9_-]+$/);
     const followUp = {
-      model: 'gemini-2.5-pro', max_tokens: 100,
+      model: 'gemini-2.5-pro',
+      max_tokens: 100,
       messages: [
         { role: 'user', content: 'hi' },
         { role: 'assistant', content },
@@ -201,15 +300,25 @@ describe('Messages stream encoder', () => {
     };
     const decoded = inbound.decodeRequest(followUp, testContext()).request;
     expect(decoded.turns[1].parts).toEqual(response.parts);
-    expect(decoded.turns[2].parts).toEqual([{ type: 'tool_result', callId: 'call.with.dots', name: 'lookup', content: [{ type: 'text', text: 'result' }] }]);
+    expect(decoded.turns[2].parts).toEqual([
+      { type: 'tool_result', callId: 'call.with.dots', name: 'lookup', content: [{ type: 'text', text: 'result' }] },
+    ]);
   });
 
-  it('gives back Responses encrypted reasoning and item id from the client\'s thinking block', () => {
+  it("gives back Responses encrypted reasoning and item id from the client's thinking block", () => {
     const response = CASES[3][1];
     const body = inbound.encodeResponse(response, OPTIONS, testContext());
-    const decoded = inbound.decodeRequest({
-      model: 'gpt-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: body.content }],
-    }, testContext()).request;
+    const decoded = inbound.decodeRequest(
+      {
+        model: 'gpt-5',
+        max_tokens: 100,
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: body.content },
+        ],
+      },
+      testContext(),
+    ).request;
     expect(decoded.turns[1].parts).toEqual(response.parts);
   });
 
@@ -242,7 +351,10 @@ describe('Messages stream encoder', () => {
     ];
     checkSequence(frames);
     const message = await sdkFinalMessage(frames);
-    expect(message.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } }, { type: 'text', text: 'after' }]);
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } },
+      { type: 'text', text: 'after' },
+    ]);
   });
 
   describe('mid-stream errors', () => {
@@ -258,8 +370,13 @@ describe('Messages stream encoder', () => {
 
     it('renders `event: error` that makes the SDK throw an APIError with the error type and message', async () => {
       const encoder = inbound.createStreamEncoder(OPTIONS, testContext());
-      const frames = [...started.flatMap((event) => encoder.push(event)), ...encoder.fail(new GatewayError('overloaded', 'upstream overloaded', { status: 529 }))];
-      expect(frames.at(-1)).toBe('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"upstream overloaded"}}\n\n');
+      const frames = [
+        ...started.flatMap((event) => encoder.push(event)),
+        ...encoder.fail(new GatewayError('overloaded', 'upstream overloaded', { status: 529 })),
+      ];
+      expect(frames.at(-1)).toBe(
+        'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"upstream overloaded"}}\n\n',
+      );
       expect(encoder.end()).toEqual([]);
       expect(encoder.push({ type: 'finish', finish: { unified: 'stop', raw: null } })).toEqual([]);
       const error = await thrownBy(frames);
@@ -270,7 +387,9 @@ describe('Messages stream encoder', () => {
 
     it('turns an upstream `error` event into the error frame', async () => {
       const encoder = inbound.createStreamEncoder(OPTIONS, testContext());
-      const frames = [...started, { type: 'error', error: new GatewayError('rate_limit', 'slow down') } as IrStreamEvent].flatMap((event) => encoder.push(event));
+      const frames = [...started, { type: 'error', error: new GatewayError('rate_limit', 'slow down') } as IrStreamEvent].flatMap((event) =>
+        encoder.push(event),
+      );
       expect(encoder.end()).toEqual([]);
       const error = await thrownBy(frames);
       expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe('rate_limit_error');
@@ -300,7 +419,13 @@ describe('Messages stream encoder', () => {
       checkSequence(frames);
       const message = await sdkFinalMessage(frames);
       const assembled = assembleStream(events);
-      const response: IrResponse = { id: assembled.id ?? '', model: assembled.model ?? '', parts: assembled.parts, finish: assembled.finish ?? { unified: 'other', raw: null }, usage: assembled.usage ?? USAGE };
+      const response: IrResponse = {
+        id: assembled.id ?? '',
+        model: assembled.model ?? '',
+        parts: assembled.parts,
+        finish: assembled.finish ?? { unified: 'other', raw: null },
+        usage: assembled.usage ?? USAGE,
+      };
       expect(plain(message)).toEqual(inbound.encodeResponse(response, OPTIONS, testContext()));
     });
   });

@@ -13,7 +13,8 @@ const CLIENT_PATHS: Record<Protocol, (stream: boolean) => string> = {
   messages: () => '/v1/messages',
   chat: () => '/v1/chat/completions',
   responses: () => '/v1/responses',
-  'generate-content': (stream) => (stream ? '/v1beta/models/client-model:streamGenerateContent?alt=sse' : '/v1beta/models/client-model:generateContent'),
+  'generate-content': (stream) =>
+    stream ? '/v1beta/models/client-model:streamGenerateContent?alt=sse' : '/v1beta/models/client-model:generateContent',
 };
 
 export interface RawResult {
@@ -24,8 +25,13 @@ export interface RawResult {
 }
 
 /** Sends a client wire body through inbound decode → upstream encode → simulator → back. */
-export async function sendRaw(sim: Simulator, inbound: Protocol, upstream: Protocol, body: Record<string, unknown>,
-  options: Partial<PipelineOptions> & { stream?: boolean } = {}): Promise<RawResult> {
+export async function sendRaw(
+  sim: Simulator,
+  inbound: Protocol,
+  upstream: Protocol,
+  body: Record<string, unknown>,
+  options: Partial<PipelineOptions> & { stream?: boolean } = {},
+): Promise<RawResult> {
   const traces: PipelineTrace[] = [];
   const fetch = pipelineFetch({ inbound, upstream, sim, traces, random: seededRandom(9), ...options });
   const stream = options.stream ?? body.stream === true;
@@ -34,8 +40,13 @@ export async function sendRaw(sim: Simulator, inbound: Protocol, upstream: Proto
 }
 
 /** An SDK conversation whose requests go through the codecs to the simulator; traces are collected. */
-export function conversation(sim: Simulator, inbound: Protocol, upstream: Protocol, stream: boolean,
-  options: Partial<PipelineOptions> = {}): { client: ClientConversation; traces: PipelineTrace[] } {
+export function conversation(
+  sim: Simulator,
+  inbound: Protocol,
+  upstream: Protocol,
+  stream: boolean,
+  options: Partial<PipelineOptions> = {},
+): { client: ClientConversation; traces: PipelineTrace[] } {
   const traces: PipelineTrace[] = [];
   const fetch = pipelineFetch({ inbound, upstream, sim, traces, random: seededRandom(5), ...options });
   return { client: createConversation(inbound, fetch, stream), traces };

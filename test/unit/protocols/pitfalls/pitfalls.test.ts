@@ -25,22 +25,33 @@ afterAll(async () => {
   await sim.close();
 });
 
-const CHAT_TOOLS = [WEATHER, TIME].map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.schema } }));
+const CHAT_TOOLS = [WEATHER, TIME].map((tool) => ({
+  type: 'function',
+  function: { name: tool.name, description: tool.description, parameters: tool.schema },
+}));
 const OTHERS = (protocol: Protocol): Protocol[] => PROTOCOLS.filter((candidate) => candidate !== protocol);
 
 function irRequest(extra: Partial<IrRequest>): IrRequest {
   return { model: 'client-model', system: [], turns: [], tools: [], builtinTools: [], sampling: {}, stream: false, ...extra };
 }
 
-function chatToolRound(results: Array<[string, string]>, calls: Array<[string, string, string]> = [
-  ['call_a', 'get_weather', '{"city":"Paris"}'], ['call_b', 'get_time', '{"zone":"CET"}'],
-]): Record<string, unknown> {
+function chatToolRound(
+  results: Array<[string, string]>,
+  calls: Array<[string, string, string]> = [
+    ['call_a', 'get_weather', '{"city":"Paris"}'],
+    ['call_b', 'get_time', '{"zone":"CET"}'],
+  ],
+): Record<string, unknown> {
   return {
     model: 'client-model',
     tools: CHAT_TOOLS,
     messages: [
       { role: 'user', content: 'Please call get_weather and get_time for Paris' },
-      { role: 'assistant', content: null, tool_calls: calls.map(([id, name, args]) => ({ id, type: 'function', function: { name, arguments: args } })) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: calls.map(([id, name, args]) => ({ id, type: 'function', function: { name, arguments: args } })),
+      },
       ...results.map(([id, content]) => ({ role: 'tool', tool_call_id: id, content })),
     ],
   };
@@ -52,15 +63,17 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
       const { client, traces } = conversation(sim, inbound, 'generate-content', false);
       client.user('Please call get_weather for Paris');
       await client.send({ tools: [WEATHER] });
-      const issued = asArray(dig(JSON.parse(traces[0]!.simText!), 'candidates', 0, 'content', 'parts'))
-        .find((part) => dig(part, 'functionCall') !== undefined);
+      const issued = asArray(dig(JSON.parse(traces[0]!.simText!), 'candidates', 0, 'content', 'parts')).find(
+        (part) => dig(part, 'functionCall') !== undefined,
+      );
       const signature = dig(issued, 'thoughtSignature');
       expect(typeof signature).toBe('string');
       client.toolResults([{ text: 'sunny' }]);
       await client.send({ tools: [WEATHER] });
       // The model (`sim-g3…`, gemini-3 rules) rejects a call without its signature.
       expect(accepted(traces[1])).toEqual(ACCEPTED);
-      const replayed = upstreamTurns('generate-content', upstreamBody(traces[1])).flatMap((content) => asArray(dig(content, 'parts')))
+      const replayed = upstreamTurns('generate-content', upstreamBody(traces[1]))
+        .flatMap((content) => asArray(dig(content, 'parts')))
         .find((part) => dig(part, 'functionCall') !== undefined);
       // The real signature, through every client protocol — not the documented bypass value.
       expect({ inbound, signature: dig(replayed, 'thoughtSignature') }).toEqual({ inbound, signature });
@@ -90,10 +103,13 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
       tools: [{ name: 'get_weather', parameters: WEATHER.schema }],
       turns: [
         { role: 'user', parts: [{ type: 'text', text: 'Please call get_weather for Paris' }] },
-        { role: 'assistant', parts: [
-          { type: 'reasoning', text: 'I will call it.', signature: { origin: 'generate-content', value: 'CgForeign' } },
-          { type: 'tool_call', id: 'toolu_1', name: 'get_weather', argumentsJson: '{"city":"Paris"}' },
-        ] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'I will call it.', signature: { origin: 'generate-content', value: 'CgForeign' } },
+            { type: 'tool_call', id: 'toolu_1', name: 'get_weather', argumentsJson: '{"city":"Paris"}' },
+          ],
+        },
         { role: 'user', parts: [{ type: 'tool_result', callId: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] }] },
       ],
     });
@@ -103,33 +119,45 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
   });
 
   it('pitfall 3: "tool_use ids were found without tool_result blocks immediately after" — tool results come first in the next user turn', async () => {
-    const body = chatToolRound([['call_a', 'sunny'], ['call_b', 'noon']]);
+    const body = chatToolRound([
+      ['call_a', 'sunny'],
+      ['call_b', 'noon'],
+    ]);
     (body.messages as unknown[]).push({ role: 'user', content: 'And tomorrow?' });
     const { trace } = await sendRaw(sim, 'chat', 'messages', body);
     expect(accepted(trace)).toEqual(ACCEPTED);
     const [, assistant, next] = upstreamTurns('messages', upstreamBody(trace));
-    const callIds = asArray(dig(assistant, 'content')).filter((block) => dig(block, 'type') === 'tool_use').map((block) => dig(block, 'id'));
+    const callIds = asArray(dig(assistant, 'content'))
+      .filter((block) => dig(block, 'type') === 'tool_use')
+      .map((block) => dig(block, 'id'));
     const blocks = asArray(dig(next, 'content'));
     expect(blocks.map((block) => dig(block, 'type'))).toEqual(['tool_result', 'tool_result', 'text']);
     expect(blocks.slice(0, 2).map((block) => dig(block, 'tool_use_id'))).toEqual(callIds);
   });
 
-  it('pitfall 4: Chat "role \'tool\' must be a response to a preceding message with \'tool_calls\'" — tool messages directly after the assistant tool calls', async () => {
+  it("pitfall 4: Chat \"role 'tool' must be a response to a preceding message with 'tool_calls'\" — tool messages directly after the assistant tool calls", async () => {
     const body = {
-      model: 'client-model', max_tokens: 256,
+      model: 'client-model',
+      max_tokens: 256,
       tools: [WEATHER, TIME].map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.schema })),
       messages: [
         { role: 'user', content: 'Please call get_weather and get_time for Paris' },
-        { role: 'assistant', content: [
-          { type: 'text', text: 'Calling both.' },
-          { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
-          { type: 'tool_use', id: 'toolu_b', name: 'get_time', input: { zone: 'CET' } },
-        ] },
-        { role: 'user', content: [
-          { type: 'tool_result', tool_use_id: 'toolu_a', content: 'sunny' },
-          { type: 'tool_result', tool_use_id: 'toolu_b', content: 'noon' },
-          { type: 'text', text: 'Thanks. And tomorrow?' },
-        ] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Calling both.' },
+            { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
+            { type: 'tool_use', id: 'toolu_b', name: 'get_time', input: { zone: 'CET' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_a', content: 'sunny' },
+            { type: 'tool_result', tool_use_id: 'toolu_b', content: 'noon' },
+            { type: 'text', text: 'Thanks. And tomorrow?' },
+          ],
+        },
       ],
     };
     const { trace } = await sendRaw(sim, 'messages', 'chat', body);
@@ -139,7 +167,10 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
   });
 
   it('pitfall 5: Generate-Content "number of function response parts must equal the number of function call parts" — one user content with all responses of a model turn', async () => {
-    const body = chatToolRound([['call_a', 'sunny'], ['call_b', 'noon']]);
+    const body = chatToolRound([
+      ['call_a', 'sunny'],
+      ['call_b', 'noon'],
+    ]);
     // A Chat client sends a tool's image as a user message after the tool messages.
     (body.messages as unknown[]).push({ role: 'user', content: [{ type: 'text', text: 'Also this.' }] });
     const { trace } = await sendRaw(sim, 'chat', 'generate-content', body);
@@ -155,8 +186,16 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
 
   it('pitfall 6: parallel or same-name calls paired by position — results are paired by id', async () => {
     // Two calls of the same tool, answered in the reverse order.
-    const body = chatToolRound([['call_rome', 'rainy in Rome'], ['call_paris', 'sunny in Paris']],
-      [['call_paris', 'get_weather', '{"city":"Paris"}'], ['call_rome', 'get_weather', '{"city":"Rome"}']]);
+    const body = chatToolRound(
+      [
+        ['call_rome', 'rainy in Rome'],
+        ['call_paris', 'sunny in Paris'],
+      ],
+      [
+        ['call_paris', 'get_weather', '{"city":"Paris"}'],
+        ['call_rome', 'get_weather', '{"city":"Rome"}'],
+      ],
+    );
     const toGc = await sendRaw(sim, 'chat', 'generate-content', body);
     expect(accepted(toGc.trace)).toEqual(ACCEPTED);
     const contents = upstreamTurns('generate-content', upstreamBody(toGc.trace));
@@ -174,7 +213,9 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
 
   it('pitfall 7: Generate-Content schema rejections (additionalProperties, const, type arrays, $schema) — schemas are sanitized', async () => {
     const schema = {
-      $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      additionalProperties: false,
       properties: { unit: { const: 'C' }, city: { type: ['string', 'null'] }, day: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
       required: ['unit', 'city', 'day'],
     };
@@ -208,8 +249,16 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
   });
 
   it('pitfall 9: Messages tool_use.id pattern — ids are sanitized identically on both sides', async () => {
-    const body = chatToolRound([['call:a/1', 'sunny'], ['call:b/2', 'noon']],
-      [['call:a/1', 'get_weather', '{"city":"Paris"}'], ['call:b/2', 'get_time', '{"zone":"CET"}']]);
+    const body = chatToolRound(
+      [
+        ['call:a/1', 'sunny'],
+        ['call:b/2', 'noon'],
+      ],
+      [
+        ['call:a/1', 'get_weather', '{"city":"Paris"}'],
+        ['call:b/2', 'get_time', '{"zone":"CET"}'],
+      ],
+    );
     const { trace } = await sendRaw(sim, 'chat', 'messages', body);
     expect(accepted(trace)).toEqual(ACCEPTED);
     const [, assistant, results] = upstreamTurns('messages', upstreamBody(trace));
@@ -220,25 +269,47 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
 
   it('pitfall 10: empty text blocks rejected by Messages — they are dropped', async () => {
     const body = {
-      model: 'client-model', max_output_tokens: 256,
+      model: 'client-model',
+      max_output_tokens: 256,
       input: [
-        { role: 'user', content: [{ type: 'input_text', text: '' }, { type: 'input_text', text: 'Hello' }, { type: 'input_text', text: '  ' }] },
-        { role: 'assistant', content: [{ type: 'output_text', text: '' }, { type: 'output_text', text: 'Hi.' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: '' },
+            { type: 'input_text', text: 'Hello' },
+            { type: 'input_text', text: '  ' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'output_text', text: '' },
+            { type: 'output_text', text: 'Hi.' },
+          ],
+        },
         { role: 'user', content: 'Again' },
       ],
     };
     const { trace } = await sendRaw(sim, 'responses', 'messages', body);
     expect(accepted(trace)).toEqual(ACCEPTED);
-    const texts = upstreamTurns('messages', upstreamBody(trace)).flatMap((message) => asArray(dig(message, 'content')))
-      .filter((block) => dig(block, 'type') === 'text').map((block) => String(dig(block, 'text')));
+    const texts = upstreamTurns('messages', upstreamBody(trace))
+      .flatMap((message) => asArray(dig(message, 'content')))
+      .filter((block) => dig(block, 'type') === 'text')
+      .map((block) => String(dig(block, 'text')));
     expect(texts.every((text) => text.trim() !== '')).toBe(true);
   });
 
   it('pitfall 11: zero usage after stream conversion — usage is requested upstream and the final events wait for it', async () => {
     // A Chat upstream sends usage only when asked, after the finish chunk.
-    const encoded = CODECS.chat.upstream.encodeRequest(irRequest({
-      turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }], stream: true, includeUsage: false,
-    }), simTarget('chat'), deterministicContext());
+    const encoded = CODECS.chat.upstream.encodeRequest(
+      irRequest({
+        turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }],
+        stream: true,
+        includeUsage: false,
+      }),
+      simTarget('chat'),
+      deterministicContext(),
+    );
     expect(dig(encoded.body, 'stream_options', 'include_usage')).toBe(true);
     for (const inbound of OTHERS('chat')) {
       const { client, traces } = conversation(sim, inbound, 'chat', true);
@@ -285,15 +356,26 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
       const body = upstreamBody(traces[1]);
       const reasoning = upstreamTurns('responses', body).filter((item) => dig(item, 'type') === 'reasoning');
       expect(reasoning).toHaveLength(1);
-      expect({ inbound, id: dig(reasoning[0], 'id'), encrypted: typeof dig(reasoning[0], 'encrypted_content') }).toEqual({ inbound, id: undefined, encrypted: 'string' });
+      expect({ inbound, id: dig(reasoning[0], 'id'), encrypted: typeof dig(reasoning[0], 'encrypted_content') }).toEqual({
+        inbound,
+        id: undefined,
+        encrypted: 'string',
+      });
     }
   });
 
   it('pitfall 15: Generate-Content cached tokens double-counted — promptTokenCount already includes them', () => {
     const body = {
       candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 1300, cachedContentTokenCount: 1024, candidatesTokenCount: 2, thoughtsTokenCount: 3, totalTokenCount: 1305 },
-      modelVersion: 'gemini', responseId: 'r1',
+      usageMetadata: {
+        promptTokenCount: 1300,
+        cachedContentTokenCount: 1024,
+        candidatesTokenCount: 2,
+        thoughtsTokenCount: 3,
+        totalTokenCount: 1305,
+      },
+      modelVersion: 'gemini',
+      responseId: 'r1',
     };
     const ir = CODECS['generate-content'].upstream.decodeResponse(body, { ...deterministicContext(), toolNames: {} });
     expect(ir.usage).toEqual({ inputTokens: 276, cacheReadTokens: 1024, cacheWriteTokens: 0, outputTokens: 5, reasoningTokens: 3 });
@@ -310,35 +392,63 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
       { type: 'response.output_item.added', output_index: 0, item },
       { type: 'response.function_call_arguments.done', output_index: 0, item_id: 'fc_1', arguments: '{"city":"Paris"}' },
       { type: 'response.output_item.done', output_index: 0, item: { ...item, status: 'completed', arguments: '{"city":"Paris"}' } },
-      { type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed', model: 'gpt',
-        output: [{ ...item, status: 'completed', arguments: '{"city":"Paris"}' }], usage: { input_tokens: 5, output_tokens: 4, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } } },
+      {
+        type: 'response.completed',
+        response: {
+          id: 'resp_1',
+          object: 'response',
+          status: 'completed',
+          model: 'gpt',
+          output: [{ ...item, status: 'completed', arguments: '{"city":"Paris"}' }],
+          usage: {
+            input_tokens: 5,
+            output_tokens: 4,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens_details: { reasoning_tokens: 0 },
+          },
+        },
+      },
     ];
-    const sse = events.map((event, index) => `event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`).join('');
+    const sse = events
+      .map((event, index) => `event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`)
+      .join('');
     const decoded = decodeStream('responses', sse, { ...deterministicContext(), toolNames: {} }, seededRandom(2));
     const folded = collectIrStream(decoded);
     expect(folded.parts).toEqual([{ type: 'tool_call', id: 'call_1', name: 'get_weather', argumentsJson: '{"city":"Paris"}' }]);
     for (const client of PROTOCOLS) {
-      const frames = encodeStream(client, decoded, { model: 'client-model', includeUsage: true, sse: true, responseId: 'resp_2' }, deterministicContext());
+      const frames = encodeStream(
+        client,
+        decoded,
+        { model: 'client-model', includeUsage: true, sse: true, responseId: 'resp_2' },
+        deterministicContext(),
+      );
       expect({ client, wire: frames.join('').includes('Paris') }).toEqual({ client, wire: true });
     }
   });
 
-  it('pitfall 17: mid-stream errors swallowed as a clean 200 — they become the client\'s error frame', async () => {
+  it("pitfall 17: mid-stream errors swallowed as a clean 200 — they become the client's error frame", async () => {
     for (const inbound of PROTOCOLS) {
       const upstream = OTHERS(inbound)[0]!;
       const { client, traces } = conversation(sim, inbound, upstream, true, { upstreamHeaders: { 'x-sim-fault': 'error-event' } });
       client.user('one two three four five six seven eight nine ten eleven twelve');
       await expect(client.send()).rejects.toThrow();
       const frames = parseFrames(traces[0]!.clientFrames ?? []);
-      const clean = frames.some((frame) => frame.data === '[DONE]' || frame.event === 'message_stop' || frame.event === 'response.completed'
-        || typeof dig(frame.data, 'candidates', 0, 'finishReason') === 'string');
+      const clean = frames.some(
+        (frame) =>
+          frame.data === '[DONE]' ||
+          frame.event === 'message_stop' ||
+          frame.event === 'response.completed' ||
+          typeof dig(frame.data, 'candidates', 0, 'finishReason') === 'string',
+      );
       expect({ inbound, clean }).toEqual({ inbound, clean: false });
     }
   });
 
   it('pitfall 18: thinking with a forced tool → 400 — the choice becomes auto or thinking is turned off', async () => {
     const body = {
-      model: 'client-model', reasoning_effort: 'high', tools: CHAT_TOOLS,
+      model: 'client-model',
+      reasoning_effort: 'high',
+      tools: CHAT_TOOLS,
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       messages: [{ role: 'user', content: 'What is the weather?' }],
     };
@@ -408,7 +518,8 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
 
   it('pitfall 23: empty tool names — a placeholder is substituted', async () => {
     const body = {
-      model: 'client-model', max_output_tokens: 256,
+      model: 'client-model',
+      max_output_tokens: 256,
       tools: [{ type: 'function', name: 'get_weather', parameters: WEATHER.schema }],
       input: [
         { role: 'user', content: 'Weather?' },
@@ -430,10 +541,15 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
     client.user('Please call get_weather and get_time for Paris');
     const view = await client.send({ tools: [WEATHER, TIME], reasoning: true });
     const frames = checkClientStream('chat', traces[0]!.clientFrames ?? [], { includeUsage: true });
-    const firstDeltas = frames.flatMap((frame) => asArray(dig(frame.data, 'choices', 0, 'delta', 'tool_calls')))
-      .filter((call) => dig(call, 'id') !== undefined).map((call) => dig(call, 'index'));
+    const firstDeltas = frames
+      .flatMap((frame) => asArray(dig(frame.data, 'choices', 0, 'delta', 'tool_calls')))
+      .filter((call) => dig(call, 'id') !== undefined)
+      .map((call) => dig(call, 'index'));
     expect(firstDeltas).toEqual([0, 1]);
-    expect(view.toolCalls.map((call) => [call.name, call.args])).toEqual([['get_weather', { city: 'example' }], ['get_time', { zone: 'example' }]]);
+    expect(view.toolCalls.map((call) => [call.name, call.args])).toEqual([
+      ['get_weather', { city: 'example' }],
+      ['get_time', { zone: 'example' }],
+    ]);
   });
 
   it('pitfall 25: non-contiguous Messages block indexes crash the official SDK (new-api#5483) — the encoder numbers its own blocks', async () => {
@@ -443,7 +559,14 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
       { type: 'block_start', index: 0, block: { kind: 'text' } },
       { type: 'text_delta', index: 0, text: 'Searching. ' },
       { type: 'block_end', index: 0 },
-      { type: 'block_start', index: 1, block: { kind: 'native', part: { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } } } },
+      {
+        type: 'block_start',
+        index: 1,
+        block: {
+          kind: 'native',
+          part: { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
+        },
+      },
       { type: 'block_end', index: 1 },
       { type: 'block_start', index: 2, block: { kind: 'tool_call', id: 'call_1', name: 'get_weather' } },
       { type: 'tool_args_delta', index: 2, json: '{"city":"Paris"}' },
@@ -474,10 +597,19 @@ describe('PROTOCOLS.md section 6 pitfalls', () => {
     ];
     for (const client of PROTOCOLS) {
       // A second upstream's start arriving on a stream already begun is not a second beginning.
-      const frames = encodeStream(client, [start, ...text, start, ...ending], { model: 'client-model', includeUsage: true, sse: true, responseId: 'resp_1' }, deterministicContext());
+      const frames = encodeStream(
+        client,
+        [start, ...text, start, ...ending],
+        { model: 'client-model', includeUsage: true, sse: true, responseId: 'resp_1' },
+        deterministicContext(),
+      );
       const parsed = parseFrames(frames);
-      const starts = parsed.filter((frame) => frame.event === 'message_start' || frame.event === 'response.created'
-        || dig(frame.data, 'choices', 0, 'delta', 'role') === 'assistant').length;
+      const starts = parsed.filter(
+        (frame) =>
+          frame.event === 'message_start' ||
+          frame.event === 'response.created' ||
+          dig(frame.data, 'choices', 0, 'delta', 'role') === 'assistant',
+      ).length;
       // Generate-Content has no start event: one answer is one responseId throughout.
       const answers = new Set(parsed.map((frame) => dig(frame.data, 'responseId'))).size;
       expect({ client, starts: client === 'generate-content' ? answers : starts }).toEqual({ client, starts: 1 });

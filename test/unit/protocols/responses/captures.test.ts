@@ -10,7 +10,13 @@ import type { Usage } from '../../../../src/ir/usage';
 import { responsesCodec } from '../../../../src/protocols/responses';
 import { convertResponsesUsage } from '../../../../src/protocols/responses/convert-usage';
 import {
-  capturesRoot, collectIrStream, decodeContext, readCaptureLines, seededRandom, splitBytesRandomly, toResponsesSse,
+  capturesRoot,
+  collectIrStream,
+  decodeContext,
+  readCaptureLines,
+  seededRandom,
+  splitBytesRandomly,
+  toResponsesSse,
   type CollectedStream,
 } from '../../../support/sdk-responses';
 
@@ -92,39 +98,58 @@ interface StreamCase {
 }
 
 const usage = (input: number, cached: number, output: number, reasoning: number): Usage => ({
-  inputTokens: input - cached, cacheReadTokens: cached, cacheWriteTokens: 0, outputTokens: output, reasoningTokens: reasoning,
+  inputTokens: input - cached,
+  cacheReadTokens: cached,
+  cacheWriteTokens: 0,
+  outputTokens: output,
+  reasoningTokens: reasoning,
 });
 
 const STREAM_CASES: StreamCase[] = [
   { file: 'azure-text.1.chunks.txt', stream: 0, twin: 'terminal', expect: { usage: usage(11, 0, 11, 0), finish: 'stop', text: 'Hello' } },
   {
-    file: 'azure-tool-call.1.chunks.txt', stream: 0, twin: 'terminal',
+    file: 'azure-tool-call.1.chunks.txt',
+    stream: 0,
+    twin: 'terminal',
     expect: { usage: usage(45, 0, 24, 0), finish: 'tool_calls', tools: [{ name: 'weather', args: '{"location":"San Francisco"}' }] },
   },
   {
-    file: 'openai-reasoning-encrypted-content.1.chunks.txt', stream: 0, twin: 'terminal',
+    file: 'openai-reasoning-encrypted-content.1.chunks.txt',
+    stream: 0,
+    twin: 'terminal',
     expect: {
-      usage: usage(134, 0, 28, 0), finish: 'tool_calls', reasoning: '**Calculating step-by-step using calculator**',
+      usage: usage(134, 0, 28, 0),
+      finish: 'tool_calls',
+      reasoning: '**Calculating step-by-step using calculator**',
       tools: [{ name: 'calculator', args: '{"a":12,"b":7,"op":"add"}', id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn' }],
     },
   },
   {
-    file: 'openai-reasoning-encrypted-content.1.chunks.txt', stream: 1, twin: 'terminal',
+    file: 'openai-reasoning-encrypted-content.1.chunks.txt',
+    stream: 1,
+    twin: 'terminal',
     expect: { usage: usage(221, 0, 26, 0), finish: 'tool_calls', tools: [{ name: 'calculator', args: '{"a":19,"b":3,"op":"multiply"}' }] },
   },
   {
-    file: 'openai-reasoning-encrypted-content.1.chunks.txt', stream: 3, twin: 'terminal',
+    file: 'openai-reasoning-encrypted-content.1.chunks.txt',
+    stream: 3,
+    twin: 'terminal',
     expect: { usage: usage(299, 0, 12, 0), finish: 'stop', text: 'The final result is **570**.' },
   },
   {
-    file: 'openai-web-search-tool.1.chunks.txt', stream: 0, twin: 'terminal',
+    file: 'openai-web-search-tool.1.chunks.txt',
+    stream: 0,
+    twin: 'terminal',
     expect: { usage: usage(31073, 3712, 4416, 3712), finish: 'stop', text: 'I checked today’s tech headlines' },
   },
   {
-    file: 'parallel-tool-call-wrapper.1.chunks.txt', stream: 0, twin: 'json',
+    file: 'parallel-tool-call-wrapper.1.chunks.txt',
+    stream: 0,
+    twin: 'json',
     toolNames: { weather: 'weather', cityAttractions: 'cityAttractions' },
     expect: {
-      usage: usage(34, 0, 28, 0), finish: 'tool_calls',
+      usage: usage(34, 0, 28, 0),
+      finish: 'tool_calls',
       tools: [
         { name: 'weather', args: '{"location":"San Francisco"}', id: 'call_parallel_0' },
         { name: 'cityAttractions', args: '{"city":"Rome"}', id: 'call_parallel_1' },
@@ -148,11 +173,18 @@ describeCaptures('Responses captures', () => {
       expect(decoded.error).toBeUndefined();
       expect(decoded.finish?.unified).toBe(testCase.expect.finish);
       expect(decoded.usage).toEqual(testCase.expect.usage);
-      const text = decoded.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('');
+      const text = decoded.parts
+        .filter((p) => p.type === 'text')
+        .map((p) => (p as { text: string }).text)
+        .join('');
       if (testCase.expect.text !== undefined) expect(text.startsWith(testCase.expect.text)).toBe(true);
       const tools = decoded.parts.flatMap((p) => (p.type === 'tool_call' ? [{ name: p.name, args: p.argumentsJson, id: p.id }] : []));
-      expect(tools.map(({ name, args }) => ({ name, args }))).toEqual((testCase.expect.tools ?? []).map(({ name, args }) => ({ name, args })));
-      (testCase.expect.tools ?? []).forEach((tool, index) => { if (tool.id) expect(tools[index].id).toBe(tool.id); });
+      expect(tools.map(({ name, args }) => ({ name, args }))).toEqual(
+        (testCase.expect.tools ?? []).map(({ name, args }) => ({ name, args })),
+      );
+      (testCase.expect.tools ?? []).forEach((tool, index) => {
+        if (tool.id) expect(tools[index].id).toBe(tool.id);
+      });
       if (testCase.expect.reasoning !== undefined) {
         const reasoning = decoded.parts.find((p) => p.type === 'reasoning');
         expect(reasoning?.type === 'reasoning' && reasoning.text.startsWith(testCase.expect.reasoning)).toBe(true);
@@ -162,9 +194,10 @@ describeCaptures('Responses captures', () => {
 
     it('agrees with the non-streamed twin', () => {
       const streamed = decodeStream([toResponsesSse(lines())], testCase.toolNames);
-      const body = testCase.twin === 'terminal'
-        ? terminalResponse(lines())
-        : JSON.parse(fs.readFileSync(capture(testCase.file.replace('.chunks.txt', '.json')), 'utf8')) as unknown;
+      const body =
+        testCase.twin === 'terminal'
+          ? terminalResponse(lines())
+          : (JSON.parse(fs.readFileSync(capture(testCase.file.replace('.chunks.txt', '.json')), 'utf8')) as unknown);
       const whole = codec.upstream.decodeResponse(body, decodeContext(testCase.toolNames));
       expect(summary(streamed.parts)).toEqual(summary(whole.parts));
       expect(streamed.finish).toEqual(whole.finish);
@@ -223,7 +256,10 @@ describeCaptures('Responses captures', () => {
     const decoded = codec.upstream.decodeResponse(body, decodeContext());
     expect(decoded.finish.unified).toBe(finish);
     expect(decoded.usage).toEqual(expectedUsage ?? convertResponsesUsage(body.usage));
-    const decodedText = decoded.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text).join('');
+    const decodedText = decoded.parts
+      .filter((p) => p.type === 'text')
+      .map((p) => (p as { text: string }).text)
+      .join('');
     expect(decodedText.startsWith(text)).toBe(true);
     // Every output item is represented: messages by their text, others one part each.
     const nonMessage = body.output.filter((item) => item.type !== 'message').length;

@@ -1,6 +1,11 @@
 /** Issue 25 item 1: the gateway's compaction carrier is opaque, tamper-evident and bound to the key's account. */
 import { randomBytes } from 'node:crypto';
-import { deriveCompactionKey, isGatewayCompaction, openCompaction, sealCompaction } from '../../../../src/protocols/responses/compaction-carrier';
+import {
+  deriveCompactionKey,
+  isGatewayCompaction,
+  openCompaction,
+  sealCompaction,
+} from '../../../../src/protocols/responses/compaction-carrier';
 
 describe('compaction carrier', () => {
   const key = deriveCompactionKey(randomBytes(32));
@@ -27,7 +32,7 @@ describe('compaction carrier', () => {
     expect(() => openCompaction(key, 7, 'gwcmp1.AAAA', 'input[0]')).toThrow(/altered/);
   });
 
-  it('tells a provider\'s own payload from the gateway\'s', () => {
+  it("tells a provider's own payload from the gateway's", () => {
     expect(isGatewayCompaction('gAAAAABo-provider-blob')).toBe(false);
   });
 });

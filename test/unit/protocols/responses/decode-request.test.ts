@@ -13,8 +13,13 @@ describe('Responses decodeRequest', () => {
   it('takes a string input as one user turn and defaults the rest', () => {
     const { request, warnings } = decode({ input: 'Hello' });
     expect(request).toEqual({
-      model: 'gpt-x', system: [], turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }],
-      tools: [], builtinTools: [], sampling: {}, stream: false,
+      model: 'gpt-x',
+      system: [],
+      turns: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }],
+      tools: [],
+      builtinTools: [],
+      sampling: {},
+      stream: false,
     });
     expect(warnings).toEqual([]);
   });
@@ -24,48 +29,97 @@ describe('Responses decodeRequest', () => {
       instructions: 'Be nice.',
       input: [
         { role: 'developer', content: 'Use tools.' },
-        { type: 'message', role: 'user', content: [
-          { type: 'input_text', text: 'Look:' },
-          { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'high' },
-          { type: 'input_image', image_url: 'https://example.com/a.jpg' },
-          { type: 'input_image', file_id: 'file-1' },
-          { type: 'input_file', file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' },
-          { type: 'input_file', file_url: 'https://example.com/b.pdf' },
-        ] },
-        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'first' }, { type: 'summary_text', text: 'second' }], encrypted_content: 'gAAAAenc' },
-        { role: 'assistant', content: [{ type: 'output_text', text: 'Calling.' }, { type: 'refusal', refusal: 'no' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Look:' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'high' },
+            { type: 'input_image', image_url: 'https://example.com/a.jpg' },
+            { type: 'input_image', file_id: 'file-1' },
+            { type: 'input_file', file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' },
+            { type: 'input_file', file_url: 'https://example.com/b.pdf' },
+          ],
+        },
+        {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [
+            { type: 'summary_text', text: 'first' },
+            { type: 'summary_text', text: 'second' },
+          ],
+          encrypted_content: 'gAAAAenc',
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'output_text', text: 'Calling.' },
+            { type: 'refusal', refusal: 'no' },
+          ],
+        },
         { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' },
         { type: 'web_search_call', id: 'ws_1', status: 'completed' },
         { type: 'function_call_output', call_id: 'call_1', output: 'sunny' },
-        { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'see' }, { type: 'input_image', image_url: 'https://x/y.png' }, { type: 'input_file', file_id: 'f' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'call_2',
+          output: [
+            { type: 'input_text', text: 'see' },
+            { type: 'input_image', image_url: 'https://x/y.png' },
+            { type: 'input_file', file_id: 'f' },
+          ],
+        },
         { role: 'user', content: 'thanks' },
         { role: 'system', content: 'Late rule.' },
       ],
     });
     expect(request.system).toEqual([
-      { type: 'text', text: 'Be nice.' }, { type: 'text', text: 'Use tools.' }, { type: 'text', text: 'Late rule.' },
+      { type: 'text', text: 'Be nice.' },
+      { type: 'text', text: 'Use tools.' },
+      { type: 'text', text: 'Late rule.' },
     ]);
     expect(request.turns).toEqual([
-      { role: 'user', parts: [
-        { type: 'text', text: 'Look:' },
-        { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' }, detail: 'high' },
-        { type: 'image', source: { kind: 'url', url: 'https://example.com/a.jpg' } },
-        { type: 'image', source: { kind: 'file', fileId: 'file-1' } },
-        { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBE' }, title: 'a.pdf' },
-        { type: 'document', source: { kind: 'url', url: 'https://example.com/b.pdf' } },
-      ] },
-      { role: 'assistant', parts: [
-        { type: 'reasoning', text: 'first\n\nsecond', encrypted: { origin: 'responses', value: 'gAAAAenc' }, itemId: { origin: 'responses', value: 'rs_1' } },
-        { type: 'text', text: 'Calling.' },
-        { type: 'refusal', text: 'no' },
-        { type: 'tool_call', id: 'call_1', name: 'weather', argumentsJson: '{"city":"Paris"}' },
-        { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
-      ] },
-      { role: 'user', parts: [
-        { type: 'tool_result', callId: 'call_1', name: 'weather', content: [{ type: 'text', text: 'sunny' }] },
-        { type: 'tool_result', callId: 'call_2', content: [{ type: 'text', text: 'see' }, { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }] },
-        { type: 'text', text: 'thanks' },
-      ] },
+      {
+        role: 'user',
+        parts: [
+          { type: 'text', text: 'Look:' },
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' }, detail: 'high' },
+          { type: 'image', source: { kind: 'url', url: 'https://example.com/a.jpg' } },
+          { type: 'image', source: { kind: 'file', fileId: 'file-1' } },
+          { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBE' }, title: 'a.pdf' },
+          { type: 'document', source: { kind: 'url', url: 'https://example.com/b.pdf' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        parts: [
+          {
+            type: 'reasoning',
+            text: 'first\n\nsecond',
+            encrypted: { origin: 'responses', value: 'gAAAAenc' },
+            itemId: { origin: 'responses', value: 'rs_1' },
+          },
+          { type: 'text', text: 'Calling.' },
+          { type: 'refusal', text: 'no' },
+          { type: 'tool_call', id: 'call_1', name: 'weather', argumentsJson: '{"city":"Paris"}' },
+          { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { type: 'tool_result', callId: 'call_1', name: 'weather', content: [{ type: 'text', text: 'sunny' }] },
+          {
+            type: 'tool_result',
+            callId: 'call_2',
+            content: [
+              { type: 'text', text: 'see' },
+              { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+            ],
+          },
+          { type: 'text', text: 'thanks' },
+        ],
+      },
     ]);
     expect(warnings.map((w) => w.field)).toEqual(['input[7].output[2]', 'input[9]']);
   });
@@ -81,11 +135,14 @@ describe('Responses decodeRequest', () => {
       ],
     });
     expect(request.turns).toEqual([
-      { role: 'assistant', parts: [
-        // Our synthesized item id is not the provider's: it is not kept.
-        { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'REDACTED' } },
-        { type: 'tool_call', id: 'fn_1', name: 'f', argumentsJson: '{}', signature: { origin: 'generate-content', value: 'TS' } },
-      ] },
+      {
+        role: 'assistant',
+        parts: [
+          // Our synthesized item id is not the provider's: it is not kept.
+          { type: 'reasoning', text: '', redacted: { origin: 'messages', value: 'REDACTED' } },
+          { type: 'tool_call', id: 'fn_1', name: 'f', argumentsJson: '{}', signature: { origin: 'generate-content', value: 'TS' } },
+        ],
+      },
       { role: 'user', parts: [{ type: 'tool_result', callId: 'fn_1', name: 'f', content: [{ type: 'text', text: 'ok' }] }] },
     ]);
   });
@@ -100,11 +157,20 @@ describe('Responses decodeRequest', () => {
       ],
       tool_choice: { type: 'function', name: 'a' },
       parallel_tool_calls: false,
-      temperature: 1.5, top_p: 0.9, max_output_tokens: 512, top_logprobs: 2,
+      temperature: 1.5,
+      top_p: 0.9,
+      max_output_tokens: 512,
+      top_logprobs: 2,
       reasoning: { effort: 'high', summary: 'detailed' },
       text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true }, verbosity: 'low' },
-      stream: true, metadata: { user_id: 'u' }, user: 'end-user', store: false,
-      include: ['reasoning.encrypted_content'], previous_response_id: 'resp_prev', truncation: 'auto', service_tier: 'flex',
+      stream: true,
+      metadata: { user_id: 'u' },
+      user: 'end-user',
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      previous_response_id: 'resp_prev',
+      truncation: 'auto',
+      service_tier: 'flex',
     });
     expect(request).toMatchObject({
       tools: [
@@ -117,10 +183,20 @@ describe('Responses decodeRequest', () => {
       sampling: { temperature: 1.5, topP: 0.9, maxOutputTokens: 512, topLogprobs: 2 },
       reasoning: { effort: 'high', summary: 'detailed', includeThoughts: true },
       responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
-      stream: true, metadata: { user_id: 'u' }, user: 'end-user', store: false, previousResponseId: 'resp_prev',
-      extensions: { protocol: 'responses', fields: {
-        include: ['reasoning.encrypted_content'], truncation: 'auto', service_tier: 'flex', text: { verbosity: 'low' },
-      } },
+      stream: true,
+      metadata: { user_id: 'u' },
+      user: 'end-user',
+      store: false,
+      previousResponseId: 'resp_prev',
+      extensions: {
+        protocol: 'responses',
+        fields: {
+          include: ['reasoning.encrypted_content'],
+          truncation: 'auto',
+          service_tier: 'flex',
+          text: { verbosity: 'low' },
+        },
+      },
     });
   });
 
@@ -142,10 +218,16 @@ describe('Responses decodeRequest', () => {
 
   it.each<[string, unknown, unknown]>([
     ['json_object', { type: 'json_object' }, { type: 'json_object' }],
-    ['nested json_schema', { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: false } },
-      { type: 'json_schema', name: 'n', schema: { type: 'object' }, strict: false }],
-    ['flat json_schema without a name', { type: 'json_schema', schema: { type: 'object' } },
-      { type: 'json_schema', name: 'response', schema: { type: 'object' } }],
+    [
+      'nested json_schema',
+      { type: 'json_schema', json_schema: { name: 'n', schema: { type: 'object' }, strict: false } },
+      { type: 'json_schema', name: 'n', schema: { type: 'object' }, strict: false },
+    ],
+    [
+      'flat json_schema without a name',
+      { type: 'json_schema', schema: { type: 'object' } },
+      { type: 'json_schema', name: 'response', schema: { type: 'object' } },
+    ],
   ])('accepts the service response_format %s', (_name, format, expected) => {
     expect(decode({ input: 'x', response_format: format }).request.responseFormat).toEqual(expected);
   });
@@ -178,9 +260,11 @@ describe('Responses decodeRequest', () => {
     ['a function tool choice without a name', { input: 'x', tool_choice: { type: 'function' } }, 'tool_choice'],
     ['non-string metadata values', { input: 'x', metadata: { a: 1 } }, 'metadata.a'],
   ])('rejects %s with invalid_request naming the field', (_name, body, param) => {
-    const run = (): unknown => responsesCodec.inbound.decodeRequest(
-      typeof body === 'object' && body !== null ? { model: 'gpt-x', ...body } : body, deterministicContext(),
-    );
+    const run = (): unknown =>
+      responsesCodec.inbound.decodeRequest(
+        typeof body === 'object' && body !== null ? { model: 'gpt-x', ...body } : body,
+        deterministicContext(),
+      );
     expect(run).toThrow(GatewayError);
     try {
       run();

@@ -15,13 +15,25 @@ const USAGE = { inputTokens: 565, cacheReadTokens: 0, cacheWriteTokens: 0, outpu
 
 /** The tool part of the recorded Messages stream, as its provider sent it. */
 const MESSAGES_FRAMES = [
-  { type: 'message_start', message: { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], usage: { input_tokens: 565, output_tokens: 7 } } },
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_01',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      usage: { input_tokens: 565, output_tokens: 7 },
+    },
+  },
   { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_01', name: 'updateIssueList', input: {} } },
   { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '' } },
   { type: 'content_block_stop', index: 0 },
   { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 565, output_tokens: 48 } },
   { type: 'message_stop' },
-].map((frame) => `event: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`).join('');
+]
+  .map((frame) => `event: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`)
+  .join('');
 
 function toolEvents(...deltas: string[]): IrStreamEvent[] {
   return [
@@ -34,7 +46,13 @@ function toolEvents(...deltas: string[]): IrStreamEvent[] {
   ];
 }
 
-interface Frame { type: string; delta?: string; arguments?: string; item?: { arguments?: string }; response?: { output?: Array<{ arguments?: string }> } }
+interface Frame {
+  type: string;
+  delta?: string;
+  arguments?: string;
+  item?: { arguments?: string };
+  response?: { output?: Array<{ arguments?: string }> };
+}
 
 function encodeStream(events: IrStreamEvent[]): { wire: string[]; frames: Frame[] } {
   const encoder = responsesCodec.inbound.createStreamEncoder(OPTIONS, deterministicContext());
@@ -46,7 +64,10 @@ function encodeStream(events: IrStreamEvent[]): { wire: string[]; frames: Frame[
 /** Every place a streamed call's arguments show: the deltas joined, `.done`, the done item, the terminal response. */
 function streamedArguments(frames: Frame[]): Record<string, string | undefined> {
   return {
-    deltas: frames.filter((frame) => frame.type === 'response.function_call_arguments.delta').map((frame) => frame.delta).join(''),
+    deltas: frames
+      .filter((frame) => frame.type === 'response.function_call_arguments.delta')
+      .map((frame) => frame.delta)
+      .join(''),
     done: frames.find((frame) => frame.type === 'response.function_call_arguments.done')?.arguments,
     item: frames.find((frame) => frame.type === 'response.output_item.done')?.item?.arguments,
     terminal: frames.find((frame) => frame.type === 'response.completed')?.response?.output?.[0]?.arguments,
@@ -54,9 +75,15 @@ function streamedArguments(frames: Frame[]): Record<string, string | undefined> 
 }
 
 describe('Responses encoders: a tool call without arguments shows "{}"', () => {
-  it.each<[string, string]>([['no arguments', ''], ['blank arguments', '  ']])('in the complete answer (%s)', (_name, argumentsJson) => {
+  it.each<[string, string]>([
+    ['no arguments', ''],
+    ['blank arguments', '  '],
+  ])('in the complete answer (%s)', (_name, argumentsJson) => {
     const response: IrResponse = {
-      id: 'up_1', model: 'upstream-model', usage: USAGE, finish: { unified: 'tool_calls', raw: 'tool_use' },
+      id: 'up_1',
+      model: 'upstream-model',
+      usage: USAGE,
+      finish: { unified: 'tool_calls', raw: 'tool_use' },
       parts: [{ type: 'tool_call', id: 'toolu_01', name: 'updateIssueList', argumentsJson }],
     };
     const body = responsesCodec.inbound.encodeResponse(response, OPTIONS, deterministicContext());
@@ -65,7 +92,10 @@ describe('Responses encoders: a tool call without arguments shows "{}"', () => {
     ]);
   });
 
-  it.each<[string, string[]]>([['no delta', []], ['an empty delta', ['']]])('in the stream, as one delta (%s)', (_name, deltas) => {
+  it.each<[string, string[]]>([
+    ['no delta', []],
+    ['an empty delta', ['']],
+  ])('in the stream, as one delta (%s)', (_name, deltas) => {
     const { frames } = encodeStream(toolEvents(...deltas));
     expect(frames.filter((frame) => frame.type === 'response.function_call_arguments.delta')).toHaveLength(1);
     expect(streamedArguments(frames)).toEqual({ deltas: '{}', done: '{}', item: '{}', terminal: '{}' });

@@ -20,9 +20,16 @@ const CODEX_BODY = {
   tools: [
     { type: 'function', name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } },
     {
-      type: 'namespace', name: 'collab', description: 'sub-agents',
+      type: 'namespace',
+      name: 'collab',
+      description: 'sub-agents',
       tools: [
-        { type: 'function', name: 'spawn_agent', description: 'start one', parameters: { type: 'object', properties: { task: { type: 'string' } }, required: ['task'] } },
+        {
+          type: 'function',
+          name: 'spawn_agent',
+          description: 'start one',
+          parameters: { type: 'object', properties: { task: { type: 'string' } }, required: ['task'] },
+        },
         { type: 'function', name: 'wait_agent', parameters: { type: 'object', properties: { id: { type: 'string' } } } },
       ],
     },
@@ -42,20 +49,35 @@ describe('issue 12 defect 8: Codex namespace tools are flattened and restored', 
   });
 
   it('reaches a Messages upstream as tools; only web_search is dropped, with a warning', () => {
-    const encoded = messagesCodec.upstream.encodeRequest(request, { upstreamModel: 'claude-sonnet-4-5', maxOutputTokens: 64_000, nativeJsonSchema: false }, testContext());
-    expect((encoded.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['exec_command', 'collab__spawn_agent', 'collab__wait_agent']);
+    const encoded = messagesCodec.upstream.encodeRequest(
+      request,
+      { upstreamModel: 'claude-sonnet-4-5', maxOutputTokens: 64_000, nativeJsonSchema: false },
+      testContext(),
+    );
+    expect((encoded.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual([
+      'exec_command',
+      'collab__spawn_agent',
+      'collab__wait_agent',
+    ]);
     expect(encoded.warnings).toEqual([expect.objectContaining({ message: expect.stringContaining('web_search') })]);
   });
 
   it('shows a call of a member as namespace + name in the complete answer', () => {
     const upstream = {
-      id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'tool_use', stop_sequence: null,
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      stop_reason: 'tool_use',
+      stop_sequence: null,
       content: [{ type: 'tool_use', id: 'toolu_1', name: 'collab__spawn_agent', input: { task: 'x' } }],
       usage: { input_tokens: 10, output_tokens: 5 },
     };
     const ir = messagesCodec.upstream.decodeResponse(upstream, decodeContext());
     const body = responsesCodec.inbound.encodeResponse(ir, { model: 'claude-sonnet-4-5', request }, testContext());
-    expect(body.output).toEqual([expect.objectContaining({ type: 'function_call', namespace: 'collab', name: 'spawn_agent', arguments: '{"task":"x"}' })]);
+    expect(body.output).toEqual([
+      expect.objectContaining({ type: 'function_call', namespace: 'collab', name: 'spawn_agent', arguments: '{"task":"x"}' }),
+    ]);
   });
 
   it('shows it so in the stream too', () => {
@@ -68,42 +90,82 @@ describe('issue 12 defect 8: Codex namespace tools are flattened and restored', 
     ];
     const encoder = responsesCodec.inbound.createStreamEncoder({ model: 'claude-sonnet-4-5', request }, testContext());
     const parser = new SseParser();
-    const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()].flatMap((chunk) => parser.push(chunk)).map((f) => JSON.parse(f.data));
+    const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()]
+      .flatMap((chunk) => parser.push(chunk))
+      .map((f) => JSON.parse(f.data));
     const done = frames.find((frame) => frame.type === 'response.output_item.done');
     expect(done.item).toMatchObject({ type: 'function_call', namespace: 'collab', name: 'spawn_agent' });
     const added = frames.find((frame) => frame.type === 'response.output_item.added');
     expect(added.item).toMatchObject({ namespace: 'collab', name: 'spawn_agent' });
   });
 
-  describe('custom (freeform) tools and additional_tools items (Codex\'s code mode)', () => {
-    const exec = { type: 'custom', name: 'exec', description: 'run JavaScript', format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' } };
-    const decoded = responsesCodec.inbound.decodeRequest({
-      model: 'claude-sonnet-4-5', store: false,
-      input: [
-        { type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [exec, { type: 'function', name: 'wait', parameters: { type: 'object', properties: {} } }] }] },
-        { role: 'user', content: 'Use exec' },
-        { type: 'custom_tool_call', call_id: 'call_9', namespace: 'functions', name: 'exec', input: 'ls()' },
-        { type: 'custom_tool_call_output', call_id: 'call_9', output: 'a.txt' },
-      ],
-    }, testContext());
+  describe("custom (freeform) tools and additional_tools items (Codex's code mode)", () => {
+    const exec = {
+      type: 'custom',
+      name: 'exec',
+      description: 'run JavaScript',
+      format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' },
+    };
+    const decoded = responsesCodec.inbound.decodeRequest(
+      {
+        model: 'claude-sonnet-4-5',
+        store: false,
+        input: [
+          {
+            type: 'additional_tools',
+            role: 'developer',
+            tools: [
+              {
+                type: 'namespace',
+                name: 'functions',
+                tools: [exec, { type: 'function', name: 'wait', parameters: { type: 'object', properties: {} } }],
+              },
+            ],
+          },
+          { role: 'user', content: 'Use exec' },
+          { type: 'custom_tool_call', call_id: 'call_9', namespace: 'functions', name: 'exec', input: 'ls()' },
+          { type: 'custom_tool_call_output', call_id: 'call_9', output: 'a.txt' },
+        ],
+      },
+      testContext(),
+    );
 
     it('reads them like tools: a custom tool is a function of one string input', () => {
       expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['functions__exec', 'functions__wait']);
-      expect(decoded.request.tools[0]).toMatchObject({ freeform: true, namespace: { name: 'functions', member: 'exec' }, parameters: { required: ['input'] } });
+      expect(decoded.request.tools[0]).toMatchObject({
+        freeform: true,
+        namespace: { name: 'functions', member: 'exec' },
+        parameters: { required: ['input'] },
+      });
       expect(decoded.warnings).toEqual([]);
-      expect(decoded.request.turns[1]!.parts[0]).toMatchObject({ type: 'tool_call', name: 'functions__exec', argumentsJson: '{"input":"ls()"}' });
-      expect(decoded.request.turns[2]!.parts[0]).toMatchObject({ type: 'tool_result', callId: 'call_9', content: [{ type: 'text', text: 'a.txt' }] });
+      expect(decoded.request.turns[1]!.parts[0]).toMatchObject({
+        type: 'tool_call',
+        name: 'functions__exec',
+        argumentsJson: '{"input":"ls()"}',
+      });
+      expect(decoded.request.turns[2]!.parts[0]).toMatchObject({
+        type: 'tool_result',
+        callId: 'call_9',
+        content: [{ type: 'text', text: 'a.txt' }],
+      });
     });
 
     it('shows the translated call as a custom_tool_call with its raw input, complete and streamed', () => {
       const upstream = {
-        id: 'msg_2', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'tool_use', stop_sequence: null,
+        id: 'msg_2',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        stop_reason: 'tool_use',
+        stop_sequence: null,
         content: [{ type: 'tool_use', id: 'toolu_2', name: 'functions__exec', input: { input: 'console.log(1)' } }],
         usage: { input_tokens: 10, output_tokens: 5 },
       };
       const ir = messagesCodec.upstream.decodeResponse(upstream, decodeContext());
       const body = responsesCodec.inbound.encodeResponse(ir, { model: 'claude-sonnet-4-5', request: decoded.request }, testContext());
-      expect(body.output).toEqual([expect.objectContaining({ type: 'custom_tool_call', namespace: 'functions', name: 'exec', input: 'console.log(1)' })]);
+      expect(body.output).toEqual([
+        expect.objectContaining({ type: 'custom_tool_call', namespace: 'functions', name: 'exec', input: 'console.log(1)' }),
+      ]);
 
       const encoder = responsesCodec.inbound.createStreamEncoder({ model: 'claude-sonnet-4-5', request: decoded.request }, testContext());
       const events: IrStreamEvent[] = [
@@ -115,10 +177,17 @@ describe('issue 12 defect 8: Codex namespace tools are flattened and restored', 
         { type: 'finish', finish: { unified: 'tool_calls', raw: 'tool_use' } },
       ];
       const parser = new SseParser();
-      const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()].flatMap((chunk) => parser.push(chunk)).map((f) => JSON.parse(f.data));
+      const frames = [...events.flatMap((event) => encoder.push(event)), ...encoder.end()]
+        .flatMap((chunk) => parser.push(chunk))
+        .map((f) => JSON.parse(f.data));
       expect(frames.some((frame) => frame.type === 'response.function_call_arguments.delta')).toBe(false);
       expect(frames.find((frame) => frame.type === 'response.custom_tool_call_input.done')).toMatchObject({ input: 'console.log(1)' });
-      expect(frames.find((frame) => frame.type === 'response.output_item.done').item).toMatchObject({ type: 'custom_tool_call', name: 'exec', namespace: 'functions', input: 'console.log(1)' });
+      expect(frames.find((frame) => frame.type === 'response.output_item.done').item).toMatchObject({
+        type: 'custom_tool_call',
+        name: 'exec',
+        namespace: 'functions',
+        input: 'console.log(1)',
+      });
     });
   });
 });

@@ -12,7 +12,11 @@ const upstream = responsesCodec.upstream;
 const QUOTA_MESSAGE = 'You exceeded your current quota, please check your plan and billing details.';
 /** The error object of the recorded body and of the recorded stream's `error` event. */
 const QUOTA_ERROR = { type: 'insufficient_quota', code: 'insufficient_quota', message: QUOTA_MESSAGE, param: null };
-const CREATED = { type: 'response.created', sequence_number: 0, response: { id: 'resp_up', object: 'response', status: 'in_progress', model: 'gpt-up', output: [] } };
+const CREATED = {
+  type: 'response.created',
+  sequence_number: 0,
+  response: { id: 'resp_up', object: 'response', status: 'in_progress', model: 'gpt-up', output: [] },
+};
 
 function sse(frames: unknown[]): string {
   return frames.map((frame) => `event: ${(frame as { type: string }).type}\ndata: ${JSON.stringify(frame)}\n\n`).join('');
@@ -42,11 +46,19 @@ describe('Responses decoders: the quota error is a rate limit wherever it arrive
   });
 
   it.each<[string, string]>([
-    ['the recorded stream: error event then response.failed', sse([CREATED,
-      { type: 'error', sequence_number: 1, error: QUOTA_ERROR },
-      { type: 'response.failed', sequence_number: 2, response: failedResponse({ code: 'insufficient_quota', message: QUOTA_MESSAGE }) }])],
+    [
+      'the recorded stream: error event then response.failed',
+      sse([
+        CREATED,
+        { type: 'error', sequence_number: 1, error: QUOTA_ERROR },
+        { type: 'response.failed', sequence_number: 2, response: failedResponse({ code: 'insufficient_quota', message: QUOTA_MESSAGE }) },
+      ]),
+    ],
     ['the documented flat error event', sse([CREATED, { type: 'error', code: 'insufficient_quota', message: QUOTA_MESSAGE, param: null }])],
-    ['response.failed alone', sse([CREATED, { type: 'response.failed', response: failedResponse({ code: 'insufficient_quota', message: QUOTA_MESSAGE }) }])],
+    [
+      'response.failed alone',
+      sse([CREATED, { type: 'response.failed', response: failedResponse({ code: 'insufficient_quota', message: QUOTA_MESSAGE }) }]),
+    ],
   ])('decodes %s exactly as the body', (_name, text) => {
     const { error, finished } = decodeStream(text);
     expect(finished).toBe(false);
@@ -70,7 +82,12 @@ describe('Responses decoders: the quota error is a rate limit wherever it arrive
   it.each<[string, Record<string, unknown>, string, number]>([
     ['rate_limit_exceeded', { code: 'rate_limit_exceeded', message: 'Rate limit reached' }, 'rate_limit', 429],
     ['a rate limit whose code is null (type tokens)', { type: 'tokens', code: null, message: 'Rate limit reached' }, 'rate_limit', 429],
-    ['context_length_exceeded', { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'too long' }, 'invalid_request', 400],
+    [
+      'context_length_exceeded',
+      { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'too long' },
+      'invalid_request',
+      400,
+    ],
     ['server_is_overloaded', { code: 'server_is_overloaded', message: 'busy' }, 'overloaded', 503],
     ['server_error', { code: 'server_error', message: 'boom' }, 'upstream_error', 502],
     ['an unknown code', { code: 'something_new', message: 'odd' }, 'upstream_error', 502],
@@ -84,8 +101,12 @@ describe('Responses decoders: the quota error is a rate limit wherever it arrive
     expect(error?.retryAfterSeconds).toBe(1.5);
   });
 
-  it('lets a real HTTP status decide: a 401 with type invalid_request_error stays our account\'s failure', () => {
-    const error = upstream.decodeError(401, JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key' } }), {});
+  it("lets a real HTTP status decide: a 401 with type invalid_request_error stays our account's failure", () => {
+    const error = upstream.decodeError(
+      401,
+      JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key' } }),
+      {},
+    );
     expect({ kind: error.kind, status: error.status }).toEqual({ kind: 'upstream_error', status: 502 });
   });
 });

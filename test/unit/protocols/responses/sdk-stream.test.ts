@@ -11,9 +11,7 @@ import type { IrStreamEvent } from '../../../../src/ir/stream-event';
 import { wrapOpaque } from '../../../../src/protocols/shared/wrap-opaque';
 import type { InboundStreamOptions } from '../../../../src/protocols/codec';
 import { responsesCodec } from '../../../../src/protocols/responses';
-import {
-  collectIrStream, deterministicContext, jsonResponse, sdkClient, sseResponse,
-} from '../../../support/sdk-responses';
+import { collectIrStream, deterministicContext, jsonResponse, sdkClient, sseResponse } from '../../../support/sdk-responses';
 
 const inbound = responsesCodec.inbound;
 const USAGE = { inputTokens: 100, cacheReadTokens: 20, cacheWriteTokens: 5, outputTokens: 50, reasoningTokens: 12 };
@@ -36,7 +34,10 @@ function tool(index: number, id: string, name: string, ...deltas: string[]): IrS
 
 function ending(unified: 'stop' | 'tool_calls' | 'length' | 'content_filter', raw: string = unified): IrStreamEvent[] {
   // Usage after the finish, as Chat upstreams send it: the encoder must hold the terminal event.
-  return [{ type: 'finish', finish: { unified, raw } }, { type: 'usage', usage: USAGE }];
+  return [
+    { type: 'finish', finish: { unified, raw } },
+    { type: 'usage', usage: USAGE },
+  ];
 }
 
 const START: IrStreamEvent = { type: 'start', id: 'up_1', model: 'upstream-model' };
@@ -60,7 +61,11 @@ const SCENARIOS: Scenario[] = [
       { type: 'block_end', index: 0 },
       ...text(1, 'Calling tools.'),
       ...tool(2, 'toolu_1', 'get_weather', '{"city":', '"Paris"}'),
-      { type: 'block_start', index: 3, block: { kind: 'tool_call', id: 'gc_2', name: 'lookup', signature: { origin: 'generate-content', value: 'thought-sig' } } },
+      {
+        type: 'block_start',
+        index: 3,
+        block: { kind: 'tool_call', id: 'gc_2', name: 'lookup', signature: { origin: 'generate-content', value: 'thought-sig' } },
+      },
       { type: 'tool_args_delta', index: 3, json: '{}' },
       { type: 'block_end', index: 3 },
       ...ending('tool_calls'),
@@ -74,9 +79,24 @@ const SCENARIOS: Scenario[] = [
       { type: 'block_start', index: 0, block: { kind: 'reasoning', itemId: { origin: 'responses', value: 'rs_up_9' } } },
       { type: 'reasoning_opaque', index: 0, field: 'encrypted', value: { origin: 'responses', value: 'gAAAAenc' } },
       { type: 'block_end', index: 0 },
-      { type: 'block_start', index: 1, block: { kind: 'native', part: { type: 'native', protocol: 'responses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } } } } },
+      {
+        type: 'block_start',
+        index: 1,
+        block: {
+          kind: 'native',
+          part: {
+            type: 'native',
+            protocol: 'responses',
+            value: { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } },
+          },
+        },
+      },
       { type: 'block_end', index: 1 },
-      { type: 'block_start', index: 2, block: { kind: 'native', part: { type: 'native', protocol: 'messages', value: { type: 'server_tool_use' } } } },
+      {
+        type: 'block_start',
+        index: 2,
+        block: { kind: 'native', part: { type: 'native', protocol: 'messages', value: { type: 'server_tool_use' } } },
+      },
       { type: 'block_end', index: 2 },
       ...text(3, 'Found it.'),
       ...ending('stop'),
@@ -85,20 +105,32 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'two text blocks and a refusal share one message item',
-    events: [START, ...text(0, 'A'), ...text(1, 'B'),
+    events: [
+      START,
+      ...text(0, 'A'),
+      ...text(1, 'B'),
       { type: 'block_start', index: 2, block: { kind: 'refusal' } },
       { type: 'refusal_delta', index: 2, text: 'I cannot.' },
       { type: 'block_end', index: 2 },
-      ...ending('stop')],
+      ...ending('stop'),
+    ],
     terminal: 'response.completed',
   },
-  { name: 'a tool call with no arguments', events: [START, ...tool(0, 'call_x', 'ping'), ...ending('tool_calls')], terminal: 'response.completed' },
+  {
+    name: 'a tool call with no arguments',
+    events: [START, ...tool(0, 'call_x', 'ping'), ...ending('tool_calls')],
+    terminal: 'response.completed',
+  },
   { name: 'max tokens', events: [START, ...text(0, 'Once upon'), ...ending('length', 'max_tokens')], terminal: 'response.incomplete' },
   { name: 'content filter', events: [START, ...text(0, 'Part'), ...ending('content_filter', 'SAFETY')], terminal: 'response.incomplete' },
   {
     name: 'a block left open by the upstream is closed before the terminal event',
-    events: [START, { type: 'block_start', index: 0, block: { kind: 'text' } }, { type: 'text_delta', index: 0, text: 'open' },
-      { type: 'finish', finish: { unified: 'stop', raw: 'stop' } }],
+    events: [
+      START,
+      { type: 'block_start', index: 0, block: { kind: 'text' } },
+      { type: 'text_delta', index: 0, text: 'open' },
+      { type: 'finish', finish: { unified: 'stop', raw: 'stop' } },
+    ],
     terminal: 'response.completed',
   },
 ];
@@ -112,7 +144,10 @@ function irResponse(events: IrStreamEvent[]): IrResponse {
     model: collected.model ?? 'x',
     parts: collected.parts,
     finish: finish?.type === 'finish' ? finish.finish : { unified: 'other', raw: null },
-    usage: usage?.type === 'usage' ? usage.usage : { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+    usage:
+      usage?.type === 'usage'
+        ? usage.usage
+        : { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0 },
   };
 }
 
@@ -230,18 +265,37 @@ describe('Responses stream encoder through the official SDK', () => {
   });
 
   it('uses the stored response id and echoes the request', async () => {
-    const { request } = inbound.decodeRequest({
-      model: 'gateway-model', input: 'hi', instructions: 'Be brief.', temperature: 0.3, max_output_tokens: 99,
-      reasoning: { effort: 'low', summary: 'auto' }, metadata: { user_id: 'u1' }, text: { format: { type: 'json_object' } },
-    }, deterministicContext());
+    const { request } = inbound.decodeRequest(
+      {
+        model: 'gateway-model',
+        input: 'hi',
+        instructions: 'Be brief.',
+        temperature: 0.3,
+        max_output_tokens: 99,
+        reasoning: { effort: 'low', summary: 'auto' },
+        metadata: { user_id: 'u1' },
+        text: { format: { type: 'json_object' } },
+      },
+      deterministicContext(),
+    );
     const options: InboundStreamOptions = { model: 'gateway-model', request, responseId: 'resp_stored42' };
     const { final } = await runSdkStream(encodeFrames([START, ...text(0, '{}'), ...ending('stop')], options));
     expect(final).toMatchObject({
-      id: 'resp_stored42', model: 'gateway-model', instructions: 'Be brief.', temperature: 0.3, max_output_tokens: 99,
-      reasoning: { effort: 'low', summary: 'auto' }, metadata: { user_id: 'u1' }, text: { format: { type: 'json_object' } },
+      id: 'resp_stored42',
+      model: 'gateway-model',
+      instructions: 'Be brief.',
+      temperature: 0.3,
+      max_output_tokens: 99,
+      reasoning: { effort: 'low', summary: 'auto' },
+      metadata: { user_id: 'u1' },
+      text: { format: { type: 'json_object' } },
       usage: {
-        input_tokens: 125, input_tokens_details: { cached_tokens: 20 }, output_tokens: 50,
-        output_tokens_details: { reasoning_tokens: 12 }, total_tokens: 175, reasoning_tokens: 12,
+        input_tokens: 125,
+        input_tokens_details: { cached_tokens: 20 },
+        output_tokens: 50,
+        output_tokens_details: { reasoning_tokens: 12 },
+        total_tokens: 175,
+        reasoning_tokens: 12,
       },
     });
   });
@@ -254,14 +308,17 @@ describe('Responses stream encoder through the official SDK', () => {
     expect(output[2].call_id).toBe('toolu_1');
     expect(String(output[3].call_id)).toMatch(/^gw1_g_/);
     // The client replays the output items, then answers the calls.
-    const { request } = inbound.decodeRequest({
-      model: 'm',
-      input: [
-        ...output,
-        { type: 'function_call_output', call_id: output[2].call_id, output: 'sunny' },
-        { type: 'function_call_output', call_id: output[3].call_id, output: 'pong' },
-      ],
-    }, deterministicContext());
+    const { request } = inbound.decodeRequest(
+      {
+        model: 'm',
+        input: [
+          ...output,
+          { type: 'function_call_output', call_id: output[2].call_id, output: 'sunny' },
+          { type: 'function_call_output', call_id: output[3].call_id, output: 'pong' },
+        ],
+      },
+      deterministicContext(),
+    );
     expect(request.turns).toEqual([
       {
         role: 'assistant',
@@ -269,7 +326,13 @@ describe('Responses stream encoder through the official SDK', () => {
           { type: 'reasoning', text: 'Let me think.', signature: { origin: 'messages', value: 'sig-abc' } },
           { type: 'text', text: 'Calling tools.' },
           { type: 'tool_call', id: 'toolu_1', name: 'get_weather', argumentsJson: '{"city":"Paris"}' },
-          { type: 'tool_call', id: 'gc_2', name: 'lookup', argumentsJson: '{}', signature: { origin: 'generate-content', value: 'thought-sig' } },
+          {
+            type: 'tool_call',
+            id: 'gc_2',
+            name: 'lookup',
+            argumentsJson: '{}',
+            signature: { origin: 'generate-content', value: 'thought-sig' },
+          },
         ],
       },
       {
@@ -283,10 +346,16 @@ describe('Responses stream encoder through the official SDK', () => {
   });
 
   it.each<[string, IrStreamEvent[], RegExp]>([
-    ['an upstream error mid-stream', [START, ...text(0, 'partial'),
-      { type: 'error', error: new GatewayError('overloaded', 'upstream overloaded', { status: 529 }) }], /upstream overloaded/],
-    ['an error finish', [START, ...text(0, 'x'), ...ending('stop').slice(1), { type: 'finish', finish: { unified: 'error', raw: 'failed' } }],
-      /stopped with an error/],
+    [
+      'an upstream error mid-stream',
+      [START, ...text(0, 'partial'), { type: 'error', error: new GatewayError('overloaded', 'upstream overloaded', { status: 529 }) }],
+      /upstream overloaded/,
+    ],
+    [
+      'an error finish',
+      [START, ...text(0, 'x'), ...ending('stop').slice(1), { type: 'finish', finish: { unified: 'error', raw: 'failed' } }],
+      /stopped with an error/,
+    ],
     ['a stream that ends without a finish', [START, ...text(0, 'x')], /without a finish reason/],
   ])('makes the SDK throw on %s, after one error event and response.failed', async (_name, events, message) => {
     const frames = encodeFrames(events, { model: 'm' });
@@ -308,7 +377,9 @@ describe('Responses stream encoder through the official SDK', () => {
     expect(encoder.fail(new GatewayError('internal', 'again'))).toEqual([]);
     const error = JSON.parse(failure[0].split('data: ')[1]) as Record<string, unknown>;
     expect(error).toMatchObject({
-      type: 'error', code: 'rate_limit_exceeded', message: 'slow down',
+      type: 'error',
+      code: 'rate_limit_exceeded',
+      message: 'slow down',
       error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' },
     });
     const caught = await runSdkStream([...frames, ...failure]).catch((thrown: unknown) => thrown);
@@ -319,7 +390,12 @@ describe('Responses stream encoder through the official SDK', () => {
   it('fails cleanly before anything else was sent', () => {
     const encoder = inbound.createStreamEncoder({ model: 'm' }, deterministicContext());
     const frames = encoder.fail(new GatewayError('timeout', 'too slow'));
-    expect(frames.map((frame) => /^event: (\S+)/.exec(frame)?.[1])).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
+    expect(frames.map((frame) => /^event: (\S+)/.exec(frame)?.[1])).toEqual([
+      'response.created',
+      'response.in_progress',
+      'error',
+      'response.failed',
+    ]);
   });
 
   it('gives SDK clients output_text on the non-streamed answer', async () => {
@@ -357,7 +433,8 @@ describe('Responses error envelopes through the official SDK', () => {
     expect(rendered.status).toBe(status);
     expect(rendered.body).toEqual({ error: { message: `boom ${kind}`, type, param: 'input', code } });
     const caught = await sdkClient(() => jsonResponse(rendered.status, rendered.body, rendered.headers))
-      .responses.create({ model: 'm', input: 'x' }).catch((thrown: unknown) => thrown);
+      .responses.create({ model: 'm', input: 'x' })
+      .catch((thrown: unknown) => thrown);
     expect(caught).toBeInstanceOf(errorClass);
     const apiError = caught as InstanceType<typeof OpenAI.APIError>;
     expect(apiError.status).toBe(status);
@@ -367,7 +444,9 @@ describe('Responses error envelopes through the official SDK', () => {
   });
 
   it('keeps an overloaded 529, and sets retry-after from retryAfterSeconds', () => {
-    const rendered = inbound.encodeError(new GatewayError('overloaded', 'busy', { status: 529, retryAfterSeconds: 1.2, headers: { 'x-extra': '1' } }));
+    const rendered = inbound.encodeError(
+      new GatewayError('overloaded', 'busy', { status: 529, retryAfterSeconds: 1.2, headers: { 'x-extra': '1' } }),
+    );
     expect(rendered.status).toBe(529);
     expect(rendered.headers).toEqual({ 'x-extra': '1', 'retry-after': '2' });
     expect(inbound.encodeError(new GatewayError('internal', 'x')).headers).toEqual({});

@@ -10,7 +10,10 @@ function splitAt(text: string, size: number): string[] {
 }
 
 describe('SseParser', () => {
-  const whole = (() => { const p = new SseParser(); return [...p.push(STREAM), ...p.end()]; })();
+  const whole = (() => {
+    const p = new SseParser();
+    return [...p.push(STREAM), ...p.end()];
+  })();
 
   it('parses events, multi-line data, comments and CRLF', () => {
     expect(whole).toEqual([
