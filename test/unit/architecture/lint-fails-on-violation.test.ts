@@ -5,7 +5,8 @@
  * A child process, because ESLint loads its config with import(), which jest's module system does not run.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -48,5 +49,25 @@ describe('npm run lint', () => {
     expect(steps.slice(0, 3)).toEqual(['npm ci --no-audit --no-fund', 'npm run lint', 'npm run build']);
     const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.lint!.split(' ')).toEqual(expect.arrayContaining(['src', 'workers', 'scripts', 'test', 'console/src']));
+    expect(scripts.lint).toMatch(/&& npm run format:check$/);
+    expect(scripts['format:check']!.split(' ')).toEqual(['prettier', '--check', 'src', 'workers', 'scripts', 'test', 'console/src']);
+  });
+
+  it("ends with the formatter's check, which fails on a file the formatter would change and passes once formatted", () => {
+    const prettier = path.join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs');
+    const config = path.join(ROOT, '.prettierrc.json');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'format-check-'));
+    try {
+      const file = path.join(dir, 'unformatted.ts');
+      writeFileSync(file, 'export const x = {a:1,\n  b: "two"}\n');
+      const check = () =>
+        execFileSync(process.execPath, [prettier, '--config', config, '--check', file], { encoding: 'utf8', stdio: 'pipe' });
+      expect(check).toThrow();
+      execFileSync(process.execPath, [prettier, '--config', config, '--write', file], { stdio: 'pipe' });
+      expect(readFileSync(file, 'utf8')).toBe("export const x = { a: 1, b: 'two' };\n");
+      expect(check).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
