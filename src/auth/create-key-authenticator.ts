@@ -211,10 +211,21 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
     if (this.listeners.has(message)) this.track(this.recheck(message));
   };
 
-  /** After a reconnect, invalidations sent while we were away are lost: start from an empty cache. */
+  /**
+   * After a reconnect, invalidations sent while we were away are lost: start from an empty cache,
+   * make sure of the subscription, and recheck the keys of open streams.
+   */
   private readonly onReady = (): void => {
     this.generation++;
     this.cache.clear();
+    // ioredis resubscribes on its own, but a subscription lost with a connection that closed before
+    // it was confirmed stayed lost (a CI run's second instance was ready and never heard a message):
+    // subscribing again is harmless when it is already there.
+    this.deps.subscriber
+      .subscribe(this.channel)
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'key invalidation resubscription failed'));
+    // The keys of open streams may have been deleted or revoked while we were away: look again.
+    for (const hmac of this.listeners.keys()) this.track(this.recheck(hmac));
   };
 }
 

@@ -155,6 +155,36 @@ describe('key changes on two API instances', () => {
     }
   });
 
+  it('a deletion published while the subscriber was away still cuts the stream once it is back', async () => {
+    const { id, secret } = await newKey('deleted while away');
+    const stream = await within(8_000, 'stream opened', openStream(b, secret));
+    await within(8_000, 'first tick', stream.firstTick);
+    // b's subscriber loses its connection and stays away until told (no reconnect of its own meanwhile).
+    const seenBefore = seenByB.length;
+    const ended = new Promise((resolve) => second.subscriber.once('end', resolve));
+    second.subscriber.disconnect();
+    await within(8_000, "b's subscriber gone", ended);
+    expect((await manage(`/api/v1/keys/${id}`, 'DELETE')).status).toBe(200);
+    await second.subscriber.connect();
+    const text = await within(8_000, 'stream cut after the reconnect', stream.text);
+    expect(text).toContain('"type":"authentication_error"');
+    // The invalidation itself never reached b: the recheck at the reconnect cut the stream.
+    const hmacShown = second.crypto.hmac(secret).slice(0, 12);
+    expect(seenByB.slice(seenBefore).filter((line) => line.startsWith('message') && line.endsWith(hmacShown))).toEqual([]);
+    // And b hears the next invalidation: subscribed again.
+    const other = await newKey('after the reconnect');
+    const heard = jest.fn();
+    b.authenticator.onInvalidated(second.crypto.hmac(other.secret), heard);
+    await manage(`/api/v1/keys/${other.id}`, 'DELETE');
+    await within(
+      8_000,
+      'invalidation heard after the reconnect',
+      (async () => {
+        while (heard.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 10));
+      })(),
+    );
+  });
+
   it('revoke: an open stream is cut too; a rename does not cut anything', async () => {
     const { id, secret } = await newKey('revoke');
     const renamed = await within(8_000, 'first stream opened', openStream(b, secret));
