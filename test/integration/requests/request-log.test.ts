@@ -4,6 +4,7 @@
  * errors (before and after the first byte), and client aborts. Unauthenticated calls are only counted.
  * Real gateway, simulator, PostgreSQL, Redis and request-log worker.
  */
+import { publishKeyInvalidation } from '../../../src/auth/create-key-authenticator';
 import { insertApiKey } from '../../../src/keys/insert-api-key';
 import { addUpstreamAccount, createAccount, createGroup, findGroupId, topUp } from '../../../src/process/seed';
 import { startRequestLogWorker, type RequestLogWorker } from '../../../workers/request-log-worker';
@@ -149,35 +150,156 @@ describe('the request log records every authenticated request', () => {
 
   it('the gateway refusals, each with its status and class, free of charge', async () => {
     const defaultGroup = (await findGroupId(gateway.deps.db, 'default'))!;
-    // A key whose 5-hour window is spent by its first call.
-    const limitedKey = await keyIn(defaultGroup, gateway.accountId, { rateLimit5h: 1 });
-    expect((await chat(limitedKey)).status).toBe(200);
-    const cases: Array<{ key: string; body?: unknown; status: number; errorClass: string }> = [
-      { key: gateway.key, body: { model: MODEL }, status: 400, errorClass: 'invalid_request' },
-      { key: gateway.key, body: { ...BODY, model: 'no-such-model' }, status: 400, errorClass: 'unsupported_model' },
+    const openaiGroup = (await findGroupId(gateway.deps.db, 'openai'))!;
+    // Keys whose spend window or lifetime quota is spent by their first call.
+    const spent = async (limits: { rateLimit5h?: number; rateLimit1d?: number; rateLimit7d?: number; quotaCredits?: number }) => {
+      const key = await keyIn(defaultGroup, gateway.accountId, limits);
+      expect((await chat(key)).status).toBe(200);
+      return key;
+    };
+    const cases: Array<{ name: string; key: string; body?: unknown; status: number; errorClass: string; message: RegExp }> = [
       {
+        name: 'a body that fails validation',
+        key: gateway.key,
+        body: { model: MODEL },
+        status: 400,
+        errorClass: 'invalid_request',
+        message: /messages/,
+      },
+      {
+        name: 'an unknown model',
+        key: gateway.key,
+        body: { ...BODY, model: 'no-such-model' },
+        status: 400,
+        errorClass: 'unsupported_model',
+        message: /no-such-model is not supported/,
+      },
+      {
+        name: 'a feature the model does not support',
+        key: gateway.key,
+        body: { ...BODY, model: 'gpt-5', logprobs: true },
+        status: 400,
+        errorClass: 'unsupported_feature',
+        message: /does not support logprobs/,
+      },
+      {
+        name: "a model not offered on the caller's protocol",
+        key: gateway.key,
+        body: { ...BODY, model: 'gpt-image-1' },
+        status: 400,
+        errorClass: 'protocol_unavailable',
+        message: /cannot be called with the Chat Completions protocol/,
+      },
+      {
+        name: "the key's IP rules",
         key: await keyIn(defaultGroup, gateway.accountId, { ipBlacklist: ['127.0.0.1', '::1', '::ffff:127.0.0.1'] }),
         status: 403,
         errorClass: 'permission',
+        message: /127\.0\.0\.1|::1/,
       },
       {
+        name: "the key's model allowlist",
+        key: await keyIn(defaultGroup, gateway.accountId, { allowedModels: ['claude-haiku-4-5'] }),
+        status: 403,
+        errorClass: 'permission',
+        message: new RegExp(`model not allowed for this key: ${MODEL}`),
+      },
+      {
+        name: 'an empty wallet',
         key: await keyIn(defaultGroup, await createAccount(gateway.deps.db, { name: 'broke', tier: 'pro' })),
         status: 402,
         errorClass: 'insufficient_balance',
+        message: /insufficient balance/,
       },
-      { key: limitedKey, status: 429, errorClass: 'rate_limit' },
       {
+        name: "the key's lifetime quota",
+        key: await spent({ quotaCredits: 1 }),
+        status: 402,
+        errorClass: 'insufficient_balance',
+        message: /API key quota exhausted/,
+      },
+      {
+        name: 'the 5-hour spend window',
+        key: await spent({ rateLimit5h: 1 }),
+        status: 429,
+        errorClass: 'rate_limit',
+        message: /rate_limit_5h exhausted/,
+      },
+      {
+        name: 'the 1-day spend window',
+        key: await spent({ rateLimit1d: 1 }),
+        status: 429,
+        errorClass: 'rate_limit',
+        message: /rate_limit_1d exhausted/,
+      },
+      {
+        name: 'the 7-day spend window',
+        key: await spent({ rateLimit7d: 1 }),
+        status: 429,
+        errorClass: 'rate_limit',
+        message: /rate_limit_7d exhausted/,
+      },
+      {
+        name: "a model outside the group's family",
+        key: await keyIn(openaiGroup),
+        status: 503,
+        errorClass: 'no_available_account',
+        message: /group openai does not route model/,
+      },
+      {
+        name: 'no account of the group serves the model',
         key: await keyIn((await groupWith('serves-other', [''], { models: ['claude-haiku-4-5'] })).groupId),
         status: 503,
         errorClass: 'no_available_account',
+        message: /no available account/,
       },
     ];
+    const seen: unknown[] = [];
     for (const refusal of cases) {
       const reply = await chat(refusal.key, refusal.body ?? BODY);
-      expect({ status: reply.status, text: reply.text }).toMatchObject({ status: refusal.status });
       const row = await record(reply.requestId);
-      expect(row).toMatchObject({ status: refusal.status, outcome: 'error', error_class: refusal.errorClass, cost_credits: 0 });
+      seen.push({
+        name: refusal.name,
+        status: reply.status,
+        message: refusal.message.test(reply.text),
+        record: { status: row.status, outcome: row.outcome, error_class: row.error_class, cost_credits: Number(row.cost_credits) },
+      });
     }
+    // One comparison of the whole table: a failure names every case that went wrong.
+    expect(seen).toEqual(
+      cases.map((refusal) => ({
+        name: refusal.name,
+        status: refusal.status,
+        message: true,
+        record: { status: refusal.status, outcome: 'error', error_class: refusal.errorClass, cost_credits: 0 },
+      })),
+    );
+  });
+
+  it('a key revoked while its call waits for the upstream: 401, recorded as authentication', async () => {
+    const hanging = await groupWith('hang-revoked', ['/_fault/hang']);
+    const accountId = await createAccount(gateway.deps.db, { name: 'revoked-mid-call', tier: 'pro' });
+    await topUp(gateway.deps.db, accountId, 1_000_000_000);
+    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId, groupId: hanging.groupId, name: 'revoked' });
+    const reply = chat(key.secret);
+    // The call holds its lease once admitted, and waits on the silent upstream.
+    await eventually(
+      'the call to be admitted',
+      () => gateway.deps.redis.zcard(gateway.deps.redisKeys.accountLeases(accountId)),
+      (leases) => leases >= 1,
+    );
+    await gateway.deps.db.query("UPDATE api_keys SET status = 'revoked' WHERE id = $1", [key.id]);
+    await publishKeyInvalidation(gateway.deps, gateway.deps.crypto.hmac(key.secret));
+    const refused = await reply;
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('API key was revoked, rotated or deleted');
+    expect(await record(refused.requestId)).toMatchObject({
+      account_id: accountId,
+      status: 401,
+      outcome: 'error',
+      error_class: 'authentication',
+      cost_credits: 0,
+    });
   });
 
   it('upstream errors: every account failing, a refusal passed on, a stream cut after its first byte', async () => {
