@@ -122,6 +122,7 @@ export async function relayStream(
     if (isKeyInvalidated()) {
       const error = keyInvalidatedError();
       if (!committed) throw error;
+      noteFailure(res, error.kind, false);
       if (!res.writableEnded) res.end(source.failFrames(error));
       return RELEASE;
     }

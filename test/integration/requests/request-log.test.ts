@@ -302,6 +302,33 @@ describe('the request log records every authenticated request', () => {
     });
   });
 
+  it('a key revoked after its stream began: cut with the error frame, recorded as authentication', async () => {
+    const slow = await groupWith('slow-revoked', ['/_latency/0/150']);
+    const accountId = await createAccount(gateway.deps.db, { name: 'revoked-mid-stream', tier: 'pro' });
+    await topUp(gateway.deps.db, accountId, 1_000_000_000);
+    const key = await insertApiKey(gateway.deps.db, gateway.deps.crypto, { accountId, groupId: slow.groupId, name: 'revoked' });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` },
+      body: JSON.stringify({ ...BODY, stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value, { stream: true });
+    await gateway.deps.db.query("UPDATE api_keys SET status = 'revoked' WHERE id = $1", [key.id]);
+    await publishKeyInvalidation(gateway.deps, gateway.deps.crypto.hmac(key.secret));
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    expect(text).toContain('API key was revoked, rotated or deleted');
+    expect(await record(response.headers.get('x-request-id') ?? '')).toMatchObject({
+      account_id: accountId,
+      status: 200,
+      outcome: 'error',
+      error_class: 'authentication',
+      stream: true,
+    });
+  });
+
   it('upstream errors: every account failing, a refusal passed on, a stream cut after its first byte', async () => {
     const failing = await groupWith('all-fail', ['/_fault/429', '/_fault/500']);
     const failed = await chat(await keyIn(failing.groupId));
