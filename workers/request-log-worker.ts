@@ -75,154 +75,203 @@ function isBusyGroup(error: unknown): boolean {
 }
 
 export async function startRequestLogWorker(deps: WorkerDependencies, options: RequestLogWorkerOptions = {}): Promise<RequestLogWorker> {
-  const logger = deps.logger.child({ component: 'request-log-worker' });
-  const { redis, redisKeys } = deps;
-  const shardStreams = ALL_USAGE_SHARDS.map((shard) => redisKeys.requestLogStream(shard));
-  const legacyStream = redisKeys.legacyRequestLogStream();
-  const dropDrained = loadRedisScript('drop-drained-stream-1');
-  const channel = redisKeys.requestLogWrittenChannel();
-  const maxBatch = options.maxBatch ?? 10;
-  const idleMs = options.claimIdleMs ?? 30_000;
-  const claimEveryMs = Math.max(1_000, Math.floor(idleMs / 2));
-  const lingerMs = options.lingerMs ?? 50;
-  const blockMs = options.blockMs ?? 250;
-  const consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const writer = new RequestLogWriter(deps, options);
+  await writer.start();
+  return writer;
+}
+
+/** One worker's consumer of every request-log stream: reads or claims batches, writes them, acknowledges them. */
+class RequestLogWriter implements RequestLogWorker {
+  private readonly logger: WorkerDependencies['logger'];
+  private readonly shardStreams: string[];
+  private readonly legacyStream: string;
+  private readonly dropDrained = loadRedisScript('drop-drained-stream-1');
+  private readonly channel: string;
+  private readonly maxBatch: number;
+  private readonly idleMs: number;
+  private readonly claimEveryMs: number;
+  private readonly lingerMs: number;
+  private readonly blockMs: number;
+  private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   // Whether the unsharded stream exists (looked at on start, after a NOGROUP and with each claim).
-  let legacy = false;
+  private legacy = false;
+  private running = true;
+  private lastClaim = 0;
+  private idlePauseMs = 0;
+  private done: Promise<void> = Promise.resolve();
 
-  const streams = () => (legacy ? [...shardStreams, legacyStream] : shardStreams);
+  constructor(
+    private readonly deps: WorkerDependencies,
+    options: RequestLogWorkerOptions,
+  ) {
+    const { redisKeys } = deps;
+    this.logger = deps.logger.child({ component: 'request-log-worker' });
+    this.shardStreams = ALL_USAGE_SHARDS.map((shard) => redisKeys.requestLogStream(shard));
+    this.legacyStream = redisKeys.legacyRequestLogStream();
+    this.channel = redisKeys.requestLogWrittenChannel();
+    this.maxBatch = options.maxBatch ?? 10;
+    this.idleMs = options.claimIdleMs ?? 30_000;
+    this.claimEveryMs = Math.max(1_000, Math.floor(this.idleMs / 2));
+    this.lingerMs = options.lingerMs ?? 50;
+    this.blockMs = options.blockMs ?? 250;
+  }
 
-  const ensureGroups = () =>
-    Promise.all(
-      shardStreams.map(async (stream) => {
+  async start(): Promise<void> {
+    await this.ensureGroups();
+    await this.lookForLegacy();
+    this.done = this.loop();
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    await this.done;
+  }
+
+  private streams(): string[] {
+    return this.legacy ? [...this.shardStreams, this.legacyStream] : this.shardStreams;
+  }
+
+  private ensureGroups(): Promise<void[]> {
+    return Promise.all(
+      this.shardStreams.map(async (stream) => {
         try {
-          await redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
+          await this.deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
         } catch (error) {
           if (!isBusyGroup(error)) throw error;
         }
       }),
     );
+  }
 
   /** The unsharded stream: read while it exists (no MKSTREAM: it is never created here), deleted once drained. */
-  const lookForLegacy = async () => {
+  private readonly lookForLegacy = async (): Promise<void> => {
+    const { redis } = this.deps;
     try {
-      await redis.xgroup('CREATE', legacyStream, REQUEST_LOG_GROUP, '0');
-      legacy = true;
+      await redis.xgroup('CREATE', this.legacyStream, REQUEST_LOG_GROUP, '0');
+      this.legacy = true;
     } catch (error) {
-      legacy = isBusyGroup(error);
+      this.legacy = isBusyGroup(error);
     }
-    if (legacy && Number(await runRedisScript(redis, dropDrained, [legacyStream], [REQUEST_LOG_GROUP])) === 1) {
-      legacy = false;
-      logger.info('the unsharded request-log stream is drained; deleted');
+    if (this.legacy && Number(await runRedisScript(redis, this.dropDrained, [this.legacyStream], [REQUEST_LOG_GROUP])) === 1) {
+      this.legacy = false;
+      this.logger.info('the unsharded request-log stream is drained; deleted');
     }
   };
 
-  const write = async (entries: Entry[]) => {
+  private async write(entries: Entry[]): Promise<void> {
     const records: RequestRecord[] = [];
     for (const entry of entries) {
       const parsed = parseEntry(entry);
       records.push(...parsed.records);
-      if (parsed.invalid.length > 0) logger.error({ invalid: parsed.invalid }, 'malformed request records dropped');
+      if (parsed.invalid.length > 0) this.logger.error({ invalid: parsed.invalid }, 'malformed request records dropped');
     }
-    await writeRequestRecords(deps.db, records);
-    // One MULTI per stream: on a cluster each shard's stream is in its own slot.
+    await writeRequestRecords(this.deps.db, records);
+    await this.acknowledge(entries);
+    this.announce(records);
+  }
+
+  /** Written: acknowledged and deleted. One MULTI per stream: on a cluster each shard's stream is in its own slot. */
+  private async acknowledge(entries: Entry[]): Promise<void> {
     await Promise.all(
       [...groupBy(entries, (entry) => entry.stream)].map(async ([stream, group]) => {
         const ids = group.map((entry) => entry.id);
-        await redis
+        await this.deps.redis
           .multi()
           .xack(stream, REQUEST_LOG_GROUP, ...ids)
           .xdel(stream, ...ids)
           .exec();
       }),
     );
-    // Only final records are announced: the API process keeps its copy until the final one is written.
+  }
+
+  /** Only final records are announced: the API process keeps its copy until the final one is written. */
+  private announce(records: RequestRecord[]): void {
     const finals = records.filter((record) => !record.provisional).map((record) => record.requestId);
-    if (finals.length > 0) {
-      redis
-        .publish(channel, JSON.stringify(finals))
-        .catch((error: unknown) => logger.warn({ err: error }, 'announcing written request records failed; producers will look for them'));
-    }
-  };
+    if (finals.length === 0) return;
+    this.deps.redis
+      .publish(this.channel, JSON.stringify(finals))
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'announcing written request records failed; producers will look for them'),
+      );
+  }
 
   /** New entries of every stream, up to `count` each. */
-  const read = async (count: number): Promise<Entry[]> =>
-    (
-      await Promise.all(
-        streams().map(async (stream) => {
-          const reply = await redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, consumer, 'COUNT', count, 'STREAMS', stream, '>');
-          const [first] = Array.isArray(reply) ? reply : [];
-          return entriesOf(stream, Array.isArray(first) ? first[1] : undefined);
-        }),
-      )
-    ).flat();
+  private async read(count: number): Promise<Entry[]> {
+    const { redis } = this.deps;
+    const perStream = await Promise.all(
+      this.streams().map(async (stream) => {
+        const reply = await redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, this.consumer, 'COUNT', count, 'STREAMS', stream, '>');
+        const [first] = Array.isArray(reply) ? reply : [];
+        return entriesOf(stream, Array.isArray(first) ? first[1] : undefined);
+      }),
+    );
+    return perStream.flat();
+  }
 
   /** Entries of every stream that another consumer (a dead worker) held unacknowledged for `idleMs`. */
-  const claim = async (): Promise<Entry[]> =>
-    (
-      await Promise.all(
-        streams().map(async (stream) => {
-          const claimed = await redis.call('XAUTOCLAIM', stream, REQUEST_LOG_GROUP, consumer, idleMs, '0-0', 'COUNT', maxBatch);
-          return entriesOf(stream, Array.isArray(claimed) ? claimed[1] : undefined);
-        }),
-      )
-    ).flat();
+  private async claim(): Promise<Entry[]> {
+    const { redis } = this.deps;
+    const perStream = await Promise.all(
+      this.streams().map(async (stream) => {
+        const claimed = await redis.call(
+          'XAUTOCLAIM',
+          stream,
+          REQUEST_LOG_GROUP,
+          this.consumer,
+          this.idleMs,
+          '0-0',
+          'COUNT',
+          this.maxBatch,
+        );
+        return entriesOf(stream, Array.isArray(claimed) ? claimed[1] : undefined);
+      }),
+    );
+    return perStream.flat();
+  }
 
-  let running = true;
-  let lastClaim = 0;
-  let idlePauseMs = 0;
-  const next = async (): Promise<Entry[]> => {
-    if (Date.now() - lastClaim >= claimEveryMs) {
-      lastClaim = Date.now();
-      await lookForLegacy();
-      const entries = await claim();
+  private async next(): Promise<Entry[]> {
+    if (Date.now() - this.lastClaim >= this.claimEveryMs) {
+      this.lastClaim = Date.now();
+      await this.lookForLegacy();
+      const entries = await this.claim();
       if (entries.length > 0) {
-        lastClaim = 0;
+        this.lastClaim = 0;
         return entries;
       }
     }
-    const entries = await read(maxBatch);
+    const entries = await this.read(this.maxBatch);
     if (entries.length === 0) {
       // Every stream empty: poll less often, up to blockMs apart (doubling from 5 ms).
-      idlePauseMs = Math.min(Math.max(idlePauseMs * 2, 5), blockMs);
-      await sleep(idlePauseMs);
+      this.idlePauseMs = Math.min(Math.max(this.idlePauseMs * 2, 5), this.blockMs);
+      await sleep(this.idlePauseMs);
       return [];
     }
-    idlePauseMs = 0;
-    if (entries.length >= maxBatch || lingerMs <= 0) return entries;
-    await sleep(lingerMs);
-    return [...entries, ...(await read(maxBatch - entries.length))];
-  };
+    this.idlePauseMs = 0;
+    if (entries.length >= this.maxBatch || this.lingerMs <= 0) return entries;
+    await sleep(this.lingerMs);
+    return [...entries, ...(await this.read(this.maxBatch - entries.length))];
+  }
 
-  const loop = async () => {
-    while (running) {
+  private async loop(): Promise<void> {
+    const { maxBatch } = this;
+    while (this.running) {
       try {
-        const entries = await next();
+        const entries = await this.next();
         // At most maxBatch entries per transaction (a poll of every shard may bring more).
-        for (let start = 0; start < entries.length; start += maxBatch) await write(entries.slice(start, start + maxBatch));
+        for (let start = 0; start < entries.length; start += maxBatch) await this.write(entries.slice(start, start + maxBatch));
       } catch (error) {
-        if (!running) return;
+        if (!this.running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {
-          logger.warn('a request-log consumer group is gone (Redis lost its data); creating it again');
-          await ensureGroups()
-            .then(lookForLegacy)
+          this.logger.warn('a request-log consumer group is gone (Redis lost its data); creating it again');
+          await this.ensureGroups()
+            .then(this.lookForLegacy)
             .catch(() => undefined);
           continue;
         }
         // Left pending: claimed again once idle, by this worker or another.
-        logger.warn({ err: error }, 'writing request records failed; they will be retried');
+        this.logger.warn({ err: error }, 'writing request records failed; they will be retried');
         await sleep(500);
       }
     }
-  };
-
-  await ensureGroups();
-  await lookForLegacy();
-  const done = loop();
-  return {
-    async close() {
-      running = false;
-      await done;
-    },
-  };
+  }
 }

@@ -21,8 +21,9 @@ import {
   type DurableStreamOptions,
   type DurableStreamProducer,
   type HeldEvent,
+  type StreamRider,
 } from '../redis/durable-stream-producer';
-import { createRecordsBeforeEnd } from './records-before-end';
+import { createRecordsBeforeEnd, type RecordsBeforeEnd } from './records-before-end';
 import { parseRedactPaths, redactBody, redactTextBody } from './redact-body';
 import type { RequestBodies, RequestRecord } from './request-record';
 
@@ -86,88 +87,73 @@ export function toRequestRecord(
 }
 
 export function createRequestLog(deps: LogDependencies, options: DurableStreamOptions = {}): RequestLog {
-  const settings = deps.config.requestLog;
-  const producer = !settings.enabled
-    ? undefined
-    : createDurableStreamProducer<RequestRecord>(
-        deps,
-        {
-          name: 'request-log-producer',
-          streamOf: (record) => deps.redisKeys.accountRequestLogStream(record.accountId),
-          channel: deps.redisKeys.requestLogWrittenChannel(),
-          batchEntries: true,
-          // Records wait up to 5 ms to share one append (they are held in memory either way).
-          lingerMs: 5,
-          // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
-          shedAfterAppend: (record) => {
-            delete record.bodies;
-          },
-          // A provisional row does not count: the final record is still to be written over it.
-          written: (requestIds) => finalRecordIds(deps.db, requestIds),
-        },
-        options,
-      );
-  const redactPaths = parseRedactPaths(settings.redactPaths);
-
-  const bodiesOf = (facts: RequestFacts): RequestBodies => {
-    const request = facts.requestBody === undefined ? undefined : redactBody(facts.requestBody, redactPaths, settings.bodyMaxBytes);
-    const response = facts.responseBody === undefined ? undefined : redactTextBody(facts.responseBody, redactPaths, settings.bodyMaxBytes);
-    return {
-      request: request?.text ?? null,
-      response: response?.text ?? null,
-      streamEvents: facts.streamEvents ?? null,
-      truncated: request?.truncated === true || response?.truncated === true,
-    };
+  const log = new RequestLogRecorder(deps, options);
+  const { producer, beforeEnd } = log;
+  return {
+    onClose: log.onClose,
+    holdEnd: beforeEnd ? log.holdEnd : undefined,
+    riderAtSettlement: producer ? log.riderAtSettlement : undefined,
+    producer,
+    close: log.close,
   };
+}
 
-  const beforeEnd =
-    producer &&
-    createRecordsBeforeEnd(deps.redis, (error, records) => {
-      deps.logger.warn(
-        { err: error, records },
-        'request records not appended before their answers ended; kept in memory and appended later',
-      );
-    });
+/** The producer of a process's request records, and what decides when each record reaches Redis. */
+class RequestLogRecorder {
+  readonly producer: DurableStreamProducer<RequestRecord> | undefined;
+  readonly beforeEnd: RecordsBeforeEnd | undefined;
+  private readonly settings: LogDependencies['config']['requestLog'];
+  private readonly redactPaths: string[][];
   // Responses whose complete record is held by the producer (at settlement or at the end): nothing more is recorded at their close.
-  const recorded = new WeakSet<ServerResponse>();
+  private readonly recorded = new WeakSet<ServerResponse>();
   // Records built at settlement whose script did not append them: appended at the end as any other, or by the producer at the close.
-  const unridden = new WeakMap<ServerResponse, HeldEvent>();
+  private readonly unridden = new WeakMap<ServerResponse, HeldEvent>();
 
-  /** Redis got the held record before this end (with the settlement), or gets it now, the end held until then. */
-  const holdRecorded = (res: ServerResponse, release: () => void): boolean => {
-    const held = unridden.get(res);
-    if (!held) return false;
-    unridden.delete(res);
-    const stream = deps.redisKeys.accountRequestLogStream(locals(res).facts!.accountId);
-    if (beforeEnd?.ready() && beforeEnd.hold(stream, held.payload, release, held)) return true;
-    held.notAppended();
-    return false;
-  };
+  constructor(
+    private readonly deps: LogDependencies,
+    options: DurableStreamOptions,
+  ) {
+    this.settings = deps.config.requestLog;
+    this.producer = !this.settings.enabled ? undefined : createRequestRecordProducer(deps, options);
+    this.redactPaths = parseRedactPaths(this.settings.redactPaths);
+    this.beforeEnd =
+      this.producer &&
+      createRecordsBeforeEnd(deps.redis, (error, records) => {
+        deps.logger.warn(
+          { err: error, records },
+          'request records not appended before their answers ended; kept in memory and appended later',
+        );
+      });
+  }
 
-  const holdEnd: RequestEndHold = (res, timing, release) => {
-    if (recorded.has(res)) return holdRecorded(res, release);
+  readonly holdEnd: RequestEndHold = (res, timing, release) => {
+    if (this.recorded.has(res)) return this.holdRecorded(res, release);
     const facts = locals(res).facts;
+    const { producer, beforeEnd } = this;
     if (!facts || !producer || !beforeEnd?.ready()) return false;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
       // The status line leaves with this end when nothing was sent yet: its time is now.
       record.ttfbMs ??= timing.durationMs;
-      const stream = deps.redisKeys.accountRequestLogStream(facts.accountId);
+      const stream = this.deps.redisKeys.accountRequestLogStream(facts.accountId);
       // A stream is settled (and its kept answer assembled) after its end: a final record follows at the close.
       if (facts.stream === true) {
         record.provisional = true;
         return beforeEnd.hold(stream, JSON.stringify(record), release);
       }
-      if (facts.keepBodies) record.bodies = bodiesOf(facts);
+      if (facts.keepBodies) record.bodies = this.bodiesOf(facts);
       const held = producer.hold(record);
       if (!held) return false;
-      recorded.add(res);
+      this.recorded.add(res);
       // Once appended, the producer sheds the kept bodies (shedAfterAppend), as after its own appends.
       if (beforeEnd.hold(stream, held.payload, release, held)) return true;
       held.notAppended();
       return false;
     } catch (error) {
-      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at the end of the answer');
+      this.deps.logger.error(
+        { err: error, requestId: locals(res).requestId },
+        'could not build the request record at the end of the answer',
+      );
       return false;
     }
   };
@@ -178,70 +164,114 @@ export function createRequestLog(deps: LogDependencies, options: DurableStreamOp
    * It is final: if the client has gone meanwhile, the call was billed as answered and is recorded
    * so (nothing built at the close replaces it, as for a record appended at the end).
    */
-  const riderAtSettlement: RequestSettlementRider = (res, timing) => {
+  readonly riderAtSettlement: RequestSettlementRider = (res, timing) => {
     const facts = locals(res).facts;
-    if (!facts || !producer || facts.stream === true) return undefined;
+    if (!facts || !this.producer || facts.stream === true) return undefined;
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing, true);
       record.ttfbMs ??= timing.durationMs;
-      if (facts.keepBodies) record.bodies = bodiesOf(facts);
-      const held = producer.hold(record);
+      if (facts.keepBodies) record.bodies = this.bodiesOf(facts);
+      const held = this.producer.hold(record);
       if (!held) return undefined;
-      recorded.add(res);
-      let told = false;
-      const notAppended = () => {
-        if (told) return;
-        told = true;
-        // Not yet handed to the producer: the end appends it before the last byte, as any other (holdRecorded).
-        unridden.set(res, held);
-        if (res.writableEnded || res.destroyed) holdRecorded(res, () => undefined);
-      };
-      return {
-        stream: deps.redisKeys.accountRequestLogStream(facts.accountId),
-        payload: `[${held.payload}]`,
-        appended: (entryId) => {
-          if (told) return;
-          if (entryId === '') return notAppended();
-          told = true;
-          held.appended(entryId);
-        },
-        notAppended,
-      };
+      this.recorded.add(res);
+      return this.rider(res, held, this.deps.redisKeys.accountRequestLogStream(facts.accountId));
     } catch (error) {
-      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at settlement');
+      this.deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record at settlement');
       return undefined;
     }
   };
 
-  const onClose = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming) => {
+  readonly onClose = (req: IncomingMessage, res: ServerResponse, timing: RequestTiming): void => {
     const facts = locals(res).facts;
     if (!facts) {
-      if (res.statusCode === 401) deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
+      if (res.statusCode === 401) this.deps.metrics.unauthenticatedRequests.inc({ route: locals(res).routeLabel ?? 'other' });
       return;
     }
-    if (!producer) return;
-    if (recorded.has(res)) {
+    if (!this.producer) return;
+    if (this.recorded.has(res)) {
       // Built at settlement, not appended, and the answer never ended: the producer appends it.
-      unridden.get(res)?.notAppended();
-      unridden.delete(res);
+      this.unridden.get(res)?.notAppended();
+      this.unridden.delete(res);
       return;
     }
     try {
       const record = toRequestRecord(locals(res).requestId, res, facts, timing);
-      if (facts.keepBodies) record.bodies = bodiesOf(facts);
-      producer.submit(record);
+      if (facts.keepBodies) record.bodies = this.bodiesOf(facts);
+      this.producer.submit(record);
     } catch (error) {
-      deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record');
+      this.deps.logger.error({ err: error, requestId: locals(res).requestId }, 'could not build the request record');
     }
   };
 
-  return {
-    onClose,
-    holdEnd: beforeEnd ? holdEnd : undefined,
-    riderAtSettlement: producer ? riderAtSettlement : undefined,
-    producer,
-    close: async () => {
-      await producer?.close();
-    },
+  readonly close = async (): Promise<void> => {
+    await this.producer?.close();
   };
+
+  /** The settlement's rider for a held record: told once whether its script appended it. */
+  private rider(res: ServerResponse, held: HeldEvent, stream: string): StreamRider {
+    let told = false;
+    const notAppended = () => {
+      if (told) return;
+      told = true;
+      // Not yet handed to the producer: the end appends it before the last byte, as any other (holdRecorded).
+      this.unridden.set(res, held);
+      if (res.writableEnded || res.destroyed) this.holdRecorded(res, () => undefined);
+    };
+    return {
+      stream,
+      payload: `[${held.payload}]`,
+      appended: (entryId) => {
+        if (told) return;
+        if (entryId === '') return notAppended();
+        told = true;
+        held.appended(entryId);
+      },
+      notAppended,
+    };
+  }
+
+  /** Redis got the held record before this end (with the settlement), or gets it now, the end held until then. */
+  private holdRecorded(res: ServerResponse, release: () => void): boolean {
+    const held = this.unridden.get(res);
+    if (!held) return false;
+    this.unridden.delete(res);
+    const stream = this.deps.redisKeys.accountRequestLogStream(locals(res).facts!.accountId);
+    if (this.beforeEnd?.ready() && this.beforeEnd.hold(stream, held.payload, release, held)) return true;
+    held.notAppended();
+    return false;
+  }
+
+  private bodiesOf(facts: RequestFacts): RequestBodies {
+    const { redactPaths, settings } = this;
+    const request = facts.requestBody === undefined ? undefined : redactBody(facts.requestBody, redactPaths, settings.bodyMaxBytes);
+    const response = facts.responseBody === undefined ? undefined : redactTextBody(facts.responseBody, redactPaths, settings.bodyMaxBytes);
+    return {
+      request: request?.text ?? null,
+      response: response?.text ?? null,
+      streamEvents: facts.streamEvents ?? null,
+      truncated: request?.truncated === true || response?.truncated === true,
+    };
+  }
+}
+
+/** Records kept in memory until the request-log worker confirms them, in their account's shard of the stream. */
+function createRequestRecordProducer(deps: LogDependencies, options: DurableStreamOptions): DurableStreamProducer<RequestRecord> {
+  return createDurableStreamProducer<RequestRecord>(
+    deps,
+    {
+      name: 'request-log-producer',
+      streamOf: (record) => deps.redisKeys.accountRequestLogStream(record.accountId),
+      channel: deps.redisKeys.requestLogWrittenChannel(),
+      batchEntries: true,
+      // Records wait up to 5 ms to share one append (they are held in memory either way).
+      lingerMs: 5,
+      // Kept bodies are not held in memory once in Redis: a stream Redis loses is appended again without them.
+      shedAfterAppend: (record) => {
+        delete record.bodies;
+      },
+      // A provisional row does not count: the final record is still to be written over it.
+      written: (requestIds) => finalRecordIds(deps.db, requestIds),
+    },
+    options,
+  );
 }
