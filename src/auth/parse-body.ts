@@ -11,11 +11,35 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return text;
 }
 
-/** The one zod issue → 400 of the gateway's own routes: `field: message`, the field as `param`. */
+interface FoundIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/**
+ * Inside a union, a branch that got deeper than the union itself names the real field
+ * (`image.data`); when none did, the union's own message stands, which a schema may word.
+ */
+function deepestIssue(issue: z.core.$ZodIssue): FoundIssue {
+  let best: FoundIssue = { path: [...issue.path], message: issue.message };
+  if (issue.code !== 'invalid_union') return best;
+  for (const inner of issue.errors.flat()) {
+    const found = deepestIssue(inner);
+    if (found.path.length > 0 && issue.path.length + found.path.length > best.path.length)
+      best = { path: [...issue.path, ...found.path], message: found.message };
+  }
+  return best;
+}
+
+/**
+ * The one zod issue → 400 of the gateway's own routes (management, images, tasks): `field: message`,
+ * the field as `param`. The codecs keep their own, in each vendor's wording.
+ */
 export function invalidRequestFrom(issue: z.core.$ZodIssue | undefined, whole: string): GatewayError {
   if (!issue) return new GatewayError('invalid_request', `${whole}: invalid`, { param: whole });
-  const field = fieldPath(issue.path) || whole;
-  return new GatewayError('invalid_request', `${field}: ${issue.message}`, { param: field });
+  const found = deepestIssue(issue);
+  const field = fieldPath(found.path) || whole;
+  return new GatewayError('invalid_request', `${field}: ${found.message}`, { param: field });
 }
 
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {

@@ -16,59 +16,63 @@ export interface CallCharge {
   usage?: UsageEvent;
 }
 
-/** The charge of a token call: its usage priced at the model's prices, with the event that records it. */
-export function tokenCallCharge(input: {
-  requestId: string;
-  accountId: number;
-  apiKeyId: number;
-  model: CatalogModel;
-  protocol: string;
-  upstreamAccountId: number;
-  usage: Usage;
-  stream: boolean;
-  status: 'ok' | 'aborted';
-  startedAt: number;
-}): CallCharge {
-  const { usage } = input;
-  const credits = computeTokenCost(usage, input.model.prices);
+/** What every usage event names: the call, where it went and what it cost. */
+type CallFacts = Pick<
+  UsageEvent,
+  'requestId' | 'accountId' | 'apiKeyId' | 'model' | 'protocol' | 'upstreamAccountId' | 'credits' | 'startedAt'
+>;
+
+/** What the call consumed; a count it did not have is 0, and a call is whole and not streamed unless said. */
+interface Consumption {
+  tokens?: Usage;
+  images?: number;
+  videoSeconds?: number;
+  stream?: boolean;
+  status?: UsageEvent['status'];
+}
+
+/** The one builder of a usage event, for token and media calls alike. */
+function usageEvent(call: CallFacts, consumed: Consumption): UsageEvent {
+  const { tokens } = consumed;
   return {
-    credits,
-    usage: {
-      requestId: input.requestId,
-      accountId: input.accountId,
-      apiKeyId: input.apiKeyId,
-      model: input.model.id,
-      protocol: input.protocol,
-      upstreamAccountId: input.upstreamAccountId,
-      promptTokens: totalInputTokens(usage),
-      completionTokens: usage.outputTokens,
-      cacheReadTokens: usage.cacheReadTokens,
-      cacheWriteTokens: usage.cacheWriteTokens,
-      reasoningTokens: usage.reasoningTokens,
-      images: 0,
-      videoSeconds: 0,
-      credits,
-      stream: input.stream,
-      status: input.status,
-      startedAt: input.startedAt,
-    },
+    requestId: call.requestId,
+    accountId: call.accountId,
+    apiKeyId: call.apiKeyId,
+    model: call.model,
+    protocol: call.protocol,
+    upstreamAccountId: call.upstreamAccountId,
+    promptTokens: tokens ? totalInputTokens(tokens) : 0,
+    completionTokens: tokens?.outputTokens ?? 0,
+    cacheReadTokens: tokens?.cacheReadTokens ?? 0,
+    cacheWriteTokens: tokens?.cacheWriteTokens ?? 0,
+    reasoningTokens: tokens?.reasoningTokens ?? 0,
+    images: consumed.images ?? 0,
+    videoSeconds: consumed.videoSeconds ?? 0,
+    credits: call.credits,
+    stream: consumed.stream ?? false,
+    status: consumed.status ?? 'ok',
+    startedAt: call.startedAt,
   };
 }
 
-type TokenCounts = 'promptTokens' | 'completionTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens';
+/** The charge of a token call: its usage priced at the model's prices, with the event that records it. */
+export function tokenCallCharge(
+  input: Omit<CallFacts, 'model' | 'credits'> & {
+    model: CatalogModel;
+    usage: Usage;
+    stream: boolean;
+    status: UsageEvent['status'];
+  },
+): CallCharge {
+  const { model, usage, stream, status, ...call } = input;
+  const credits = computeTokenCost(usage, model.prices);
+  return { credits, usage: usageEvent({ ...call, model: model.id, credits }, { tokens: usage, stream, status }) };
+}
 
 /** The usage event of a media call (images now, an image or video task when it succeeds): no tokens, never a stream, always whole. */
-export function mediaUsageEvent(input: Omit<UsageEvent, TokenCounts | 'stream' | 'status'>): UsageEvent {
-  return {
-    ...input,
-    promptTokens: 0,
-    completionTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: 0,
-    stream: false,
-    status: 'ok',
-  };
+export function mediaUsageEvent(input: CallFacts & { images: number; videoSeconds: number }): UsageEvent {
+  const { images, videoSeconds, ...call } = input;
+  return usageEvent(call, { images, videoSeconds });
 }
 
 /**

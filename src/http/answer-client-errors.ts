@@ -7,7 +7,7 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error';
 import type { ErrorRenderers } from './error-middleware';
-import { renderOpenAiStyleError } from './openai-error-envelope';
+import { renderOpenAiStyleError } from '../protocols/shared/openai-error-envelope';
 import type { Codec } from '../protocols/codec';
 import type { ErrorSurface } from './request-context';
 

@@ -10,7 +10,7 @@ import { failedDependency } from '../errors/dependency-failure';
 import type { GatewayError } from '../errors/gateway-error';
 import type { RenderedError } from '../protocols/codec';
 import type { Logger } from './logger';
-import { renderOpenAiStyleError } from './openai-error-envelope';
+import { renderOpenAiStyleError } from '../protocols/shared/openai-error-envelope';
 import { reportDegraded } from './report-degraded';
 import { locals, noteFailure, type ErrorSurface } from './request-context';
 import { sendJson, sendJsonText } from './send-json';

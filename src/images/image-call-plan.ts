@@ -4,8 +4,8 @@
  */
 import { computeImageCost } from '../billing/compute-cost';
 import type { Catalog } from '../catalog/catalog';
+import { invalidRequestFrom } from '../auth/parse-body';
 import { GatewayError } from '../errors/gateway-error';
-import { invalidRequestFromZod } from '../protocols/chat/invalid-request-from-zod';
 import type { ImageGeneration, ImageInput } from './image-generation';
 import { imageRequestSchema } from './image-request-schema';
 import { resolveMediaModel } from './resolve-media-model';
@@ -31,7 +31,7 @@ export function planImageCall(
     throw new GatewayError('invalid_request', 'the request body must be a JSON object');
   }
   const parsed = imageRequestSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequestFromZod(parsed.error);
+  if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
   const request = parsed.data;
   const model = resolveMediaModel(catalog, request.model, ['image'], endpoint);
   const qualities = model.image?.qualities ?? [];

@@ -33,11 +33,9 @@ export const imageRequestSchema = z.looseObject({
   moderation: z.enum(['auto', 'low']).optional(),
   // The service always stores the bytes and answers with URLs; a client that asks for base64
   // would break on what it gets, so it is told at once.
-  response_format: z
-    .literal('url', { message: 'response_format: only "url" is supported; images are returned as presigned URLs' })
-    .optional(),
+  response_format: z.literal('url', { message: 'only "url" is supported; images are returned as presigned URLs' }).optional(),
   user: z.string().max(256).optional(),
-  stream: z.literal(false, { message: 'stream: streamed image generation is not supported' }).optional(),
+  stream: z.literal(false, { message: 'streamed image generation is not supported' }).optional(),
 });
 
 export type ImageRequest = z.infer<typeof imageRequestSchema>;

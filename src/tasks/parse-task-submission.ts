@@ -4,6 +4,7 @@
  * list of prompts (batch rendering). The model decides which shape applies.
  */
 import { z } from 'zod';
+import { invalidRequestFrom } from '../auth/parse-body';
 import { computeImageCost, computeVideoCost } from '../billing/compute-cost';
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogModel } from '../catalog/model';
@@ -13,7 +14,6 @@ import { MAX_IMAGES_PER_CALL } from '../images/image-request-schema';
 import { DEFAULT_IMAGE_SIZE, parseImageSize } from '../images/image-size';
 import { resolveMediaModel, type RoutingGroup } from '../images/resolve-media-model';
 import { sniffImageType } from '../images/sniff-image-type';
-import { invalidRequestFromZod } from '../protocols/chat/invalid-request-from-zod';
 import { parseDataUrl } from '../protocols/shared/data-url';
 import type { TaskRequest } from './task-request';
 
@@ -22,14 +22,18 @@ export const MAX_BATCH_PROMPTS = 16;
 
 const prompt = z.string().trim().min(1, 'must not be empty').max(MAX_PROMPT_CHARACTERS);
 
-const imageSourceSchema = z.union([
-  z.string().min(1),
-  z.looseObject({
-    data: z.string().min(1).optional(),
-    b64_json: z.string().min(1).optional(),
-    mime_type: z.string().optional(),
-  }),
-]);
+const imageSourceSchema = z.union(
+  [
+    z.string().min(1),
+    z.looseObject({
+      data: z.string().min(1).optional(),
+      b64_json: z.string().min(1).optional(),
+      mime_type: z.string().optional(),
+    }),
+  ],
+  // Neither branch names the other: one message for both shapes.
+  { error: 'must be a data URL (data:image/png;base64,...) or {data, mime_type}' },
+);
 
 const videoSchema = z.looseObject({
   model: z.string(),
@@ -118,7 +122,7 @@ export function parseTaskSubmission(
     const limits = model.video;
     if (!limits) throw new GatewayError('internal', `catalog entry ${model.id} has no video limits`);
     const parsed = videoSchema.safeParse(body);
-    if (!parsed.success) throw invalidRequestFromZod(parsed.error);
+    if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
     const input = parsed.data;
     const durationSeconds = input.duration_seconds ?? limits.maxDurationSeconds;
     if (durationSeconds > limits.maxDurationSeconds) {
@@ -148,7 +152,7 @@ export function parseTaskSubmission(
   }
 
   const parsed = imageBatchSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequestFromZod(parsed.error);
+  if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
   const input = parsed.data;
   if (input.prompts !== undefined && input.prompt !== undefined) {
     throw new GatewayError('invalid_request', 'prompts: give either prompts (a list) or prompt, not both', { param: 'prompts' });

@@ -11,7 +11,7 @@ import type { Response } from 'express';
 import type { Pool } from 'pg';
 import { keyInvalidatedError } from '../auth/key-invalidated-error';
 import type { Logger } from '../http/logger';
-import { renderOpenAiStyleError } from '../http/openai-error-envelope';
+import { renderOpenAiStyleError } from '../protocols/shared/openai-error-envelope';
 import { findTask, listTaskEvents } from '../db/repositories/tasks';
 import type { TaskEvent } from './task-event';
 import type { TaskEventHub } from './task-event-hub';

@@ -5,11 +5,15 @@
  * are nodes too, each on its own. What that found: a cycle auth → upstream → limits → auth (upstream/
  * loaded its Lua scripts through limits/redis-script.ts, now redis/redis-script.ts beside the scripts),
  * and the documented exception below.
+ * The same functions run on test/fixtures/folder-cycle, whose two folders import each other, to show
+ * the check fails on a cycle.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const SRC = path.resolve(__dirname, '..', '..', '..', 'src');
+/** A tree whose alpha/ and beta/ import each other (the second edge type-only), for the self-test. */
+const CYCLE_FIXTURE = path.resolve(__dirname, '..', '..', 'fixtures', 'folder-cycle', 'src');
 const IMPORT = /(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
@@ -21,8 +25,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The top folder of src/ a file belongs to; a file directly in src/ is a node of its own ('app.ts'). */
-function folderOf(file: string): string {
-  const relative = path.relative(SRC, file);
+function folderOf(root: string, file: string): string {
+  const relative = path.relative(root, file);
   return relative.includes(path.sep) ? relative.split(path.sep)[0]! : `${relative.replace(/\.ts$/, '')}.ts`;
 }
 
@@ -36,14 +40,14 @@ function folderOf(file: string): string {
 const EXCEPTIONS = ['dependencies.ts -> auth', 'dependencies.ts -> catalog', 'dependencies.ts -> http'];
 
 /** Folder → folder edges, each with whether every import behind it is `import type`. */
-function importEdges(): Map<string, { typeOnly: boolean }> {
+function importEdges(root: string): Map<string, { typeOnly: boolean }> {
   const edges = new Map<string, { typeOnly: boolean }>();
-  for (const file of sourceFiles(SRC)) {
-    const from = folderOf(file);
+  for (const file of sourceFiles(root)) {
+    const from = folderOf(root, file);
     for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
       const target = path.resolve(path.dirname(file), match[1] ?? match[2]!);
-      if (!target.startsWith(SRC)) continue;
-      const to = folderOf(target);
+      if (!target.startsWith(root)) continue;
+      const to = folderOf(root, target);
       if (to === from) continue;
       const key = `${from} -> ${to}`;
       const typeOnly = /^(?:import|export) type\s/.test(match[0]);
@@ -53,9 +57,9 @@ function importEdges(): Map<string, { typeOnly: boolean }> {
   return edges;
 }
 
-function folderGraph(edges: Map<string, unknown>): Map<string, Set<string>> {
+function folderGraph(root: string, edges: Map<string, unknown>): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
-  for (const file of sourceFiles(SRC)) graph.set(folderOf(file), new Set());
+  for (const file of sourceFiles(root)) graph.set(folderOf(root, file), new Set());
   for (const key of edges.keys()) {
     const [from, to] = key.split(' -> ') as [string, string];
     graph.get(from)!.add(to);
@@ -100,12 +104,12 @@ function cycles(graph: Map<string, Set<string>>): string[][] {
 }
 
 describe('folder dependencies of src/', () => {
-  const edges = importEdges();
-  const graph = folderGraph(edges);
+  const edges = importEdges(SRC);
+  const graph = folderGraph(SRC, edges);
 
   it('has no import cycle between folders and the files directly under src/', () => {
     const withoutExceptions = new Map([...edges].filter(([key]) => !EXCEPTIONS.includes(key)));
-    expect(cycles(folderGraph(withoutExceptions))).toEqual([]);
+    expect(cycles(folderGraph(SRC, withoutExceptions))).toEqual([]);
   });
 
   it('counts the files directly under src/ as nodes of their own', () => {
@@ -119,5 +123,24 @@ describe('folder dependencies of src/', () => {
 
   it('keeps db/ a leaf', () => {
     expect([...(graph.get('db') ?? [])]).toEqual([]);
+  });
+});
+
+describe('the cycle check, on a fixture tree with a cycle', () => {
+  const edges = importEdges(CYCLE_FIXTURE);
+
+  it('reports the two folders that import each other, and only them', () => {
+    expect(cycles(folderGraph(CYCLE_FIXTURE, edges))).toEqual([['alpha', 'beta']]);
+  });
+
+  it('counts a type-only import as an edge of the cycle', () => {
+    expect(edges.get('beta -> alpha')).toEqual({ typeOnly: true });
+    expect(edges.get('alpha -> beta')).toEqual({ typeOnly: false });
+  });
+
+  it('finds no cycle once the edge that closes it is gone, so it is the edge that fails the check', () => {
+    const withoutBack = new Map([...edges].filter(([key]) => key !== 'beta -> alpha'));
+    expect(cycles(folderGraph(CYCLE_FIXTURE, withoutBack))).toEqual([]);
+    expect(folderGraph(CYCLE_FIXTURE, withoutBack).get('main.ts')).toEqual(new Set(['gamma']));
   });
 });

@@ -78,6 +78,15 @@ describe('planImageCall', () => {
     expect(error.message).toContain(param);
   });
 
+  it('names a field once in the message, whatever the schema words', () => {
+    expect(rejection({ model: 'gpt-image-1', prompt: 'x', response_format: 'b64_json' }).message).toBe(
+      'response_format: only "url" is supported; images are returned as presigned URLs',
+    );
+    expect(rejection({ model: 'gpt-image-1', prompt: 'x', stream: true }).message).toBe(
+      'stream: streamed image generation is not supported',
+    );
+  });
+
   it('refuses an unknown model as unsupported_model', () => {
     const error = rejection({ model: 'no-such-model', prompt: 'x' });
     expect(error.kind).toBe('unsupported_model');

@@ -80,6 +80,17 @@ describe('parseTaskSubmission: video', () => {
     expect(error.param).toBe(param);
   });
 
+  it('words a wrong initial image for both accepted shapes, and names a bad field inside the object', () => {
+    expect(rejection({ model: 'veo-3', prompt: 'x', image: 123 })).toMatchObject({
+      param: 'image',
+      message: 'image: must be a data URL (data:image/png;base64,...) or {data, mime_type}',
+    });
+    expect(rejection({ model: 'veo-3', prompt: 'x', image: { data: 5 } })).toMatchObject({
+      param: 'image.data',
+      message: expect.stringMatching(/^image\.data: /) as unknown,
+    });
+  });
+
   it('names the model maximum when the duration is too long', () => {
     expect(rejection({ model: 'veo-3', prompt: 'x', duration_seconds: 12 }).message).toContain('at most 8 seconds');
   });
