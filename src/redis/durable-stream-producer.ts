@@ -9,7 +9,7 @@
 import type Redis from 'ioredis';
 import type { RedisTarget } from '../config';
 import { createRedis } from './connection';
-import { groupBy } from './keys';
+import { appendEvents, entriesStillInStream } from './durable-stream-entries';
 import { PendingEvents, type PendingState, type StreamEvent } from './pending-events';
 
 export interface DurableStreamOptions {
@@ -109,12 +109,18 @@ interface ProducerDependencies {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
-export function createDurableStreamProducer<E extends StreamEvent>(
-  deps: ProducerDependencies,
-  spec: DurableStreamSpec<E>,
-  options: DurableStreamOptions = {},
-): DurableStreamProducer<E> {
-  const settings = {
+/** Resolves true once `condition` holds, false after `timeoutMs` (checked every `stepMs`). */
+async function waitUntil(condition: () => boolean, timeoutMs: number, stepMs = 10): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() >= deadline) return false;
+    await sleep(stepMs);
+  }
+  return true;
+}
+
+function settingsOf(options: DurableStreamOptions): Required<DurableStreamOptions> {
+  return {
     maxPending: options.maxPending ?? 100_000,
     confirmAfterMs: options.confirmAfterMs ?? 10_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 2_000,
@@ -126,111 +132,234 @@ export function createDurableStreamProducer<E extends StreamEvent>(
     checkConcurrency: options.checkConcurrency ?? 500,
     closeTimeoutMs: options.closeTimeoutMs ?? 5_000,
   };
-  const logger = deps.logger.child({ component: spec.name });
-  const connection = createRedis(deps.config.redis, { name: spec.name });
-  const { channel } = spec;
-  const pending = new PendingEvents<E>(settings.maxPending);
-  // record() callers waiting for their event to reach Redis.
-  const waiters = new Map<string, () => void>();
-  let inFlightBulks = 0;
-  let pumpScheduled = false;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> | undefined;
-  let closed = false;
+}
 
-  const resolveWaiter = (requestId: string) => {
-    const resolve = waiters.get(requestId);
+/** One stream's producer: the events it holds, its appends in flight, its checks of unconfirmed events. */
+class DurableStreamProducerImpl<E extends StreamEvent> implements DurableStreamProducer<E> {
+  private readonly settings: Required<DurableStreamOptions>;
+  private readonly logger: ProducerLogger;
+  private readonly connection: Redis;
+  private readonly channel: string;
+  private readonly pending: PendingEvents<E>;
+  /** record() callers waiting for their event to reach Redis. */
+  private readonly waiters = new Map<string, () => void>();
+  private inFlightBulks = 0;
+  private pumpScheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly deps: ProducerDependencies,
+    private readonly spec: DurableStreamSpec<E>,
+    options: DurableStreamOptions,
+  ) {
+    this.settings = settingsOf(options);
+    this.logger = deps.logger.child({ component: spec.name });
+    this.connection = createRedis(deps.config.redis, { name: spec.name });
+    this.channel = spec.channel;
+    this.pending = new PendingEvents<E>(this.settings.maxPending);
+    this.subscribe();
+    this.sweepTimer = setInterval(() => {
+      void this.sweep();
+    }, this.settings.sweepIntervalMs);
+    this.sweepTimer.unref();
+  }
+
+  hold(event: E): HeldEvent | undefined {
+    if (this.closed || !this.add(event, 'sending')) return undefined;
+    const notAppended = () => this.appendLater(event);
+    return {
+      payload: JSON.stringify(event),
+      appended: (entryId) => {
+        if (entryId === '') return notAppended();
+        this.pending.markEnqueued([event.requestId], this.deps.clock.now(), [entryId]);
+        // Appended by the holder: shed as the producer's own appends are.
+        this.spec.shedAfterAppend?.(event);
+      },
+      notAppended,
+    };
+  }
+
+  record(event: E): Promise<void> {
+    try {
+      if (this.closed) {
+        this.logClosed(event);
+        return Promise.resolve();
+      }
+      if (!this.add(event)) return Promise.resolve();
+      this.schedulePump();
+      return this.waitForAppend(event.requestId);
+    } catch (error) {
+      this.logger.error({ err: error, event }, 'recording an event failed');
+      return Promise.resolve();
+    }
+  }
+
+  submit(event: E): void {
+    if (this.closed) return this.logClosed(event);
+    if (this.add(event)) this.schedulePump();
+  }
+
+  flush(timeoutMs = 10_000): Promise<boolean> {
+    return waitUntil(() => this.allSent(), timeoutMs);
+  }
+
+  drain(timeoutMs = 30_000): Promise<boolean> {
+    return waitUntil(() => this.pending.size === 0, timeoutMs, 25);
+  }
+
+  sweep(): Promise<void> {
+    this.sweeping ??= this.runSweep().finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
+  }
+
+  stats(): DurableStreamStats {
+    return { pending: this.pending.size, unsent: this.pending.unsentCount };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const sent = await waitUntil(() => this.allSent(), this.settings.closeTimeoutMs);
+    this.closed = true;
+    clearInterval(this.sweepTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (!sent) {
+      for (const event of this.pending.takeUnsent(Number.MAX_SAFE_INTEGER)) {
+        this.logger.error({ event }, 'producer closing with an event never enqueued; replay it from this log line');
+      }
+    }
+    for (const resolve of this.waiters.values()) resolve();
+    this.waiters.clear();
+    this.deps.subscriber.off('message', this.onMessage);
+    await this.deps.subscriber.unsubscribe(this.channel).catch(() => undefined);
+    await this.sweeping?.catch(() => undefined);
+    this.connection.disconnect();
+  }
+
+  /** Holds the event (false when its request id is already held); the events dropped to make room are logged. */
+  private add(event: E, state?: 'unsent' | 'sending'): boolean {
+    const { added, dropped } = this.pending.add(event, this.deps.clock.now(), state);
+    this.logDropped(dropped);
+    return added;
+  }
+
+  private logDropped(dropped: Array<{ event: E; state: PendingState }>): void {
+    for (const { event, state } of dropped) {
+      this.resolveWaiter(event.requestId);
+      // The whole event goes to the log: an operator can replay it from there.
+      if (state === 'enqueued') this.logger.warn({ event }, 'pending events full: forgot an enqueued event (its entry is in Redis)');
+      else this.logger.error({ event }, 'pending events full: dropped an event never enqueued; replay it from this log line');
+    }
+  }
+
+  private logClosed(event: E): void {
+    this.logger.error({ event }, 'producer closed: event not enqueued; replay it from this log line');
+  }
+
+  /** A held event its script did not append: the producer appends it itself. */
+  private appendLater(event: E): void {
+    if (this.pending.state(event.requestId) !== 'sending') return;
+    this.pending.markUnsent([event.requestId], this.deps.clock.now());
+    this.schedulePump();
+  }
+
+  /** Resolves once the event is in Redis (or confirmed, dropped, the producer closed), at the latest after `acceptTimeoutMs`. */
+  private waitForAppend(requestId: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(requestId);
+        resolve();
+      }, this.settings.acceptTimeoutMs);
+      timer.unref();
+      this.waiters.set(requestId, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private resolveWaiter(requestId: string): void {
+    const resolve = this.waiters.get(requestId);
     if (resolve) {
-      waiters.delete(requestId);
+      this.waiters.delete(requestId);
       resolve();
     }
-  };
+  }
 
-  const logDropped = (dropped: Array<{ event: E; state: PendingState }>) => {
-    for (const { event, state } of dropped) {
-      resolveWaiter(event.requestId);
-      // The whole event goes to the log: an operator can replay it from there.
-      if (state === 'enqueued') logger.warn({ event }, 'pending events full: forgot an enqueued event (its entry is in Redis)');
-      else logger.error({ event }, 'pending events full: dropped an event never enqueued; replay it from this log line');
-    }
-  };
+  private allSent(): boolean {
+    return this.pending.unsentCount === 0 && this.inFlightBulks === 0;
+  }
 
-  /** Appends one stream's events: one entry for the batch, or one pipeline of one entry per event. */
-  const appendTo = async (stream: string, batch: E[]): Promise<Array<string | undefined>> => {
-    if (spec.batchEntries) {
-      const id = await connection.xadd(stream, '*', 'b', JSON.stringify(batch));
-      return batch.map(() => (id === null ? undefined : String(id)));
-    }
-    const pipeline = connection.pipeline();
-    for (const event of batch) pipeline.xadd(stream, '*', 'e', JSON.stringify(event));
-    const results = (await pipeline.exec()) ?? [];
-    return batch.map((_event, index) => {
-      const [error, id] = results[index] ?? [new Error('no reply')];
-      return error ? undefined : String(id);
-    });
-  };
-
-  /** One append per stream (on one server they leave in one write); a stream whose node is away leaves its events unsent. */
-  const append = async (batch: E[]): Promise<Array<string | undefined>> => {
-    const entryIds = new Map<E, string>();
-    await Promise.all(
-      [...groupBy(batch, spec.streamOf)].map(async ([stream, events]) => {
-        const ids = await appendTo(stream, events).catch(() => [] as Array<string | undefined>);
-        events.forEach((event, index) => {
-          if (ids[index] !== undefined) entryIds.set(event, ids[index]);
-        });
-      }),
-    );
-    return batch.map((event) => entryIds.get(event));
-  };
-
-  const pump = () => {
-    pumpScheduled = false;
-    while (retryTimer === undefined && inFlightBulks < settings.maxInFlightBulks && pending.unsentCount > 0) {
-      const batch = pending.takeUnsent(settings.maxBulk);
-      if (batch.length === 0) break;
-      inFlightBulks += 1;
-      append(batch)
-        .then((entryIds) => {
-          const sent = batch.filter((_event, index) => entryIds[index] !== undefined);
-          pending.markEnqueued(
-            sent.map((event) => event.requestId),
-            deps.clock.now(),
-            entryIds.filter((id) => id !== undefined),
-          );
-          if (spec.shedAfterAppend) for (const event of sent) spec.shedAfterAppend(event);
-          for (const event of sent) resolveWaiter(event.requestId);
-          if (sent.length < batch.length) throw new Error(`${batch.length - sent.length} appends refused`);
-        })
-        .catch((error: unknown) => {
-          const unsent = batch.filter((event) => pending.state(event.requestId) === 'sending').map((event) => event.requestId);
-          pending.markUnsent(unsent, deps.clock.now());
-          logger.warn({ err: error, events: unsent.length }, 'appending events failed; kept in memory, retrying');
-          if (retryTimer === undefined) {
-            retryTimer = setTimeout(() => {
-              retryTimer = undefined;
-              pump();
-            }, settings.retryDelayMs);
-            retryTimer.unref();
-          }
-        })
-        .finally(() => {
-          inFlightBulks -= 1;
-          schedulePump();
-        });
-    }
-  };
-
-  const schedulePump = () => {
-    if (pumpScheduled || pending.unsentCount === 0) return;
-    pumpScheduled = true;
+  private schedulePump(): void {
+    if (this.pumpScheduled || this.pending.unsentCount === 0) return;
+    this.pumpScheduled = true;
     // One pipeline per tick (or per `lingerMs`): events recorded meanwhile share a Redis round trip.
-    if (spec.lingerMs && pending.unsentCount < settings.maxBulk) setTimeout(pump, spec.lingerMs).unref();
-    else setImmediate(pump);
-  };
+    if (this.spec.lingerMs && this.pending.unsentCount < this.settings.maxBulk) setTimeout(() => this.pump(), this.spec.lingerMs).unref();
+    else setImmediate(() => this.pump());
+  }
 
-  const onMessage = (messageChannel: string, message: string) => {
-    if (messageChannel !== channel) return;
+  /** Sends the unsent events, `maxBulk` per append and `maxInFlightBulks` at once; none while a retry waits. */
+  private pump(): void {
+    this.pumpScheduled = false;
+    while (this.retryTimer === undefined && this.inFlightBulks < this.settings.maxInFlightBulks && this.pending.unsentCount > 0) {
+      const batch = this.pending.takeUnsent(this.settings.maxBulk);
+      if (batch.length === 0) break;
+      this.sendBulk(batch);
+    }
+  }
+
+  private sendBulk(batch: E[]): void {
+    this.inFlightBulks += 1;
+    appendEvents(this.connection, this.spec, batch)
+      .then((entryIds) => this.markAppended(batch, entryIds))
+      .catch((error: unknown) => this.retryUnsent(batch, error))
+      .finally(() => {
+        this.inFlightBulks -= 1;
+        this.schedulePump();
+      });
+  }
+
+  /** The appended events are in Redis (shed, their `record` resolved); any one not appended fails the bulk. */
+  private markAppended(batch: E[], entryIds: Array<string | undefined>): void {
+    const sent = batch.filter((_event, index) => entryIds[index] !== undefined);
+    this.pending.markEnqueued(
+      sent.map((event) => event.requestId),
+      this.deps.clock.now(),
+      entryIds.filter((id) => id !== undefined),
+    );
+    if (this.spec.shedAfterAppend) for (const event of sent) this.spec.shedAfterAppend(event);
+    for (const event of sent) this.resolveWaiter(event.requestId);
+    if (sent.length < batch.length) throw new Error(`${batch.length - sent.length} appends refused`);
+  }
+
+  /** A failed bulk's events not appended wait in memory; one retry pumps again after `retryDelayMs`. */
+  private retryUnsent(batch: E[], error: unknown): void {
+    const unsent = batch.filter((event) => this.pending.state(event.requestId) === 'sending').map((event) => event.requestId);
+    this.pending.markUnsent(unsent, this.deps.clock.now());
+    this.logger.warn({ err: error, events: unsent.length }, 'appending events failed; kept in memory, retrying');
+    if (this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.pump();
+    }, this.settings.retryDelayMs);
+    this.retryTimer.unref();
+  }
+
+  /** Worker confirmations; when one is missed (or the subscription fails), the sweep's state checks confirm instead. */
+  private subscribe(): void {
+    this.deps.subscriber.on('message', this.onMessage);
+    this.deps.subscriber
+      .subscribe(this.channel)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'cannot subscribe to worker confirmations; relying on state checks'));
+  }
+
+  /** A worker's confirmation: a JSON array of the request ids it wrote to PostgreSQL. */
+  private readonly onMessage = (messageChannel: string, message: string): void => {
+    if (messageChannel !== this.channel) return;
     let ids: unknown;
     try {
       ids = JSON.parse(message);
@@ -238,14 +367,27 @@ export function createDurableStreamProducer<E extends StreamEvent>(
       return;
     }
     if (!Array.isArray(ids)) return;
-    const strings = ids.filter((id): id is string => typeof id === 'string');
-    pending.confirm(strings);
-    for (const id of strings) resolveWaiter(id);
+    this.confirm(ids.filter((id): id is string => typeof id === 'string'));
   };
-  deps.subscriber.on('message', onMessage);
-  deps.subscriber
-    .subscribe(channel)
-    .catch((error: unknown) => logger.warn({ err: error }, 'cannot subscribe to worker confirmations; relying on state checks'));
+
+  /** Written in PostgreSQL: forgotten, their `record` resolved. */
+  private confirm(requestIds: string[]): void {
+    this.pending.confirm(requestIds);
+    for (const id of requestIds) this.resolveWaiter(id);
+  }
+
+  /** Checks the due unconfirmed events, `checkConcurrency` at a time, until one check fails (the next sweep retries) or close. */
+  private async runSweep(): Promise<void> {
+    const due = this.pending.dueForCheck(this.deps.clock.now(), this.settings.confirmAfterMs, this.settings.maxChecksPerSweep);
+    for (let start = 0; start < due.length && !this.closed; start += this.settings.checkConcurrency) {
+      try {
+        await this.checkBatch(due.slice(start, start + this.settings.checkConcurrency));
+      } catch (error) {
+        this.logger.warn({ err: error }, 'checking unconfirmed events failed; will check again');
+        return;
+      }
+    }
+  }
 
   /**
    * Appended events not confirmed for a while: still in the stream → a worker will get to them;
@@ -253,157 +395,28 @@ export function createDurableStreamProducer<E extends StreamEvent>(
    * writes nothing for a request id already in PostgreSQL). Redis is read before PostgreSQL, and a
    * worker deletes an entry only after its commit, so an event is never taken for lost while written.
    */
-  /** The request ids whose entry is still in their stream (one pipeline per stream). */
-  const stillInStream = async (requestIds: string[]): Promise<Set<string>> => {
-    const found = new Set<string>();
-    const known = requestIds.filter((requestId) => pending.event(requestId) !== undefined);
-    await Promise.all(
-      [...groupBy(known, (requestId) => spec.streamOf(pending.event(requestId)!))].map(async ([stream, ids]) => {
-        const pipeline = connection.pipeline();
-        for (const requestId of ids) {
-          const entryId = pending.streamId(requestId) ?? '0-1';
-          pipeline.xrange(stream, entryId, entryId);
-        }
-        const results = (await pipeline.exec()) ?? [];
-        ids.forEach((requestId, index) => {
-          const [error, entries] = results[index] ?? [new Error('no reply')];
-          if (error) throw error;
-          if (Array.isArray(entries) && entries.length > 0) found.add(requestId);
-        });
-      }),
-    );
-    return found;
-  };
-
-  const checkBatch = async (requestIds: string[]) => {
-    const found = await stillInStream(requestIds);
+  private async checkBatch(requestIds: string[]): Promise<void> {
+    const found = await entriesStillInStream(this.connection, this.spec, this.pending, requestIds);
     const missing: string[] = [];
     for (const requestId of requestIds) {
-      if (found.has(requestId)) pending.touch(requestId, deps.clock.now());
+      if (found.has(requestId)) this.pending.touch(requestId, this.deps.clock.now());
       else missing.push(requestId);
     }
     if (missing.length === 0) return;
-    const writtenIds = new Set(await spec.written(missing));
-    pending.confirm([...writtenIds]);
-    for (const id of writtenIds) resolveWaiter(id);
-    const lost = missing.filter((requestId) => !writtenIds.has(requestId) && pending.state(requestId) === 'enqueued');
+    const writtenIds = new Set(await this.spec.written(missing));
+    this.confirm([...writtenIds]);
+    const lost = missing.filter((requestId) => !writtenIds.has(requestId) && this.pending.state(requestId) === 'enqueued');
     if (lost.length === 0) return;
-    logger.warn({ events: lost.length }, 'events vanished from Redis before a worker wrote them; appending them again');
-    pending.markUnsent(lost, deps.clock.now());
-    schedulePump();
-  };
+    this.logger.warn({ events: lost.length }, 'events vanished from Redis before a worker wrote them; appending them again');
+    this.pending.markUnsent(lost, this.deps.clock.now());
+    this.schedulePump();
+  }
+}
 
-  const runSweep = async () => {
-    const due = pending.dueForCheck(deps.clock.now(), settings.confirmAfterMs, settings.maxChecksPerSweep);
-    for (let start = 0; start < due.length && !closed; start += settings.checkConcurrency) {
-      try {
-        await checkBatch(due.slice(start, start + settings.checkConcurrency));
-      } catch (error) {
-        logger.warn({ err: error }, 'checking unconfirmed events failed; will check again');
-        return;
-      }
-    }
-  };
-
-  const sweep = (): Promise<void> => {
-    sweeping ??= runSweep().finally(() => {
-      sweeping = undefined;
-    });
-    return sweeping;
-  };
-
-  const sweepTimer = setInterval(() => {
-    void sweep();
-  }, settings.sweepIntervalMs);
-  sweepTimer.unref();
-
-  const waitUntil = async (condition: () => boolean, timeoutMs: number, stepMs = 10) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
-      if (Date.now() >= deadline) return false;
-      await sleep(stepMs);
-    }
-    return true;
-  };
-
-  return {
-    hold(event: E): HeldEvent | undefined {
-      if (closed) return undefined;
-      const { added, dropped } = pending.add(event, deps.clock.now(), 'sending');
-      logDropped(dropped);
-      if (!added) return undefined;
-      const notAppended = () => {
-        if (pending.state(event.requestId) !== 'sending') return;
-        pending.markUnsent([event.requestId], deps.clock.now());
-        schedulePump();
-      };
-      return {
-        payload: JSON.stringify(event),
-        appended: (entryId) => {
-          if (entryId === '') return notAppended();
-          pending.markEnqueued([event.requestId], deps.clock.now(), [entryId]);
-          // Appended by the holder: shed as the producer's own appends are.
-          spec.shedAfterAppend?.(event);
-        },
-        notAppended,
-      };
-    },
-    record(event: E): Promise<void> {
-      try {
-        if (closed) {
-          logger.error({ event }, 'producer closed: event not enqueued; replay it from this log line');
-          return Promise.resolve();
-        }
-        const { added, dropped } = pending.add(event, deps.clock.now());
-        logDropped(dropped);
-        if (!added) return Promise.resolve();
-        schedulePump();
-        return new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            waiters.delete(event.requestId);
-            resolve();
-          }, settings.acceptTimeoutMs);
-          timer.unref();
-          waiters.set(event.requestId, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      } catch (error) {
-        logger.error({ err: error, event }, 'recording an event failed');
-        return Promise.resolve();
-      }
-    },
-    submit(event: E): void {
-      if (closed) {
-        logger.error({ event }, 'producer closed: event not enqueued; replay it from this log line');
-        return;
-      }
-      const { added, dropped } = pending.add(event, deps.clock.now());
-      logDropped(dropped);
-      if (added) schedulePump();
-    },
-    flush: (timeoutMs = 10_000) => waitUntil(() => pending.unsentCount === 0 && inFlightBulks === 0, timeoutMs),
-    drain: (timeoutMs = 30_000) => waitUntil(() => pending.size === 0, timeoutMs, 25),
-    sweep,
-    stats: () => ({ pending: pending.size, unsent: pending.unsentCount }),
-    async close() {
-      if (closed) return;
-      const sent = await waitUntil(() => pending.unsentCount === 0 && inFlightBulks === 0, settings.closeTimeoutMs);
-      closed = true;
-      clearInterval(sweepTimer);
-      if (retryTimer) clearTimeout(retryTimer);
-      if (!sent) {
-        for (const event of pending.takeUnsent(Number.MAX_SAFE_INTEGER)) {
-          logger.error({ event }, 'producer closing with an event never enqueued; replay it from this log line');
-        }
-      }
-      for (const resolve of waiters.values()) resolve();
-      waiters.clear();
-      deps.subscriber.off('message', onMessage);
-      await deps.subscriber.unsubscribe(channel).catch(() => undefined);
-      await sweeping?.catch(() => undefined);
-      connection.disconnect();
-    },
-  };
+export function createDurableStreamProducer<E extends StreamEvent>(
+  deps: ProducerDependencies,
+  spec: DurableStreamSpec<E>,
+  options: DurableStreamOptions = {},
+): DurableStreamProducer<E> {
+  return new DurableStreamProducerImpl(deps, spec, options);
 }
