@@ -15,6 +15,7 @@ import type { Protocol } from '../ir/protocol';
 import { createCodecContext } from '../relay/codec-context';
 import { dialUpstream, pingPlan } from '../relay/dial-upstream';
 import type { RelayServices } from '../relay/relay-services';
+import { upstreamAccountOf } from '../upstream/upstream-account';
 import { checkStoredUpstream } from './save-upstream';
 
 function testModel(deps: Dependencies, protocol: Protocol, models: string[]): CatalogModel | undefined {
@@ -53,19 +54,7 @@ export async function testUpstreamAccount(
     throw new GatewayError('invalid_request', `upstream account ${id} serves no model of the catalog (models: ${row.models.join(', ')})`);
   const credential = deps.crypto.decrypt(row.credentialEncrypted);
   registerSecret(credential);
-  const account = {
-    id: row.id,
-    groupId: row.groupId,
-    name: row.name,
-    protocol: row.protocol,
-    baseUrl: row.baseUrl,
-    credential: credential,
-    models: row.models,
-    priority: row.priority,
-    weight: row.weight,
-    provider: row.provider ?? undefined,
-    apiVersion: row.apiVersion ?? undefined,
-  };
+  const account = upstreamAccountOf(row, credential);
   const outcome = await dialUpstream(services.upstreamClient, pingPlan(model, row.protocol, createCodecContext(deps.clock)), account);
   return {
     object: 'upstream_test',

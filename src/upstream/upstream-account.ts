@@ -1,3 +1,4 @@
+import type { UpstreamAccountRow } from '../db/repositories/upstream-accounts';
 import type { Protocol } from '../ir/protocol';
 
 /** An upstream provider account of a routing group, with its decrypted credential (in memory only). */
@@ -16,4 +17,21 @@ export interface UpstreamAccount {
   provider?: string;
   /** Azure OpenAI's `api-version` query. */
   apiVersion?: string;
+}
+
+/** The account a stored row describes, with its credential already decrypted. */
+export function upstreamAccountOf(row: UpstreamAccountRow<Protocol>, credential: string): UpstreamAccount {
+  return {
+    id: row.id,
+    groupId: row.groupId,
+    name: row.name,
+    protocol: row.protocol,
+    baseUrl: row.baseUrl,
+    credential,
+    models: row.models,
+    priority: row.priority,
+    weight: row.weight,
+    provider: row.provider ?? undefined,
+    apiVersion: row.apiVersion ?? undefined,
+  };
 }

@@ -17,7 +17,7 @@ import type { Pool } from 'pg';
 import { listUpstreamAccounts } from '../db/repositories/upstream-accounts';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
-import type { UpstreamAccount } from './upstream-account';
+import { upstreamAccountOf, type UpstreamAccount } from './upstream-account';
 import { registerSecret } from '../errors/scrub-secrets';
 import { createLocalUpstreamHealth, type AccountCooldown, type UpstreamHealth } from './upstream-health';
 
@@ -95,19 +95,7 @@ export function createUpstreamDirectory(options: {
         ]);
         continue;
       }
-      const account: UpstreamAccount = {
-        id: row.id,
-        groupId: row.groupId,
-        name: row.name,
-        protocol: row.protocol,
-        baseUrl: row.baseUrl,
-        credential: credential,
-        models: row.models,
-        priority: row.priority,
-        weight: row.weight,
-        provider: row.provider ?? undefined,
-        apiVersion: row.apiVersion ?? undefined,
-      };
+      const account = upstreamAccountOf(row, credential);
       byGroup.set(row.groupId, [...(byGroup.get(row.groupId) ?? []), account]);
     }
     return { active: byGroup, disabled };
