@@ -17,6 +17,7 @@ import { writeRequestRecords } from '../../../workers/write-request-records';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 import { createTestDependencies } from '../../support/dependencies';
 import { startTestGateway, type TestGateway } from '../../support/gateway';
+import { requestRecord } from '../../support/request-record-fixture';
 
 jest.setTimeout(60_000);
 
@@ -59,26 +60,7 @@ function usage(accountId: number, apiKeyId: number, requestId: string, model: st
 }
 
 function record(accountId: number, apiKeyId: number, requestId: string, model: string): RequestRecord {
-  return {
-    requestId,
-    accountId,
-    apiKeyId,
-    protocol: 'chat',
-    model,
-    upstreamAccountId: null,
-    status: 200,
-    outcome: 'ok',
-    errorClass: null,
-    durationMs: 5,
-    ttfbMs: 4,
-    inputTokens: 10,
-    outputTokens: 5,
-    costCredits: 3,
-    stream: false,
-    replayed: false,
-    warnings: [],
-    startedAt: Date.now() - 60_000,
-  };
+  return requestRecord({ requestId, accountId, apiKeyId, model, inputTokens: 10, outputTokens: 5, startedAt: Date.now() - 60_000 });
 }
 
 describe('DATABASE_READ_URL', () => {

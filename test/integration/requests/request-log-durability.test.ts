@@ -4,41 +4,18 @@
  * and writes them (once each); a stream lost from Redis is appended again by the API process that
  * still holds its copy; records of a day without a partition get one.
  */
-import { randomBytes } from 'node:crypto';
 import { createRequestLog, type RequestLog } from '../../../src/requests/create-request-log';
 import { createRecordsBeforeEnd } from '../../../src/requests/records-before-end';
 import { USAGE_SHARDS } from '../../../src/redis/keys';
-import type { RequestRecord } from '../../../src/requests/request-record';
 import { REQUEST_LOG_GROUP, startRequestLogWorker } from '../../../workers/request-log-worker';
 import { writeRequestRecords } from '../../../workers/write-request-records';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+import { requestRecord } from '../../support/request-record-fixture';
 import { eventually } from '../billing/billing-fixtures';
 
 jest.setTimeout(60_000);
 
-function record(overrides: Partial<RequestRecord> = {}): RequestRecord {
-  return {
-    requestId: `req_${randomBytes(12).toString('hex')}`,
-    accountId: 1,
-    apiKeyId: 2,
-    protocol: 'chat',
-    model: 'm',
-    upstreamAccountId: null,
-    status: 200,
-    outcome: 'ok',
-    errorClass: null,
-    durationMs: 5,
-    ttfbMs: 4,
-    inputTokens: 1,
-    outputTokens: 2,
-    costCredits: 3,
-    stream: false,
-    replayed: false,
-    warnings: [],
-    startedAt: Date.now(),
-    ...overrides,
-  };
-}
+const record = requestRecord;
 
 describe('request records survive a dead worker and a Redis that lost them', () => {
   let deps: TestDependencies;

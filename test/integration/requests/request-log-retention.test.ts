@@ -2,39 +2,22 @@
  * Issue 22, item 7: retention removes request records, bodies and routing decisions older than their
  * periods (whole day partitions dropped, the day across the cutoff trimmed in batches) and keeps the rest.
  */
-import { randomBytes } from 'node:crypto';
 import type { RequestRecord } from '../../../src/requests/request-record';
 import { ensureTimePartitions } from '../../../src/db/partitions';
 import { createAccount } from '../../../src/process/seed';
 import { applyRequestLogRetention } from '../../../workers/request-log-retention';
 import { writeRequestRecords } from '../../../workers/write-request-records';
 import { createTestDependencies, type TestDependencies } from '../../support/dependencies';
+import { requestRecord } from '../../support/request-record-fixture';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 20, 12);
 
 function record(ageMs: number, withBodies: boolean): RequestRecord {
-  return {
-    requestId: `req_${randomBytes(12).toString('hex')}`,
-    accountId: 1,
-    apiKeyId: 2,
-    protocol: 'chat',
-    model: 'm',
-    upstreamAccountId: null,
-    status: 200,
-    outcome: 'ok',
-    errorClass: null,
-    durationMs: 5,
-    ttfbMs: 4,
-    inputTokens: 1,
-    outputTokens: 2,
-    costCredits: 3,
-    stream: false,
-    replayed: false,
-    warnings: [],
+  return requestRecord({
     startedAt: NOW - ageMs,
     ...(withBodies ? { bodies: { request: '{}', response: '{}', streamEvents: null, truncated: false } } : {}),
-  };
+  });
 }
 
 describe('request log retention', () => {
