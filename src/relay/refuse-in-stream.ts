@@ -1,11 +1,11 @@
 /**
  * A refusal the caller's protocol delivers inside a stream (the codec's `streamedRefusal`:
  * Responses streams a context overflow as OpenAI does): 200, the protocol's frames, the end. The
- * call is free and the request log records the refusal's error class.
+ * call is free; its caller has noted the failure, so the request log records the refusal's class.
  */
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error';
-import { locals, noteFailure } from '../http/request-context';
+import { locals } from '../http/request-context';
 import { CODECS } from './codec-registry';
 import type { RelayPlan } from './relay-plan';
 import { setStreamHeaders } from './stream-headers';
@@ -16,7 +16,6 @@ export function refuseInStream(plan: RelayPlan, res: ServerResponse, error: Gate
   const inbound = CODECS[plan.protocol].inbound;
   const frames = inbound.streamedRefusal?.(error, plan.streamOptions, plan.context);
   if (frames === undefined) return false;
-  noteFailure(res, error.kind, true);
   setStreamHeaders(plan, res);
   const facts = locals(res).facts;
   if (facts?.keepBodies) facts.responseBody = frames;
