@@ -4,6 +4,7 @@
  * fires once when its figure crosses the threshold and is re-armed when the figure goes back.
  */
 import { creditsToUsd } from '../account/credits-to-usd';
+import type { StoredAlertRule } from '../db/repositories/alerts';
 
 export const ALERT_KINDS = ['key_quota', 'key_spend_window', 'wallet_below', 'error_rate'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -20,21 +21,8 @@ export const ALERT_EVENTS: Record<AlertKind, string> = {
 export const WEBHOOK_EVENTS = Object.values(ALERT_EVENTS);
 export const TEST_EVENT = 'webhook.test';
 
-export interface AlertRule {
-  id: number;
-  accountId: number;
-  apiKeyId: number | null;
-  kind: AlertKind;
-  spendWindow: SpendWindow | null;
-  threshold: number | null;
-  thresholdCredits: number | null;
-  windowMinutes: number | null;
-  minRequests: number | null;
-  firing: boolean;
-  lastValue: number | null;
-  lastFiredAt: Date | null;
-  createdAt: Date;
-}
+/** A stored rule; the repository's kinds and windows are these. */
+export type AlertRule = StoredAlertRule;
 
 /**
  * Whether the figure is past the threshold: a share at or above it, a wallet below its amount.

@@ -9,22 +9,6 @@ import type { Queryable } from '../queryable';
 export type StoredAlertKind = 'key_quota' | 'key_spend_window' | 'wallet_below' | 'error_rate';
 export type StoredSpendWindow = '5h' | '1d' | '7d';
 
-export interface StoredAlertRule {
-  id: number;
-  accountId: number;
-  apiKeyId: number | null;
-  kind: StoredAlertKind;
-  spendWindow: StoredSpendWindow | null;
-  threshold: number | null;
-  thresholdCredits: number | null;
-  windowMinutes: number | null;
-  minRequests: number | null;
-  firing: boolean;
-  lastValue: number | null;
-  lastFiredAt: Date | null;
-  createdAt: Date;
-}
-
 export interface NewAlertRule {
   accountId: number;
   apiKeyId: number | null;
@@ -34,6 +18,14 @@ export interface NewAlertRule {
   thresholdCredits: number | null;
   windowMinutes: number | null;
   minRequests: number | null;
+}
+
+export interface StoredAlertRule extends NewAlertRule {
+  id: number;
+  firing: boolean;
+  lastValue: number | null;
+  lastFiredAt: Date | null;
+  createdAt: Date;
 }
 
 interface Row {
