@@ -3,13 +3,15 @@
  * operator API (src/operator/group-grants.ts), audited as the CLI (actor `cli`, the OS user as label).
  */
 import { recordAudit } from '../../src/audit/record-audit';
-import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility } from '../../src/operator/group-grants';
+import { publishKeyInvalidation } from '../../src/auth/create-key-authenticator';
+import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility, type GrantDependencies } from '../../src/operator/group-grants';
 import { cliActor, id, requiredText, UsageError, type AdminCommand, type AdminContext } from './cli';
 import { requireAccount, requireGroup } from './lookups';
 
-async function grantDeps(context: AdminContext) {
+async function grantDeps(context: AdminContext): Promise<GrantDependencies> {
   const logger = { error: (details: object, message: string) => console.error(message, details) };
-  return { db: await context.db(), redis: context.redis(), redisKeys: context.redisKeys(), logger };
+  const publisher = { redis: context.redis(), redisKeys: context.redisKeys() };
+  return { db: await context.db(), logger, invalidateKey: (hmac) => publishKeyInvalidation(publisher, hmac) };
 }
 
 const GROUP_FLAG = { value: 'GROUP', required: true, help: 'routing group id or name' };

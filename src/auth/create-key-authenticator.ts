@@ -104,6 +104,13 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
     };
   }
 
+  async invalidate(secretHmac: string): Promise<void> {
+    // The message also comes back to this process, but on the subscriber connection, with no order
+    // against the publisher's reply: the change must not wait for it here.
+    this.forget(secretHmac);
+    await publishKeyInvalidation(this.deps, secretHmac);
+  }
+
   ready(): Promise<void> {
     return this.subscribed;
   }
@@ -197,18 +204,23 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
     }
   }
 
-  private readonly onMessage = (messageChannel: string, message: string): void => {
-    if (messageChannel !== this.channel) return;
+  /** Drops a key (or with `*` every key) from the cache; a lookup already under way must not refill it. */
+  private forget(hmac: string): void {
     this.generation++;
-    if (message === '*') {
+    if (hmac === '*') {
       this.cache.clear();
       this.loading.clear();
-      for (const hmac of this.listeners.keys()) this.track(this.recheck(hmac));
       return;
     }
-    this.cache.delete(message);
-    this.loading.delete(message);
-    if (this.listeners.has(message)) this.track(this.recheck(message));
+    this.cache.delete(hmac);
+    this.loading.delete(hmac);
+  }
+
+  private readonly onMessage = (messageChannel: string, message: string): void => {
+    if (messageChannel !== this.channel) return;
+    this.forget(message);
+    const touched = message === '*' ? [...this.listeners.keys()] : this.listeners.has(message) ? [message] : [];
+    for (const hmac of touched) this.track(this.recheck(hmac));
   };
 
   /**

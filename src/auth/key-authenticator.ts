@@ -14,4 +14,10 @@ export interface KeyAuthenticator {
    * used to cut open streams. Returns an unsubscribe function.
    */
   onInvalidated(secretHmac: string, listener: () => void): () => void;
+  /**
+   * A key's stored state changed: drops it from this process's cache at once (the caller's next
+   * request sees the change, whatever pub/sub's delivery order) and tells every process, this one
+   * included, over Redis pub/sub. Rejects when Redis could not be told; the local drop stands.
+   */
+  invalidate(secretHmac: string): Promise<void>;
 }

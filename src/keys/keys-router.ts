@@ -7,7 +7,6 @@
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
-import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { managementPrincipal } from '../auth/management-auth';
 import { parseBody } from '../auth/parse-body';
 import { requireUsableGroup } from '../auth/group-access';
@@ -28,7 +27,7 @@ import { recordAudit, type AuditActor } from '../audit/record-audit';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface KeysRouterOptions {
-  /** Kept for symmetry with the other routers; management auth already authenticates with it. */
+  /** Drops a changed key from this process's cache and tells the others (management auth also authenticates with it). */
   authenticator: KeyAuthenticator;
   managementAuth: RequestHandler;
 }
@@ -54,7 +53,10 @@ function notFound(): GatewayError {
 class KeyRoutes {
   private readonly actorOf: ReturnType<typeof createAuditActorOf>;
 
-  constructor(private readonly deps: Dependencies) {
+  constructor(
+    private readonly deps: Dependencies,
+    private readonly authenticator: Pick<KeyAuthenticator, 'invalidate'>,
+  ) {
     this.actorOf = createAuditActorOf(deps);
   }
 
@@ -234,7 +236,7 @@ class KeyRoutes {
   private async propagate(accountId: number, keyId: number, invalidate: string[], allowedHmac?: string | null): Promise<void> {
     try {
       if (allowedHmac !== undefined) await markKeySecret(this.deps, accountId, keyId, allowedHmac);
-      for (const hmac of invalidate) await publishKeyInvalidation(this.deps, hmac);
+      for (const hmac of invalidate) await this.authenticator.invalidate(hmac);
     } catch (error) {
       this.deps.logger.error({ err: error, keyId }, 'key change committed but not propagated through Redis');
     }
@@ -242,7 +244,7 @@ class KeyRoutes {
 }
 
 export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions): Router {
-  const routes = new KeyRoutes(deps);
+  const routes = new KeyRoutes(deps, options.authenticator);
   const keys = Router();
   keys.get('/', routes.list);
   keys.post('/', routes.create);
@@ -253,7 +255,6 @@ export function createKeysRouter(deps: Dependencies, options: KeysRouterOptions)
   keys.delete('/:id', routes.delete);
 
   const router = Router();
-  void options.authenticator;
   router.use(['/api/v1/keys', '/v1/keys'], options.managementAuth, keys);
   return router;
 }

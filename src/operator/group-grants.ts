@@ -6,7 +6,6 @@
  * at once (and cuts their open streams), so the next request sees the grant as the database has it.
  */
 import type { Pool } from 'pg';
-import { publishKeyInvalidation } from '../auth/create-key-authenticator';
 import { accountExists } from '../db/repositories/accounts';
 import { listKeySecretHmacsInGroup } from '../db/repositories/api-keys';
 import {
@@ -21,7 +20,14 @@ import {
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 
-type GrantDependencies = Pick<Dependencies, 'db' | 'redis' | 'redisKeys'> & { logger: { error(details: object, message: string): void } };
+/**
+ * `invalidateKey` tells every API process that a key changed: the API's authenticator (which also
+ * drops it from its own cache at once), or the admin CLI's bare publication.
+ */
+export type GrantDependencies = Pick<Dependencies, 'db'> & {
+  logger: { error(details: object, message: string): void };
+  invalidateKey(secretHmac: string): Promise<void>;
+};
 
 async function requireGroup(db: Pool, groupId: number): Promise<{ name: string; visibility: GroupVisibility }> {
   const group = await findGroup(db, groupId);
@@ -36,7 +42,7 @@ async function requireGroup(db: Pool, groupId: number): Promise<{ name: string; 
 async function invalidateKeys(deps: GrantDependencies, groupId: number, accountId?: number): Promise<number> {
   const hmacs = await listKeySecretHmacsInGroup(deps.db, groupId, accountId);
   try {
-    for (const hmac of hmacs) await publishKeyInvalidation(deps, hmac);
+    for (const hmac of hmacs) await deps.invalidateKey(hmac);
   } catch (error) {
     deps.logger.error({ err: error }, 'group access changed but key invalidation not published through Redis');
   }

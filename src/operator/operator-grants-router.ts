@@ -11,7 +11,8 @@ import { createAuditActorOf } from '../auth/audit-actor';
 import { recordAudit } from '../audit/record-audit';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
-import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility } from './group-grants';
+import type { KeyAuthenticator } from '../auth/key-authenticator';
+import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility, type GrantDependencies } from './group-grants';
 
 export const groupVisibilitySchema = z
   .object({
@@ -25,15 +26,16 @@ function idParam(req: Request, name: 'id' | 'accountId', what: string): number {
   return Number(raw);
 }
 
-export function createOperatorGrantsRouter(deps: Dependencies): Router {
+export function createOperatorGrantsRouter(deps: Dependencies, authenticator: Pick<KeyAuthenticator, 'invalidate'>): Router {
   const router = express.Router();
+  const grants: GrantDependencies = { db: deps.db, logger: deps.logger, invalidateKey: (hmac) => authenticator.invalidate(hmac) };
   const actorOf = createAuditActorOf(deps);
   const base = '/api/v1/operator/groups/:id';
 
   router.patch(base, async (req, res) => {
     const groupId = idParam(req, 'id', 'routing group');
     const { visibility } = parseBody(groupVisibilitySchema, req.body);
-    const before = await setGroupVisibility(deps, groupId, visibility);
+    const before = await setGroupVisibility(grants, groupId, visibility);
     if (before !== visibility) {
       await recordAudit(deps.db, actorOf(req, res), {
         accountId: null,
@@ -63,7 +65,7 @@ export function createOperatorGrantsRouter(deps: Dependencies): Router {
   router.put(`${base}/grants/:accountId`, async (req, res) => {
     const groupId = idParam(req, 'id', 'routing group');
     const accountId = idParam(req, 'accountId', 'account');
-    const created = await grantGroup(deps, groupId, accountId);
+    const created = await grantGroup(grants, groupId, accountId);
     if (created) {
       await recordAudit(deps.db, actorOf(req, res), {
         accountId,
@@ -80,7 +82,7 @@ export function createOperatorGrantsRouter(deps: Dependencies): Router {
   router.delete(`${base}/grants/:accountId`, async (req, res) => {
     const groupId = idParam(req, 'id', 'routing group');
     const accountId = idParam(req, 'accountId', 'account');
-    if (!(await revokeGroup(deps, groupId, accountId))) throw new GatewayError('not_found', 'this account has no grant of this group');
+    if (!(await revokeGroup(grants, groupId, accountId))) throw new GatewayError('not_found', 'this account has no grant of this group');
     await recordAudit(deps.db, actorOf(req, res), {
       accountId,
       action: 'grant.revoke',

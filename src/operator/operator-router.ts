@@ -35,7 +35,7 @@ export function createOperatorRouter(deps: Dependencies, services: OperatorUpstr
   router.patch('/api/v1/operator/upstreams/:id', upstreams.updateUpstream);
   router.post('/api/v1/operator/upstreams/:id/test', upstreams.testUpstream);
 
-  router.use(createOperatorGrantsRouter(deps));
+  router.use(createOperatorGrantsRouter(deps, services.authenticator));
   router.use(createOperatorAuditRouter(deps));
   router.use(createOperatorCatalogRouter(deps));
   return router;

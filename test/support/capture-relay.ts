@@ -175,7 +175,11 @@ export async function startPassThroughRelay(): Promise<PassThroughRelay> {
       decodeContext: { ...context, toolNames: {} },
     };
     const services: RelayServices = {
-      authenticator: { authenticate: async () => KEY, onInvalidated: () => () => undefined } satisfies KeyAuthenticator,
+      authenticator: {
+        authenticate: async () => KEY,
+        onInvalidated: () => () => undefined,
+        invalidate: async () => undefined,
+      } satisfies KeyAuthenticator,
       admission: {} as GatewayAdmission,
       usage: { record: async () => undefined },
       upstreams: {} as UpstreamDirectory,

@@ -185,6 +185,28 @@ describe('key changes on two API instances', () => {
     );
   });
 
+  it('the instance that made a change applies it to its next request without waiting for its own pub/sub message', async () => {
+    // The message comes back on the subscriber connection, unordered against the change's reply: a
+    // CI run's next request on the same instance once met the stale cached key. Here a never hears it.
+    const { id, secret } = await newKey('changed here');
+    expect((await probe(a, secret)).status).toBe(200); // cached on a
+    const ended = new Promise((resolve) => deps.subscriber.once('end', resolve));
+    deps.subscriber.disconnect();
+    await within(8_000, "a's subscriber gone", ended);
+    try {
+      expect((await manage(`/api/v1/keys/${id}`, 'PUT', { ip_whitelist: ['10.0.0.0/8'] })).status).toBe(200);
+      expect((await probe(a, secret)).status).toBe(403);
+      expect((await manage(`/api/v1/keys/${id}`, 'PUT', { ip_whitelist: [], status: 'disabled' })).status).toBe(200);
+      expect((await probe(a, secret)).status).toBe(401);
+      expect((await manage(`/api/v1/keys/${id}`, 'PUT', { status: 'active' })).status).toBe(200);
+      expect((await probe(a, secret)).status).toBe(200);
+    } finally {
+      const back = new Promise((resolve) => deps.subscriber.once('ready', resolve));
+      await deps.subscriber.connect();
+      await within(8_000, "a's subscriber back", back);
+    }
+  });
+
   it('revoke: an open stream is cut too; a rename does not cut anything', async () => {
     const { id, secret } = await newKey('revoke');
     const renamed = await within(8_000, 'first stream opened', openStream(b, secret));
