@@ -7,6 +7,7 @@
  */
 import express, { type Router } from 'express';
 import type { Dependencies } from '../dependencies';
+import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { createRequireOperator } from './operator-auth';
 import { createOperatorCatalogRouter } from './operator-catalog-router';
 import { createOperatorGrantsRouter } from './operator-grants-router';
@@ -14,7 +15,10 @@ import { createOperatorAuditRouter } from '../account/audit-router';
 import { OperatorAccountRoutes } from './operator-account-routes';
 import { OperatorUpstreamRoutes, type OperatorUpstreamServices } from './operator-upstream-routes';
 
-export function createOperatorRouter(deps: Dependencies, services: OperatorUpstreamServices): Router {
+/** The upstream routes' services, and the authenticator through which a grant change drops keys. */
+export type OperatorServices = OperatorUpstreamServices & { authenticator: Pick<KeyAuthenticator, 'invalidate'> };
+
+export function createOperatorRouter(deps: Dependencies, services: OperatorServices): Router {
   const accounts = new OperatorAccountRoutes(deps);
   const upstreams = new OperatorUpstreamRoutes(deps, services);
   const router = express.Router();

@@ -23,9 +23,7 @@ import { listUpstreams } from './list-upstreams';
 import { healthByAccount, presentHealthMinutes, RECENT_MINUTES } from './upstream-health-view';
 import { idParam } from './id-param';
 
-export type OperatorUpstreamServices = Pick<RelayServices, 'upstreams' | 'upstreamClient' | 'authenticator'> & {
-  upstreamHealth: UpstreamHealth;
-};
+export type OperatorUpstreamServices = Pick<RelayServices, 'upstreams' | 'upstreamClient'> & { upstreamHealth: UpstreamHealth };
 
 /** Preset and verification failures as the operator API's 400s, naming the field at fault. */
 async function upstreamErrors<T>(work: () => Promise<T>): Promise<T> {
