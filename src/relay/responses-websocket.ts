@@ -18,6 +18,7 @@ import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
 import { toGatewayError } from '../http/to-gateway-error';
 import type { ErrorRenderers } from '../http/error-middleware';
+import { renderOpenAiStyleError } from '../protocols/shared/openai-error-envelope';
 import {
   completedResponse,
   errorEvent,
@@ -105,7 +106,7 @@ function upgradeCredential(req: IncomingMessage): string | GatewayError {
 
 /** An HTTP answer on the raw socket before the upgrade, in the Responses envelope. */
 function refuse(socket: Duplex, error: GatewayError, renderers: ErrorRenderers): void {
-  const rendered = (renderers.responses ?? (() => ({ status: error.status, body: { error: { message: error.message } } })))(error);
+  const rendered = (renderers.responses ?? renderOpenAiStyleError)(error);
   const body = JSON.stringify(rendered.body);
   socket.end(
     `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\n` +
@@ -198,16 +199,7 @@ class ResponsesSocket {
   private readonly onMessage = (data: Buffer, isBinary: boolean): void => {
     this.armIdle();
     if (isBinary) {
-      this.send(
-        errorEvent(400, {
-          error: {
-            type: 'invalid_request_error',
-            code: 'invalid_message',
-            message: 'binary frames are not read: send response.create as a JSON text frame',
-            param: null,
-          },
-        }),
-      );
+      this.sendInvalidMessage('binary frames are not read: send response.create as a JSON text frame');
       return;
     }
     const text = data.toString('utf8');
@@ -219,13 +211,16 @@ class ResponsesSocket {
       .finally(this.armIdle);
   };
 
+  /** A frame that is not a readable client message: the socket stays open for the next one. */
+  private sendInvalidMessage(message: string): void {
+    this.send(errorEvent(400, { error: { type: 'invalid_request_error', code: 'invalid_message', message, param: null } }));
+  }
+
   private async handle(text: string): Promise<void> {
     const message = readClientMessage(text);
     if (message.kind === 'acknowledgement') return;
     if (message.kind === 'invalid') {
-      this.send(
-        errorEvent(400, { error: { type: 'invalid_request_error', code: 'invalid_message', message: message.message, param: null } }),
-      );
+      this.sendInvalidMessage(message.message);
       return;
     }
     const { body } = message;

@@ -123,8 +123,10 @@ export async function runRelay(plan: RelayPlan, res: ServerResponse, deps: Depen
         }
         // The client's request was refused upstream: as the upstream said it, or in the client's envelope.
         route.served(account); // issue 17: routing worked; the answer is the caller's error
-        noteFailure(res, decoded.kind, true);
-        if (asSaid) throw asSaid;
+        if (asSaid) {
+          noteFailure(res, decoded.kind, true);
+          throw asSaid;
+        }
         return refuse(plan, res, withOverflowNumbers(decoded, plan.model, plan.inputEstimate));
       }
       const outcome = plan.stream

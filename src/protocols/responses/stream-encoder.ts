@@ -148,11 +148,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   fail(error: GatewayError): string[] {
-    if (this.phase === 'terminated') return [];
-    const out: string[] = [];
-    this.ensureStarted(out);
-    const fields = responsesErrorFields(error);
-    return [...out, ...this.failure(fields.code, fields.message, fields.param, fields.type)];
+    return this.failWith(error, true);
   }
 
   /**
@@ -160,13 +156,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * and `response.failed`, with no `response.in_progress` between them.
    */
   refuse(error: GatewayError): string[] {
-    if (this.phase !== 'idle') return this.fail(error);
-    this.phase = 'streaming';
-    this.responseId = this.options.responseId ?? this.context.newId('resp_');
-    this.createdAt = this.context.now();
-    const created = this.frame('response.created', { response: this.response('in_progress', null, null) });
+    return this.failWith(error, false);
+  }
+
+  private failWith(error: GatewayError, announceProgress: boolean): string[] {
+    if (this.phase === 'terminated') return [];
+    const out: string[] = [];
+    this.ensureStarted(out, announceProgress);
     const fields = responsesErrorFields(error);
-    return [created, ...this.failure(fields.code, fields.message, fields.param, fields.type)];
+    return [...out, ...this.failure(fields.code, fields.message, fields.param, fields.type)];
   }
 
   /** The `error` event (the SDK throws on its nested `error`) and then `response.failed`. */
@@ -202,13 +200,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     });
   }
 
-  private ensureStarted(out: string[]): void {
+  private ensureStarted(out: string[], announceProgress = true): void {
     if (this.phase !== 'idle') return;
     this.phase = 'streaming';
     this.responseId = this.options.responseId ?? this.context.newId('resp_');
     this.createdAt = this.context.now();
     out.push(this.frame('response.created', { response: this.response('in_progress', null, null) }));
-    out.push(this.frame('response.in_progress', { response: this.response('in_progress', null, null) }));
+    if (announceProgress) out.push(this.frame('response.in_progress', { response: this.response('in_progress', null, null) }));
   }
 
   private addItem(item: Record<string, unknown>, out: string[]): number {
