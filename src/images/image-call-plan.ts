@@ -4,7 +4,7 @@
  */
 import { computeImageCost } from '../billing/compute-cost';
 import type { Catalog } from '../catalog/catalog';
-import { invalidRequestFrom } from '../auth/parse-body';
+import { parseBody } from '../auth/parse-body';
 import { GatewayError } from '../errors/gateway-error';
 import type { ImageGeneration, ImageInput } from './image-generation';
 import { imageRequestSchema } from './image-request-schema';
@@ -30,9 +30,7 @@ export function planImageCall(
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new GatewayError('invalid_request', 'the request body must be a JSON object');
   }
-  const parsed = imageRequestSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
-  const request = parsed.data;
+  const request = parseBody(imageRequestSchema, body);
   const model = resolveMediaModel(catalog, request.model, ['image'], endpoint);
   const qualities = model.image?.qualities ?? [];
   if (request.quality !== undefined && !qualities.includes(request.quality)) {

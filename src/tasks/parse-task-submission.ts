@@ -4,7 +4,7 @@
  * list of prompts (batch rendering). The model decides which shape applies.
  */
 import { z } from 'zod';
-import { invalidRequestFrom } from '../auth/parse-body';
+import { parseBody } from '../auth/parse-body';
 import { computeImageCost, computeVideoCost } from '../billing/compute-cost';
 import type { Catalog } from '../catalog/catalog';
 import type { CatalogModel } from '../catalog/model';
@@ -121,9 +121,7 @@ export function parseTaskSubmission(
   if (model.kind === 'video') {
     const limits = model.video;
     if (!limits) throw new GatewayError('internal', `catalog entry ${model.id} has no video limits`);
-    const parsed = videoSchema.safeParse(body);
-    if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
-    const input = parsed.data;
+    const input = parseBody(videoSchema, body);
     const durationSeconds = input.duration_seconds ?? limits.maxDurationSeconds;
     if (durationSeconds > limits.maxDurationSeconds) {
       throw new GatewayError(
@@ -151,9 +149,7 @@ export function parseTaskSubmission(
     return { model, request, estimatedCredits: computeVideoCost(model.prices, resolution, durationSeconds) };
   }
 
-  const parsed = imageBatchSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0], 'body');
-  const input = parsed.data;
+  const input = parseBody(imageBatchSchema, body);
   if (input.prompts !== undefined && input.prompt !== undefined) {
     throw new GatewayError('invalid_request', 'prompts: give either prompts (a list) or prompt, not both', { param: 'prompts' });
   }
