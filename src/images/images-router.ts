@@ -15,6 +15,7 @@ import { jsonBody } from '../http/json-body';
 import { imageEditContent } from './image-edit-content';
 import { createIdempotentRoute } from '../idempotency/idempotent-route';
 import { locals, noteCharge } from '../http/request-context';
+import { withPeekedHeaders } from '../limits/with-peeked-headers';
 import { newRequestId } from '../http/request-id';
 import { warningHeader } from '../relay/warning-header';
 import { createCallerAuthentication, type CallerAuthentication } from '../auth/authenticate-caller';
@@ -65,13 +66,15 @@ class ImageRoutes {
 
   readonly generations = async (req: Request, res: Response): Promise<void> => {
     const key = await this.caller.authenticate(req);
-    const plan = await this.withPeekedHeaders(key, res, () => planImageCall(this.deps.catalog, req.body, '/v1/images/generations'));
+    const plan = await withPeekedHeaders(this.services.admission, key, res, () =>
+      planImageCall(this.deps.catalog, req.body, '/v1/images/generations'),
+    );
     await this.run(req, res, key, plan);
   };
 
   readonly edits = async (req: Request, res: Response): Promise<void> => {
     const key = await this.caller.authenticate(req);
-    const plan = await this.withPeekedHeaders(key, res, async () => {
+    const plan = await withPeekedHeaders(this.services.admission, key, res, async () => {
       const contentType = req.headers['content-type'] ?? '';
       if (!Buffer.isBuffer(req.body) || !contentType.toLowerCase().startsWith('multipart/form-data')) {
         throw new GatewayError(
@@ -88,20 +91,10 @@ class ImageRoutes {
     await this.run(req, res, key, plan);
   };
 
-  /** Errors before admission still carry the caller's accounting headers. */
-  private async withPeekedHeaders<T>(key: AuthenticatedKey, res: Response, work: () => Promise<T> | T): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      locals(res).accountingHeaders = await this.services.admission.peekHeaders(key).catch(() => ({}));
-      throw error;
-    }
-  }
-
   private async run(req: Request, res: Response, key: AuthenticatedKey, plan: ImageCallPlan): Promise<void> {
     const requestId = locals(res).requestId ?? newRequestId();
     const { generation } = plan;
-    const accounts = await this.withPeekedHeaders(key, res, () => {
+    const accounts = await withPeekedHeaders(this.services.admission, key, res, () => {
       assertModelAllowed(key, generation.model.id);
       return routeMediaModel(this.services.upstreams, key, generation.model);
     });

@@ -17,6 +17,7 @@ import { createCallerAuthentication, type CallerAuthentication } from '../auth/a
 import { routeMediaModel } from '../images/resolve-media-model';
 import { parseTaskSubmission, type TaskSubmission } from './parse-task-submission';
 import { createWalletCache, type WalletCache } from '../limits/wallet-cache';
+import { withPeekedHeaders } from '../limits/with-peeked-headers';
 import { commitTaskChange } from './commit-task-change';
 import { createTaskEventHub, type TaskEventHub } from './task-event-hub';
 import { createTaskQueue, type TaskQueue } from './task-queue';
@@ -68,20 +69,17 @@ class TaskRoutes {
   readonly submit = async (req: Request, res: Response): Promise<void> => {
     const key = await this.caller.authenticate(req);
     const requestId = locals(res).requestId ?? newRequestId();
-    let submission: TaskSubmission;
-    try {
-      submission = parseTaskSubmission(
+    const submission = await withPeekedHeaders(this.services.admission, key, res, async () => {
+      const parsed = parseTaskSubmission(
         this.deps.catalog,
         req.body,
         { groupId: key.groupId, groupName: key.groupName, groupFamily: key.groupFamily },
         { maxImageBytes: this.deps.config.imageFetch.maxBytes },
       );
-      assertModelAllowed(key, submission.model.id);
-      await routeMediaModel(this.services.upstreams, key, submission.model);
-    } catch (error) {
-      locals(res).accountingHeaders = await this.services.admission.peekHeaders(key).catch(() => ({}));
-      throw error;
-    }
+      assertModelAllowed(key, parsed.model.id);
+      await routeMediaModel(this.services.upstreams, key, parsed.model);
+      return parsed;
+    });
     const admission = {
       key,
       clientIp: this.caller.clientIp(req),
