@@ -4,13 +4,14 @@
  * the group stop on every API process within the key-invalidation round trip). Every change is
  * audited. Mounted behind the operator check of the operator router.
  */
-import express, { type Request, type Router } from 'express';
+import express, { type Router } from 'express';
 import { z } from 'zod';
 import { parseBody } from '../auth/parse-body';
 import { createAuditActorOf } from '../auth/audit-actor';
 import { recordAudit } from '../audit/record-audit';
 import type { Dependencies } from '../dependencies';
 import { GatewayError } from '../errors/gateway-error';
+import { idParam } from './id-param';
 import type { KeyAuthenticator } from '../auth/key-authenticator';
 import { grantGroup, listGroupGrants, revokeGroup, setGroupVisibility, type GrantDependencies } from './group-grants';
 
@@ -20,12 +21,6 @@ export const groupVisibilitySchema = z
   })
   .strict();
 
-function idParam(req: Request, name: 'id' | 'accountId', what: string): number {
-  const raw = req.params[name];
-  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) throw new GatewayError('not_found', `${what} not found`);
-  return Number(raw);
-}
-
 export function createOperatorGrantsRouter(deps: Dependencies, authenticator: Pick<KeyAuthenticator, 'invalidate'>): Router {
   const router = express.Router();
   const grants: GrantDependencies = { db: deps.db, logger: deps.logger, invalidateKey: (hmac) => authenticator.invalidate(hmac) };
@@ -33,7 +28,7 @@ export function createOperatorGrantsRouter(deps: Dependencies, authenticator: Pi
   const base = '/api/v1/operator/groups/:id';
 
   router.patch(base, async (req, res) => {
-    const groupId = idParam(req, 'id', 'routing group');
+    const groupId = idParam(req, 'routing group');
     const { visibility } = parseBody(groupVisibilitySchema, req.body);
     const before = await setGroupVisibility(grants, groupId, visibility);
     if (before !== visibility) {
@@ -50,7 +45,7 @@ export function createOperatorGrantsRouter(deps: Dependencies, authenticator: Pi
   });
 
   router.get(`${base}/grants`, async (req, res) => {
-    const grants = await listGroupGrants(deps.db, idParam(req, 'id', 'routing group'));
+    const grants = await listGroupGrants(deps.db, idParam(req, 'routing group'));
     res.json({
       object: 'list',
       data: grants.map((g) => ({
@@ -63,8 +58,8 @@ export function createOperatorGrantsRouter(deps: Dependencies, authenticator: Pi
   });
 
   router.put(`${base}/grants/:accountId`, async (req, res) => {
-    const groupId = idParam(req, 'id', 'routing group');
-    const accountId = idParam(req, 'accountId', 'account');
+    const groupId = idParam(req, 'routing group');
+    const accountId = idParam(req, 'account', 'accountId');
     const created = await grantGroup(grants, groupId, accountId);
     if (created) {
       await recordAudit(deps.db, actorOf(req, res), {
@@ -80,8 +75,8 @@ export function createOperatorGrantsRouter(deps: Dependencies, authenticator: Pi
   });
 
   router.delete(`${base}/grants/:accountId`, async (req, res) => {
-    const groupId = idParam(req, 'id', 'routing group');
-    const accountId = idParam(req, 'accountId', 'account');
+    const groupId = idParam(req, 'routing group');
+    const accountId = idParam(req, 'account', 'accountId');
     if (!(await revokeGroup(grants, groupId, accountId))) throw new GatewayError('not_found', 'this account has no grant of this group');
     await recordAudit(deps.db, actorOf(req, res), {
       accountId,
