@@ -219,8 +219,9 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
   private readonly onMessage = (messageChannel: string, message: string): void => {
     if (messageChannel !== this.channel) return;
     this.forget(message);
-    const touched = message === '*' ? [...this.listeners.keys()] : this.listeners.has(message) ? [message] : [];
-    for (const hmac of touched) this.track(this.recheck(hmac));
+    for (const hmac of message === '*' ? [...this.listeners.keys()] : [message]) {
+      if (this.listeners.has(hmac)) this.track(this.recheck(hmac));
+    }
   };
 
   /**
@@ -228,8 +229,7 @@ class CachingKeyAuthenticator implements GatewayKeyAuthenticator {
    * make sure of the subscription, and recheck the keys of open streams.
    */
   private readonly onReady = (): void => {
-    this.generation++;
-    this.cache.clear();
+    this.forget('*');
     // ioredis resubscribes on its own, but a subscription lost with a connection that closed before
     // it was confirmed stayed lost (a CI run's second instance was ready and never heard a message):
     // subscribing again is harmless when it is already there.
