@@ -1,8 +1,10 @@
 /**
  * Why a verification probe got no answer at all, in the operator's words: connection refused, a
  * host name that does not resolve, a TLS failure (with its code, which names the certificate
- * problem), no answer in time, else the transport's own message.
+ * problem), no answer in time, else the transport's own message (scrubbed of credentials, as the
+ * dial's own detail is: the operator's console shows it).
  */
+import { scrubSecrets } from '../errors/scrub-secrets';
 
 /**
  * The certificate verification codes Node's TLS layer reports (OpenSSL's X509_V_ERR_* names, see
@@ -40,7 +42,7 @@ const CERTIFICATE_CODES = new Set([
   'HOSTNAME_MISMATCH',
 ]);
 
-export function isTlsErrorCode(code: string): boolean {
+function isTlsErrorCode(code: string): boolean {
   return CERTIFICATE_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_');
 }
 
@@ -63,6 +65,6 @@ export function unreachableMessage(baseUrl: string, error: unknown): string {
           ? `TLS failed (${code})`
           : code === 'UND_ERR_CONNECT_TIMEOUT' || /timeout|did not answer/i.test(message)
             ? 'no answer in time'
-            : `${message}${code ? ` (${code})` : ''}`;
+            : `${scrubSecrets(message)}${code ? ` (${code})` : ''}`;
   return `cannot reach ${baseUrl}: ${why}`;
 }

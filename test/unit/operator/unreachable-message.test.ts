@@ -2,6 +2,7 @@
  * The probe's words for a call that got no answer: each Node network and TLS error code, as undici
  * wraps it (the socket's error as `cause`), named as the operator would look for it.
  */
+import { registerSecret, SCRUBBED_SECRET } from '../../../src/errors/scrub-secrets';
 import { unreachableMessage } from '../../../src/operator/unreachable-message';
 
 function transportError(code: string, message = 'fetch failed'): Error {
@@ -42,5 +43,12 @@ describe('unreachableMessage', () => {
   it('a timeout without a code, and an error with none', () => {
     expect(unreachableMessage(base, new Error('upstream did not answer in time'))).toBe(`cannot reach ${base}: no answer in time`);
     expect(unreachableMessage(base, new Error('socket hang up'))).toBe(`cannot reach ${base}: socket hang up`);
+  });
+
+  it("scrubs a known upstream credential from the transport's own message", () => {
+    const credential = 'sk-unreachable-test-credential-0123456789';
+    registerSecret(credential);
+    const message = unreachableMessage(base, new Error(`proxy refused Authorization: Bearer ${credential}`));
+    expect(message).toBe(`cannot reach ${base}: proxy refused Authorization: Bearer ${SCRUBBED_SECRET}`);
   });
 });
