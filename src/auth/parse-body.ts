@@ -1,35 +1,7 @@
 /** zod validation at the edge: the first problem becomes a 400 naming the field (`ip_whitelist[2]`). */
 import type { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error';
-
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let text = '';
-  for (const part of path) {
-    if (typeof part === 'number') text += `[${part}]`;
-    else text += text ? `.${String(part)}` : String(part);
-  }
-  return text;
-}
-
-interface FoundIssue {
-  path: PropertyKey[];
-  message: string;
-}
-
-/**
- * Inside a union, a branch that got deeper than the union itself names the real field
- * (`image.data`); when none did, the union's own message stands, which a schema may word.
- */
-function deepestIssue(issue: z.core.$ZodIssue): FoundIssue {
-  let best: FoundIssue = { path: [...issue.path], message: issue.message };
-  if (issue.code !== 'invalid_union') return best;
-  for (const inner of issue.errors.flat()) {
-    const found = deepestIssue(inner);
-    if (found.path.length > 0 && issue.path.length + found.path.length > best.path.length)
-      best = { path: [...issue.path, ...found.path], message: found.message };
-  }
-  return best;
-}
+import { deepestIssue, fieldPath } from '../errors/zod-issue';
 
 /**
  * The one zod issue → 400 of the gateway's own routes (management, images, tasks): `field: message`,

@@ -1,18 +1,10 @@
 /** A zod failure → GatewayError(invalid_request) whose message names the field (`messages[2].content`). */
 import type { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error';
+import { fieldPath } from '../../errors/zod-issue';
 
 type Issue = z.core.$ZodIssue;
 type PathKey = PropertyKey;
-
-export function formatPath(path: readonly PathKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
 
 /**
  * A union failure reports every branch; the branch that got furthest (longest path) is the one the
@@ -35,7 +27,7 @@ export function invalidRequestFromZod(error: z.ZodError): GatewayError {
   const first = error.issues[0];
   if (first === undefined) return new GatewayError('invalid_request', 'invalid request body');
   const { issue, path } = deepestIssue(first, []);
-  const param = formatPath(path);
+  const param = fieldPath(path);
   const message = param === '' ? issue.message : `${param}: ${issue.message}`;
   return new GatewayError('invalid_request', message, { param: param === '' ? undefined : param });
 }

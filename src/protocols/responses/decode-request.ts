@@ -1,6 +1,7 @@
 /** A Responses client body → the IR request (validated with zod; errors name the field). */
 import type { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error';
+import { deepestIssue, fieldPath } from '../../errors/zod-issue';
 import type { ContentPart, ImagePart, Role, TextPart, Turn } from '../../ir/parts';
 import type { BuiltinTool, IrRequest, ReasoningConfig, ResponseFormat, SystemPart, ToolChoice, ToolDefinition } from '../../ir/request';
 import type { TranslationWarning } from '../../ir/warning';
@@ -32,44 +33,11 @@ import {
 
 type PathSegment = PropertyKey;
 
-function formatPath(path: readonly PathSegment[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out;
-}
-
-interface FoundIssue {
-  path: PathSegment[];
-  message: string;
-}
-
-/**
- * The most specific issue: inside a union (string-or-array content), the branch that got deepest
- * names the real field (`content[0].text`) rather than the union itself.
- */
-function deepestIssue(issue: z.core.$ZodIssue): FoundIssue {
-  let best: FoundIssue = { path: [...issue.path], message: issue.message };
-  if (issue.code === 'invalid_union') {
-    for (const branch of issue.errors) {
-      for (const inner of branch) {
-        const found = deepestIssue(inner);
-        if (found.path.length > 0 && issue.path.length + found.path.length > best.path.length) {
-          best = { path: [...issue.path, ...found.path], message: found.message };
-        }
-      }
-    }
-  }
-  return best;
-}
-
 /** The first zod issue as a 400 naming the field, e.g. `input[2].content[0].image_url`. */
 function invalid(error: z.ZodError, prefix: readonly PathSegment[]): GatewayError {
   const first = error.issues[0];
   const issue = first === undefined ? { path: [], message: 'invalid request body' } : deepestIssue(first);
-  const param = formatPath([...prefix, ...issue.path]);
+  const param = fieldPath([...prefix, ...issue.path]);
   return new GatewayError('invalid_request', param === '' ? issue.message : `Invalid '${param}': ${issue.message}`, { param });
 }
 
@@ -280,7 +248,7 @@ function decodeTools(
   entries.forEach(({ tool: entry, path }) => {
     const raw = parseWith(toolEntrySchema, entry, path);
     if (raw.type === 'namespace') {
-      tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, path), formatPath(path), warnings));
+      tools.push(...flattenNamespaceTool(parseWith(namespaceToolSchema, raw, path), fieldPath(path), warnings));
       return;
     }
     if (raw.type === 'custom') {
