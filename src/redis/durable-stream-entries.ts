@@ -6,10 +6,14 @@ import type Redis from 'ioredis';
 import { groupBy } from './keys';
 import type { PendingEvents, StreamEvent } from './pending-events';
 
-/** How events map to streams and entries (the producer's spec, structurally, so this file stays below it). */
-interface StreamLayout<E> {
+/** How events map to streams and entries: the part of the producer's spec this file reads. */
+export interface StreamLayout<E> {
+  /** The stream an event is appended to (usage events: their account's shard; on a cluster a pipeline stays in one slot). */
   streamOf(event: E): string;
-  /** One entry per batch (field `b`) instead of one per event (field `e`). */
+  /**
+   * One stream entry per batch (field `b`: a JSON array of events) instead of one per event (field
+   * `e`): far less work per event for Redis, the producer and the worker (the request log).
+   */
   batchEntries?: boolean;
 }
 

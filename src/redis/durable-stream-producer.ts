@@ -9,7 +9,7 @@
 import type Redis from 'ioredis';
 import type { RedisTarget } from '../config';
 import { createRedis } from './connection';
-import { appendEvents, entriesStillInStream } from './durable-stream-entries';
+import { appendEvents, entriesStillInStream, type StreamLayout } from './durable-stream-entries';
 import { PendingEvents, type PendingState, type StreamEvent } from './pending-events';
 
 export interface DurableStreamOptions {
@@ -34,19 +34,12 @@ export interface DurableStreamOptions {
 }
 
 /** Which stream, which confirmation channel, and how to tell an event is already in PostgreSQL. */
-export interface DurableStreamSpec<E> {
+export interface DurableStreamSpec<E> extends StreamLayout<E> {
   /** Connection name and log component. */
   name: string;
-  /** The stream an event is appended to (usage events: their account's shard; on a cluster a pipeline stays in one slot). */
-  streamOf(event: E): string;
   channel: string;
   /** The request ids among these that PostgreSQL already holds. */
   written(requestIds: string[]): Promise<string[]>;
-  /**
-   * One stream entry per batch (field `b`: a JSON array of events) instead of one per event (field
-   * `e`): far less work per event for Redis, the producer and the worker (the request log).
-   */
-  batchEntries?: boolean;
   /** Appends wait this long to gather more events (default: none, one append per event-loop tick). */
   lingerMs?: number;
   /** Lightens an event once it is in Redis (what a lost stream would then re-append without). */
