@@ -23,8 +23,9 @@ export async function handleResponses(context: SimContext, body: unknown, modelN
   const parsed = parseResponsesRequest(body, state.models, modelName, { responses: state.responses, itemIds: state.responseItemIds });
   const { conversation } = parsed;
   // OpenAI refuses an over-long prompt with a 400, or inside the stream when one was asked for.
-  const overflow = parsed.stream && exceedsContext(parsed.model, totalInputTokens(conversation));
-  if (!overflow) assertFitsContext('responses', parsed.model, totalInputTokens(conversation));
+  const inputTokens = totalInputTokens(conversation);
+  const overflow = parsed.stream && exceedsContext(parsed.model, inputTokens);
+  if (!overflow) assertFitsContext('responses', parsed.model, inputTokens);
   const plan = planAnswer(conversation);
   const seed = plan.toolCalls.length > 0 ? JSON.stringify(body) : '';
   const hex = (): string => randomId(50, 'lower36');
@@ -33,7 +34,7 @@ export async function handleResponses(context: SimContext, body: unknown, modelN
     createdAt: Math.floor(Date.now() / 1000),
     model: modelName,
     plan,
-    inputTokens: totalInputTokens(conversation),
+    inputTokens,
     // A refused prompt is not cached.
     cachedTokens: overflow ? 0 : state.promptCache.automatic(`responses:${modelName}:${context.credential}`, conversation.segments),
     request: isRecord(body) ? body : {},
