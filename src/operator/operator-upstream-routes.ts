@@ -11,6 +11,7 @@ import { addUpstream, resolveChange, UpstreamVerificationError, type UpstreamDep
 import type { Dependencies } from '../dependencies';
 import type { RelayServices } from '../relay/relay-services';
 import type { UpstreamHealth } from '../upstream/upstream-health';
+import type { Protocol } from '../ir/protocol';
 import { GatewayError } from '../errors/gateway-error';
 import { createAuditActorOf } from '../auth/audit-actor';
 import { recordAudit } from '../audit/record-audit';
@@ -184,20 +185,19 @@ export class OperatorUpstreamRoutes {
     const deps = this.deps;
     const id = idParam(req, 'upstream account');
     const input = parseBody(updateUpstreamSchema, req.body);
-    const stored = await findUpstreamAccount(deps.db, id);
-    const before = stored
-      ? {
-          name: stored.name,
-          base_url: stored.baseUrl,
-          api_version: stored.apiVersion,
-          models: stored.models,
-          priority: stored.priority,
-          weight: stored.weight,
-          status: stored.status,
-        }
-      : null;
+    const stored = await findUpstreamAccount<Protocol>(deps.db, id);
+    if (!stored) throw new GatewayError('not_found', 'upstream account not found');
+    const before = {
+      name: stored.name,
+      base_url: stored.baseUrl,
+      api_version: stored.apiVersion,
+      models: stored.models,
+      priority: stored.priority,
+      weight: stored.weight,
+      status: stored.status,
+    };
     const changed = await upstreamErrors(() =>
-      resolveChange(this.upstreamDeps, id, {
+      resolveChange(this.upstreamDeps, stored, {
         baseUrl: input.base_url,
         apiVersion: input.api_version,
         apiKey: input.api_key,
@@ -205,9 +205,8 @@ export class OperatorUpstreamRoutes {
         verify: input.verify !== false,
       }),
     );
-    if (!changed) throw new GatewayError('not_found', 'upstream account not found');
     // A changed base URL or api-version is saved as resolved (normalised), never as given.
-    const relocated = input.base_url !== undefined || input.api_version !== undefined;
+    const { relocated } = changed;
     const updated = await updateUpstreamAccount(deps.db, id, {
       name: input.name,
       baseUrl: relocated ? changed.upstream.baseUrl : undefined,

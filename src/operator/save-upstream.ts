@@ -8,7 +8,7 @@ import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import type { SecretCrypto } from '../auth/secret-crypto';
 import type { Catalog } from '../catalog/catalog';
-import { findUpstreamAccount, recordUpstreamCheck } from '../db/repositories/upstream-accounts';
+import { findUpstreamAccount, recordUpstreamCheck, type UpstreamAccountRow } from '../db/repositories/upstream-accounts';
 import type { Clock } from '../dependencies';
 import type { Protocol } from '../ir/protocol';
 import { addUpstreamAccount } from '../process/seed';
@@ -101,17 +101,20 @@ export interface StoredUpstream {
   models: string[];
 }
 
-export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto'>, id: number): Promise<StoredUpstream | undefined> {
-  const row = await findUpstreamAccount<Protocol>(deps.db, id);
-  if (!row) return undefined;
-  // Accounts of no preset (added by protocol, or the bootstrap's simulator) follow their protocol's conventions.
-  const upstream = resolveUpstream({
+/** A stored account's connection as resolved: accounts of no preset (added by protocol, or the bootstrap's simulator) follow their protocol's conventions. */
+function resolvedOf(row: UpstreamAccountRow<Protocol>): ResolvedUpstream {
+  return resolveUpstream({
     provider: findPreset(row.provider ?? undefined)?.name,
     protocol: row.protocol,
     baseUrl: row.baseUrl,
     apiVersion: row.apiVersion ?? undefined,
   });
-  return { upstream, credential: deps.crypto.decrypt(row.credentialEncrypted), models: row.models };
+}
+
+export async function loadStoredUpstream(deps: Pick<UpstreamDeps, 'db' | 'crypto'>, id: number): Promise<StoredUpstream | undefined> {
+  const row = await findUpstreamAccount<Protocol>(deps.db, id);
+  if (!row) return undefined;
+  return { upstream: resolvedOf(row), credential: deps.crypto.decrypt(row.credentialEncrypted), models: row.models };
 }
 
 export interface UpstreamChange {
@@ -125,32 +128,39 @@ export interface UpstreamChange {
 
 export interface ChangedUpstream {
   upstream: ResolvedUpstream;
+  /** The base URL or api-version changed: `upstream` holds them resolved (normalised), to be saved so. */
+  relocated: boolean;
   probe?: ProbeResult & { ok: true };
 }
 
 /**
- * The stored account as changed, resolved as an add is: a new base URL normalised by the account's
- * preset (an api-version pasted in it kept), verified before the change is saved unless the
- * operator says not to. Undefined when the account does not exist. The caller saves the change.
+ * The stored account (the caller's row) as changed, resolved as an add is: a new base URL
+ * normalised by the account's preset (an api-version pasted in it kept), verified before the change
+ * is saved unless the operator says not to. The credential is decrypted only for that probe. The
+ * caller saves the change.
  */
-export async function resolveChange(deps: UpstreamDeps, id: number, change: UpstreamChange): Promise<ChangedUpstream | undefined> {
-  const stored = await loadStoredUpstream(deps, id);
-  if (!stored) return undefined;
+export async function resolveChange(
+  deps: UpstreamDeps,
+  row: UpstreamAccountRow<Protocol>,
+  change: UpstreamChange,
+): Promise<ChangedUpstream> {
+  const stored = resolvedOf(row);
   const relocated = change.baseUrl !== undefined || change.apiVersion !== undefined;
   const upstream = relocated
     ? resolveUpstream({
-        provider: stored.upstream.provider,
-        protocol: stored.upstream.protocol,
-        baseUrl: change.baseUrl ?? stored.upstream.baseUrl,
+        provider: stored.provider,
+        protocol: stored.protocol,
+        baseUrl: change.baseUrl ?? stored.baseUrl,
         apiVersion: change.apiVersion,
-        keptApiVersion: stored.upstream.apiVersion,
+        keptApiVersion: stored.apiVersion,
       })
-    : { ...stored.upstream, notes: [] };
+    : { ...stored, notes: [] };
   const changesConnection = relocated || change.apiKey !== undefined || change.models !== undefined;
-  if (!change.verify || !changesConnection) return { upstream };
-  const probe = await verified(deps, upstream, change.apiKey ?? stored.credential, change.models ?? stored.models);
-  await recordCheck(deps.db, id, probe);
-  return { upstream, probe };
+  if (!change.verify || !changesConnection) return { upstream, relocated };
+  const credential = change.apiKey ?? deps.crypto.decrypt(row.credentialEncrypted);
+  const probe = await verified(deps, upstream, credential, change.models ?? row.models);
+  await recordCheck(deps.db, row.id, probe);
+  return { upstream, relocated, probe };
 }
 
 /** The probe of a stored account (Test button, `upstream test`), recorded as its last check. */
