@@ -11,8 +11,6 @@
  * are announced on pub/sub for the API processes (see create-usage-recorder). When Redis lost the
  * group (flush, restart without persistence: NOGROUP), it is created again on every shard.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { settleUsageEvents } from '../src/billing/settle-usage-events';
 import type { SettlementOutcome } from '../src/db/repositories/ledger';
 import type { UsageEvent } from '../src/billing/usage-event';
@@ -20,7 +18,17 @@ import { parseUsageEvent } from '../src/billing/usage-event-schema';
 import type { Dependencies } from '../src/dependencies';
 import { failedDependency } from '../src/errors/dependency-failure';
 import { ALL_USAGE_SHARDS, groupBy } from '../src/redis/keys';
-import { toEntries as readEntries, type Entry as StreamEntry } from './stream-entries';
+import {
+  claimIdle,
+  consumerName,
+  createGroups,
+  inBatches,
+  Poll,
+  readGroup,
+  sleep,
+  type Entry as StreamEntry,
+  type GroupConsumer,
+} from './stream-entries';
 
 export interface BillingWorkerOptions {
   /** Default batch size (entries read at once). */
@@ -59,11 +67,6 @@ interface Entry extends StreamEntry {
   shard: number;
 }
 
-/** A shard's `[id, [field, value, …]]` rows of XREADGROUP / XAUTOCLAIM, each entry marked with its shard. */
-function toEntries(shard: number, rows: unknown): Entry[] {
-  return readEntries(rows).map((entry) => ({ ...entry, shard }));
-}
-
 /** The request id of an entry that is not a valid event, if it has one. */
 function requestIdOf(payload: string | undefined): string | undefined {
   try {
@@ -75,19 +78,16 @@ function requestIdOf(payload: string | undefined): string | undefined {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** One billing worker: its consumer name, its polling state, and the settle loop over every shard. */
 class UsageSettler {
   private readonly logger: WorkerDependencies['logger'];
   private readonly channel: string;
   private readonly maxBatch: number;
   private readonly idleMs: number;
-  private readonly claimEveryMs: number;
-  private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  /** This worker's consumer of the group `billing` on every shard's usage stream (payload in field `e`). */
+  private readonly reader: GroupConsumer<number, Entry>;
+  private readonly poll: Poll<Entry>;
   private running = true;
-  private lastClaim = 0;
-  private idlePauseMs = 0;
   /**
    * After a failed command (a failover), entries may be ours without our knowing: a read whose reply
    * was lost, an acknowledgement that did not reach the new primary. Read our own pending ones first
@@ -104,7 +104,22 @@ class UsageSettler {
     this.channel = deps.redisKeys.billingSettledChannel();
     this.maxBatch = options.maxBatch ?? options.concurrency;
     this.idleMs = options.lockDurationMs ?? 30_000;
-    this.claimEveryMs = options.stalledIntervalMs ?? Math.max(1_000, Math.floor(this.idleMs / 2));
+    this.reader = {
+      redis: deps.redis,
+      group: BILLING_GROUP,
+      consumer: consumerName(),
+      field: 'e',
+      streamOf: (shard) => deps.redisKeys.usageStream(shard),
+      tag: (entry, shard) => ({ ...entry, shard }),
+    };
+    this.poll = new Poll({
+      maxBatch: this.maxBatch,
+      claimEveryMs: options.stalledIntervalMs ?? Math.max(1_000, Math.floor(this.idleMs / 2)),
+      lingerMs: options.lingerMs ?? 5,
+      blockMs: options.blockMs ?? 100,
+      claim: () => claimIdle(this.reader, ALL_USAGE_SHARDS, this.idleMs, this.maxBatch),
+      read: (count) => this.read(count),
+    });
   }
 
   async start(): Promise<void> {
@@ -119,14 +134,10 @@ class UsageSettler {
   }
 
   private ensureGroups(): Promise<void[]> {
-    return Promise.all(
-      ALL_USAGE_SHARDS.map(async (shard) => {
-        try {
-          await this.deps.redis.xgroup('CREATE', this.deps.redisKeys.usageStream(shard), BILLING_GROUP, '0', 'MKSTREAM');
-        } catch (error) {
-          if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
-        }
-      }),
+    return createGroups(
+      this.deps.redis,
+      ALL_USAGE_SHARDS.map((shard) => this.deps.redisKeys.usageStream(shard)),
+      BILLING_GROUP,
     );
   }
 
@@ -225,49 +236,11 @@ class UsageSettler {
   }
 
   /** New entries of every shard (`>`), or this consumer's own unacknowledged ones (`0`), up to `count` each. */
-  private async read(count: number, from: '>' | '0' = '>'): Promise<Entry[]> {
-    return (
-      await Promise.all(
-        ALL_USAGE_SHARDS.map(async (shard) => {
-          const reply = await this.deps.redis.call(
-            'XREADGROUP',
-            'GROUP',
-            BILLING_GROUP,
-            this.consumer,
-            'COUNT',
-            count,
-            'STREAMS',
-            this.deps.redisKeys.usageStream(shard),
-            from,
-          );
-          const [first] = Array.isArray(reply) ? reply : [];
-          return toEntries(shard, Array.isArray(first) ? first[1] : undefined);
-        }),
-      )
-    ).flat();
+  private read(count: number, from: '>' | '0' = '>'): Promise<Entry[]> {
+    return readGroup(this.reader, ALL_USAGE_SHARDS, count, from);
   }
 
-  /** Entries of every shard that another consumer (a dead worker) held unacknowledged for `idleMs`. */
-  private async claim(): Promise<Entry[]> {
-    return (
-      await Promise.all(
-        ALL_USAGE_SHARDS.map(async (shard) => {
-          const claimed = await this.deps.redis.call(
-            'XAUTOCLAIM',
-            this.deps.redisKeys.usageStream(shard),
-            BILLING_GROUP,
-            this.consumer,
-            this.idleMs,
-            '0-0',
-            'COUNT',
-            this.maxBatch,
-          );
-          return toEntries(shard, Array.isArray(claimed) ? claimed[1] : undefined);
-        }),
-      )
-    ).flat();
-  }
-
+  /** Claimed or new entries (see Poll), but first this consumer's own pending ones after a failure. */
   private async next(): Promise<Entry[]> {
     if (this.ownPendingUnknown) {
       // Once per failure (entries that fail again wait for the claim, as before).
@@ -275,39 +248,15 @@ class UsageSettler {
       this.ownPendingUnknown = false;
       if (own.length > 0) return own;
     }
-    if (Date.now() - this.lastClaim >= this.claimEveryMs) {
-      this.lastClaim = Date.now();
-      const entries = await this.claim();
-      if (entries.length > 0) {
-        this.lastClaim = 0; // more may be waiting: claim again next round
-        return entries;
-      }
-    }
-    const entries = await this.read(this.maxBatch);
-    if (entries.length === 0) {
-      // All shards empty: poll less often, up to blockMs apart (doubling from 5 ms).
-      this.idlePauseMs = Math.min(Math.max(this.idlePauseMs * 2, 5), this.options.blockMs ?? 100);
-      await sleep(this.idlePauseMs);
-      return [];
-    }
-    this.idlePauseMs = 0;
-    const lingerMs = this.options.lingerMs ?? 5;
-    if (entries.length >= this.maxBatch || lingerMs <= 0) return entries;
-    // A little patience fills the batch: many events per transaction is what makes settling cheap.
-    await sleep(lingerMs);
-    return [...entries, ...(await this.read(this.maxBatch - entries.length))];
-  }
-
-  /** At most maxBatch entries per transaction (a poll of every shard may bring more). */
-  private async settleAll(entries: Entry[]): Promise<void> {
-    for (let start = 0; start < entries.length; start += this.maxBatch) await this.settle(entries.slice(start, start + this.maxBatch));
+    return this.poll.next();
   }
 
   private async loop(): Promise<void> {
     while (this.running) {
       try {
         const entries = await this.next();
-        if (entries.length > 0) await this.settleAll(entries);
+        // At most maxBatch entries per transaction (a poll of every shard may bring more).
+        if (entries.length > 0) await inBatches(entries, this.maxBatch, (batch) => this.settle(batch));
       } catch (error) {
         if (!this.running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {

@@ -12,13 +12,22 @@
  * created again. The single stream of releases before the sharding is read too while it exists (an
  * upgrade with records in flight, or older API processes still running), and deleted once drained.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Dependencies } from '../src/dependencies';
 import { ALL_USAGE_SHARDS, groupBy } from '../src/redis/keys';
 import { loadRedisScript, runRedisScript } from '../src/redis/redis-script';
 import { parseRequestRecord, type RequestRecord } from '../src/requests/request-record';
-import { toEntries, type Entry as StreamEntry } from './stream-entries';
+import {
+  claimIdle,
+  consumerName,
+  createGroups,
+  inBatches,
+  isBusyGroup,
+  Poll,
+  readGroup,
+  sleep,
+  type Entry as StreamEntry,
+  type GroupConsumer,
+} from './stream-entries';
 import { writeRequestRecords } from './write-request-records';
 
 export interface RequestLogWorkerOptions {
@@ -44,8 +53,6 @@ interface Entry extends StreamEntry {
   stream: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** The records of one entry (a JSON array, see the producer's `batchEntries`); invalid ones are returned apart. */
 function parseEntry(entry: Entry): { records: RequestRecord[]; invalid: unknown[] } {
   let values: unknown;
@@ -65,15 +72,6 @@ function parseEntry(entry: Entry): { records: RequestRecord[]; invalid: unknown[
   return { records, invalid };
 }
 
-/** A stream's `[id, [field, value, …]]` rows, each entry marked with its stream. */
-function entriesOf(stream: string, rows: unknown): Entry[] {
-  return toEntries(rows, 'b').map((entry) => ({ ...entry, stream }));
-}
-
-function isBusyGroup(error: unknown): boolean {
-  return error instanceof Error && error.message.includes('BUSYGROUP');
-}
-
 export async function startRequestLogWorker(deps: WorkerDependencies, options: RequestLogWorkerOptions = {}): Promise<RequestLogWorker> {
   const writer = new RequestLogWriter(deps, options);
   await writer.start();
@@ -89,15 +87,12 @@ class RequestLogWriter implements RequestLogWorker {
   private readonly channel: string;
   private readonly maxBatch: number;
   private readonly idleMs: number;
-  private readonly claimEveryMs: number;
-  private readonly lingerMs: number;
-  private readonly blockMs: number;
-  private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  /** This worker's consumer of the group `request-log` on each stream named (payload in field `b`). */
+  private readonly reader: GroupConsumer<string, Entry>;
+  private readonly poll: Poll<Entry>;
   // Whether the unsharded stream exists (looked at on start, after a NOGROUP and with each claim).
   private legacy = false;
   private running = true;
-  private lastClaim = 0;
-  private idlePauseMs = 0;
   private done: Promise<void> = Promise.resolve();
 
   constructor(
@@ -111,9 +106,22 @@ class RequestLogWriter implements RequestLogWorker {
     this.channel = redisKeys.requestLogWrittenChannel();
     this.maxBatch = options.maxBatch ?? 10;
     this.idleMs = options.claimIdleMs ?? 30_000;
-    this.claimEveryMs = Math.max(1_000, Math.floor(this.idleMs / 2));
-    this.lingerMs = options.lingerMs ?? 50;
-    this.blockMs = options.blockMs ?? 250;
+    this.reader = {
+      redis: deps.redis,
+      group: REQUEST_LOG_GROUP,
+      consumer: consumerName(),
+      field: 'b',
+      streamOf: (stream) => stream,
+      tag: (entry, stream) => ({ ...entry, stream }),
+    };
+    this.poll = new Poll({
+      maxBatch: this.maxBatch,
+      claimEveryMs: Math.max(1_000, Math.floor(this.idleMs / 2)),
+      lingerMs: options.lingerMs ?? 50,
+      blockMs: options.blockMs ?? 250,
+      claim: () => this.claim(),
+      read: (count) => readGroup(this.reader, this.streams(), count),
+    });
   }
 
   async start(): Promise<void> {
@@ -132,15 +140,7 @@ class RequestLogWriter implements RequestLogWorker {
   }
 
   private ensureGroups(): Promise<void[]> {
-    return Promise.all(
-      this.shardStreams.map(async (stream) => {
-        try {
-          await this.deps.redis.xgroup('CREATE', stream, REQUEST_LOG_GROUP, '0', 'MKSTREAM');
-        } catch (error) {
-          if (!isBusyGroup(error)) throw error;
-        }
-      }),
-    );
+    return createGroups(this.deps.redis, this.shardStreams, REQUEST_LOG_GROUP);
   }
 
   /** The unsharded stream: read while it exists (no MKSTREAM: it is never created here), deleted once drained. */
@@ -195,70 +195,22 @@ class RequestLogWriter implements RequestLogWorker {
       );
   }
 
-  /** New entries of every stream, up to `count` each. */
-  private async read(count: number): Promise<Entry[]> {
-    const { redis } = this.deps;
-    const perStream = await Promise.all(
-      this.streams().map(async (stream) => {
-        const reply = await redis.call('XREADGROUP', 'GROUP', REQUEST_LOG_GROUP, this.consumer, 'COUNT', count, 'STREAMS', stream, '>');
-        const [first] = Array.isArray(reply) ? reply : [];
-        return entriesOf(stream, Array.isArray(first) ? first[1] : undefined);
-      }),
-    );
-    return perStream.flat();
-  }
-
-  /** Entries of every stream that another consumer (a dead worker) held unacknowledged for `idleMs`. */
+  /**
+   * Entries of every stream that another consumer (a dead worker) held unacknowledged for `idleMs`;
+   * first a look at whether the unsharded stream is still there (see lookForLegacy).
+   */
   private async claim(): Promise<Entry[]> {
-    const { redis } = this.deps;
-    const perStream = await Promise.all(
-      this.streams().map(async (stream) => {
-        const claimed = await redis.call(
-          'XAUTOCLAIM',
-          stream,
-          REQUEST_LOG_GROUP,
-          this.consumer,
-          this.idleMs,
-          '0-0',
-          'COUNT',
-          this.maxBatch,
-        );
-        return entriesOf(stream, Array.isArray(claimed) ? claimed[1] : undefined);
-      }),
-    );
-    return perStream.flat();
-  }
-
-  private async next(): Promise<Entry[]> {
-    if (Date.now() - this.lastClaim >= this.claimEveryMs) {
-      this.lastClaim = Date.now();
-      await this.lookForLegacy();
-      const entries = await this.claim();
-      if (entries.length > 0) {
-        this.lastClaim = 0;
-        return entries;
-      }
-    }
-    const entries = await this.read(this.maxBatch);
-    if (entries.length === 0) {
-      // Every stream empty: poll less often, up to blockMs apart (doubling from 5 ms).
-      this.idlePauseMs = Math.min(Math.max(this.idlePauseMs * 2, 5), this.blockMs);
-      await sleep(this.idlePauseMs);
-      return [];
-    }
-    this.idlePauseMs = 0;
-    if (entries.length >= this.maxBatch || this.lingerMs <= 0) return entries;
-    await sleep(this.lingerMs);
-    return [...entries, ...(await this.read(this.maxBatch - entries.length))];
+    await this.lookForLegacy();
+    return claimIdle(this.reader, this.streams(), this.idleMs, this.maxBatch);
   }
 
   private async loop(): Promise<void> {
     const { maxBatch } = this;
     while (this.running) {
       try {
-        const entries = await this.next();
+        const entries = await this.poll.next();
         // At most maxBatch entries per transaction (a poll of every shard may bring more).
-        for (let start = 0; start < entries.length; start += maxBatch) await this.write(entries.slice(start, start + maxBatch));
+        await inBatches(entries, maxBatch, (batch) => this.write(batch));
       } catch (error) {
         if (!this.running) return;
         if (error instanceof Error && error.message.includes('NOGROUP')) {
